@@ -1,0 +1,179 @@
+import Foundation
+
+/// How to turn exports into Testscope's coverage model.
+public struct CoverageBuildOptions: Sendable {
+    public var packageRoot: URL
+    public var layout: PackageLayout
+    public var filter: SourceFilter
+    /// Path prefixes to rewrite in the export before anything else (like llvm-cov's -path-equivalence).
+    public var pathEquivalences: [PathEquivalence]
+    public var demangler: SwiftDemangler
+    public var toolchainDescription: String?
+    /// When the coverage data was recorded; sources changed after it get a warning.
+    public var dataRecordedAt: Date?
+    public var createdAt: Date
+
+    public init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
+                demangler: SwiftDemangler = SwiftDemangler(tool: nil), toolchainDescription: String? = nil,
+                dataRecordedAt: Date? = nil, createdAt: Date = Date()) {
+        self.packageRoot = packageRoot
+        self.layout = layout
+        self.filter = filter
+        self.pathEquivalences = pathEquivalences
+        self.demangler = demangler
+        self.toolchainDescription = toolchainDescription
+        self.dataRecordedAt = dataRecordedAt
+        self.createdAt = createdAt
+    }
+}
+
+/// A `FROM,TO` path prefix rewrite.
+public struct PathEquivalence: Sendable, Equatable {
+    public var from: String
+    public var to: String
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
+
+    public init(parsing value: String) throws {
+        let parts = value.split(separator: ",", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw CoverageError.invalidPathEquivalence(value: value)
+        }
+        self.init(from: parts[0], to: parts[1])
+    }
+
+    public static func apply(_ list: [PathEquivalence], to path: String) -> String {
+        for eq in list where path == eq.from || path.hasPrefix(eq.from.hasSuffix("/") ? eq.from : eq.from + "/") {
+            let rest = path.dropFirst(eq.from.count)
+            let to = eq.to.hasSuffix("/") && rest.hasPrefix("/") ? String(eq.to.dropLast()) : eq.to
+            return to + rest
+        }
+        return path
+    }
+}
+
+/// Reads one or more llvm-cov exports and builds the coverage model: per-line counts from the
+/// file segments, functions from the function records (demangled, closures grouped), filters,
+/// exclusion markers and roll-ups.
+public struct CoverageBuilder {
+    public let options: CoverageBuildOptions
+
+    public init(options: CoverageBuildOptions) { self.options = options }
+
+    public func build(exports: [URL]) throws -> CoverageReport {
+        guard !exports.isEmpty else { throw CoverageError.noInput }
+        var segmentsByFile: [String: [[ExportSegment]]] = [:]
+        var functionsByFile: [String: [FunctionRecord]] = [:]
+        let equivalences = options.pathEquivalences
+        let filter = options.filter
+        for export in exports {
+            let reader = LLVMCovExportReader(
+                includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
+                onFile: { file in
+                    guard let segments = file.segments else { throw CoverageError.summaryOnlyExport(path: export.path) }
+                    segmentsByFile[PathEquivalence.apply(equivalences, to: file.filename), default: []].append(segments)
+                },
+                onFunction: { function in
+                    guard let record = FunctionRecord(function, equivalences: equivalences),
+                          filter.includes(record.file) else { return }
+                    functionsByFile[record.file, default: []].append(record)
+                })
+            _ = try reader.read(export)
+        }
+        let allNames = functionsByFile.values.flatMap { $0.map(\.mangledName) }
+        let names = options.demangler.displayNames(for: allNames)
+        var warnings: [String] = []
+        var files: [FileCoverage] = []
+        for (path, segmentLists) in segmentsByFile {
+            let records = FunctionRecord.mergeAcrossExports(functionsByFile[path] ?? [])
+            files.append(buildFile(path: path, segmentLists: segmentLists, records: records,
+                                   names: names, warnings: &warnings))
+        }
+        let metadata = ReportMetadata(
+            packageRoot: options.packageRoot.path, inputs: exports.map(\.path),
+            toolchain: options.toolchainDescription,
+            createdAt: ISO8601DateFormatter().string(from: options.createdAt))
+        return CoverageReport(files: files, metadata: metadata, warnings: warnings)
+    }
+
+    private func buildFile(path: String, segmentLists: [[ExportSegment]], records: [FunctionRecord],
+                           names: [String: String], warnings: inout [String]) -> FileCoverage {
+        let relative = options.filter.relativePath(path) ?? path
+        let url = URL(fileURLWithPath: path)
+        let source = SourceText.read(url)
+        if source == nil {
+            warnings.append("\(relative): source file not found (deleted or moved since the run); reporting counts without source text")
+        } else if let source, !source.isValidUTF8 {
+            warnings.append("\(relative): source is not valid UTF-8; shown with replacement characters")
+        }
+        if source != nil, let recorded = options.dataRecordedAt,
+           let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+           modified.timeIntervalSince(recorded) > 1 {
+            warnings.append("\(relative): changed after the coverage data was recorded; line numbers may not match (re-run the tests)")
+        }
+        var lines = Self.mergedLines(segmentLists, source: source)
+        if let source, let last = lines.last, Int(last.line) > source.lineCount {
+            warnings.append("\(relative): has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run")
+        }
+        var excluded = Set<UInt32>()
+        if let source {
+            let markers = ExclusionMarkers.excludedLines(in: source)
+            excluded = markers.lines
+            if let open = markers.unclosedBlockAt {
+                warnings.append("\(relative):\(open): testscope:ignore:start has no matching testscope:ignore:end; excluding to the end of the file")
+            }
+        }
+        var excludedExecutable: [UInt32] = []
+        if !excluded.isEmpty {
+            excludedExecutable = lines.filter { excluded.contains($0.line) }.map(\.line)
+            lines.removeAll { excluded.contains($0.line) }
+        }
+        let functions = FunctionGrouper(records: records, names: names, excluded: excluded, lines: lines).functions()
+        var summary = CoverageSummary()
+        summary.lines = CoverageRatio(covered: lines.reduce(0) { $0 + ($1.count > 0 ? 1 : 0) }, total: lines.count)
+        for function in functions {
+            summary.functions += CoverageRatio(covered: function.isCovered ? 1 : 0, total: 1)
+            summary.regions += function.regions
+            summary.instantiations += function.instantiations
+        }
+        return FileCoverage(
+            path: path, relativePath: relative, target: options.layout.target(for: relative),
+            lines: lines, excludedLines: excludedExecutable, functions: functions, summary: summary,
+            sourceAvailable: source != nil)
+    }
+
+    /// One export: llvm's rules on its segments. Several: segments summed where their structure is
+    /// identical (what `llvm-profdata merge` would give); otherwise line counts are summed.
+    static func mergedLines(_ lists: [[ExportSegment]], source: SourceText?) -> [LineCoverage] {
+        guard var merged = lists.first else { return [] }
+        var structural = true
+        for other in lists.dropFirst() {
+            guard other.count == merged.count,
+                  zip(other, merged).allSatisfy({ $0.line == $1.line && $0.column == $1.column
+                      && $0.hasCount == $1.hasCount && $0.isRegionEntry == $1.isRegionEntry })
+            else { structural = false; break }
+            for i in merged.indices {
+                merged[i].count = merged[i].count.addingReportingOverflow(other[i].count).overflow
+                    ? .max : merged[i].count + other[i].count
+            }
+        }
+        if structural { return LineCoverageBuilder.lines(from: merged, source: source) }
+        var byLine: [UInt32: LineCoverage] = [:]
+        for list in lists {
+            for record in LineCoverageBuilder.lines(from: list, source: source) {
+                if var existing = byLine[record.line] {
+                    let (sum, overflow) = existing.count.addingReportingOverflow(record.count)
+                    existing.count = overflow ? .max : sum
+                    existing.uncoveredSpans = existing.uncoveredSpans.filter { record.uncoveredSpans.contains($0) }
+                    byLine[record.line] = existing
+                } else {
+                    byLine[record.line] = record
+                }
+            }
+        }
+        return byLine.values.sorted { $0.line < $1.line }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Errors in coverage inputs; each message says what is wrong, with which file, and what to do.
+public enum CoverageError: LocalizedError, Equatable {
+    case fileNotFound(path: String)
+    case unreadable(path: String, reason: String)
+    case emptyExport(path: String)
+    case invalidJSON(path: String, line: Int, message: String)
+    case notAnExport(path: String, type: String?)
+    case summaryOnlyExport(path: String)
+    case noInput
+    case noProfiles(directory: String)
+    case noTestBinary(directory: String)
+    case profileFromOtherToolchain(path: String, detail: String)
+    case wrongLLVMTool(tool: String, detail: String, suggestion: String?)
+    case binaryWithoutCoverage(path: String, detail: String)
+    case notAPackage(path: String)
+    case noTests(package: String)
+    case invalidGlob(pattern: String)
+    case invalidPathEquivalence(value: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .fileNotFound(path):
+            return "\(path) does not exist; check the path (run `testscope run` first to create coverage data)"
+        case let .unreadable(path, reason):
+            return "cannot read \(path): \(reason)"
+        case let .emptyExport(path):
+            return "\(path) is empty; re-create it with `llvm-cov export -instr-profile <profdata> <test binary>`"
+        case let .invalidJSON(path, line, message):
+            return "\(path) is not valid JSON (line \(line): \(message)); re-create the export with the toolchain's `llvm-cov export`"
+        case let .notAnExport(path, type):
+            let what = type.map { "of type \"\($0)\"" } ?? "without a \"type\" field"
+            return "\(path) is JSON \(what), not an llvm-cov export (\"llvm.coverage.json.export\"); pass the output of `llvm-cov export`"
+        case let .summaryOnlyExport(path):
+            return "\(path) is a summary-only export (no per-line segments); re-export without -summary-only so line coverage can be computed"
+        case .noInput:
+            return "no coverage input; pass --export FILE, --profile FILE with --binary FILE, or --build-path DIR"
+        case let .noProfiles(directory):
+            return "no coverage profiles (.profraw/.profdata) in \(directory); run the tests with --enable-code-coverage (or `testscope run`) first"
+        case let .noTestBinary(directory):
+            return "no test binary (*PackageTests.xctest) in \(directory); build the tests first (`swift build --build-tests`) or pass --binary"
+        case let .profileFromOtherToolchain(path, detail):
+            return "\(path) cannot be read by this toolchain's LLVM (\(detail)); re-create it with the same Swift toolchain that built the tests"
+        case let .wrongLLVMTool(tool, detail, suggestion):
+            let hint = suggestion.map { "; use the toolchain's own: --\(URL(fileURLWithPath: tool).lastPathComponent) \($0)" }
+                ?? "; use the llvm tools that ship beside the `swift` that built the tests"
+            return "\(tool) cannot read Swift's coverage data (\(detail))\(hint)"
+        case let .binaryWithoutCoverage(path, detail):
+            return "\(path) has no coverage mapping (\(detail)); build it with `swift build --build-tests --enable-code-coverage` or run `testscope run`"
+        case let .notAPackage(path):
+            return "\(path) has no Package.swift; pass --package-path with the root of a Swift package"
+        case let .noTests(package):
+            return "the package at \(package) has no tests; add a test target under Tests/ (coverage comes from running tests)"
+        case let .invalidGlob(pattern):
+            return "invalid glob pattern \"\(pattern)\"; use *, ** and ? wildcards"
+        case let .invalidPathEquivalence(value):
+            return "invalid --path-equivalence \"\(value)\"; use FROM,TO (two paths separated by a comma)"
+        }
+    }
+}

@@ -1,0 +1,169 @@
+/// A covered/total pair; `percent` is nil for 0/0, which reports show as "–", never as 0 %.
+public struct CoverageRatio: Equatable, Sendable {
+    public var covered: Int
+    public var total: Int
+
+    public init(covered: Int = 0, total: Int = 0) {
+        self.covered = covered
+        self.total = total
+    }
+
+    public var missed: Int { total - covered }
+    public var percent: Double? { total == 0 ? nil : Double(covered) * 100 / Double(total) }
+
+    public static func + (a: CoverageRatio, b: CoverageRatio) -> CoverageRatio {
+        CoverageRatio(covered: a.covered + b.covered, total: a.total + b.total)
+    }
+    public static func += (a: inout CoverageRatio, b: CoverageRatio) { a = a + b }
+}
+
+/// The four coverage metrics of a file, directory, target or the whole report.
+public struct CoverageSummary: Equatable, Sendable {
+    /// Executable lines (llvm-cov show's per-line view) with a count above zero.
+    public var lines = CoverageRatio()
+    /// Functions, with closures grouped under their enclosing function; covered if it ran.
+    public var functions = CoverageRatio()
+    /// Code regions of the functions (and their closures); covered if executed.
+    public var regions = CoverageRatio()
+    /// Compiled function records (generic instantiations counted separately, closures not).
+    public var instantiations = CoverageRatio()
+
+    public init() {}
+
+    public static func + (a: CoverageSummary, b: CoverageSummary) -> CoverageSummary {
+        var s = CoverageSummary()
+        s.lines = a.lines + b.lines
+        s.functions = a.functions + b.functions
+        s.regions = a.regions + b.regions
+        s.instantiations = a.instantiations + b.instantiations
+        return s
+    }
+    public static func += (a: inout CoverageSummary, b: CoverageSummary) { a = a + b }
+}
+
+/// A run of columns inside one line that did not execute: `start` inclusive, `end` exclusive,
+/// `end == nil` meaning "to the end of the line" (columns are 1-based, as llvm-cov reports them).
+public struct ColumnSpan: Equatable, Sendable {
+    public var start: UInt32
+    public var end: UInt32?
+    /// The execution count of the region the span belongs to (0).
+    public var count: UInt64
+
+    public init(start: UInt32, end: UInt32?, count: UInt64) {
+        self.start = start
+        self.end = end
+        self.count = count
+    }
+}
+
+/// One executable line with its execution count, as `llvm-cov show` prints it.
+public struct LineCoverage: Equatable, Sendable {
+    public var line: UInt32
+    public var count: UInt64
+    /// Non-empty on a partially covered line: count > 0, but these spans never ran.
+    public var uncoveredSpans: [ColumnSpan]
+
+    public init(line: UInt32, count: UInt64, uncoveredSpans: [ColumnSpan] = []) {
+        self.line = line
+        self.count = count
+        self.uncoveredSpans = uncoveredSpans
+    }
+
+    public var isCovered: Bool { count > 0 }
+    public var isPartial: Bool { count > 0 && !uncoveredSpans.isEmpty }
+}
+
+/// A source function (closures grouped under it) with its coverage.
+public struct FunctionCoverage: Equatable, Sendable {
+    /// Demangled, module-free name, e.g. `Calc.add(_:_:) -> Int` or `closure #1 in Calc.run()`.
+    public var name: String
+    public var mangledName: String
+    public var line: UInt32
+    public var column: UInt32
+    public var endLine: UInt32
+    /// Times the function was entered (summed over instantiations).
+    public var count: UInt64
+    public var lines: CoverageRatio
+    public var regions: CoverageRatio
+    /// Compiled records for this source function (more than one for some generics).
+    public var instantiations: CoverageRatio
+    /// Closures and autoclosures defined inside, flattened, in source order.
+    public var closures: [FunctionCoverage]
+
+    public var isCovered: Bool { count > 0 }
+}
+
+/// Everything known about one source file.
+public struct FileCoverage: Equatable, Sendable {
+    /// The path as the export names it (after --path-equivalence).
+    public var path: String
+    /// The path relative to the package root (or the absolute path for files outside it).
+    public var relativePath: String
+    /// The SwiftPM target (module) the file belongs to, when known.
+    public var target: String?
+    /// Executable lines that are not excluded by markers, in line order.
+    public var lines: [LineCoverage]
+    /// Lines excluded by `testscope:ignore` markers (only those that were executable).
+    public var excludedLines: [UInt32]
+    public var functions: [FunctionCoverage]
+    public var summary: CoverageSummary
+    /// False when the source could not be read (deleted since the run); counts are still known.
+    public var sourceAvailable: Bool
+
+    /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
+    public var missingRanges: [ClosedRange<UInt32>] {
+        var ranges: [ClosedRange<UInt32>] = []
+        var current: ClosedRange<UInt32>? = nil
+        for line in lines {
+            if line.count == 0 {
+                if let c = current { current = c.lowerBound...line.line } else { current = line.line...line.line }
+            } else if let c = current {
+                ranges.append(c)
+                current = nil
+            }
+        }
+        if let current { ranges.append(current) }
+        return ranges
+    }
+}
+
+/// A directory's or target's roll-up.
+public struct CoverageGroup: Equatable, Sendable {
+    public var name: String
+    public var files: Int
+    public var summary: CoverageSummary
+}
+
+/// Where the numbers came from.
+public struct ReportMetadata: Equatable, Sendable {
+    public var packageRoot: String
+    public var inputs: [String]
+    public var toolchain: String?
+    public var createdAt: String
+
+    public init(packageRoot: String, inputs: [String], toolchain: String?, createdAt: String) {
+        self.packageRoot = packageRoot
+        self.inputs = inputs
+        self.toolchain = toolchain
+        self.createdAt = createdAt
+    }
+}
+
+/// Testscope's coverage model: every report format is rendered from this.
+public struct CoverageReport: Equatable, Sendable {
+    public var files: [FileCoverage]
+    public var totals: CoverageSummary
+    public var directories: [CoverageGroup]
+    public var targets: [CoverageGroup]
+    public var metadata: ReportMetadata
+    public var warnings: [String]
+
+    public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [String] = []) {
+        self.files = files.sorted { $0.relativePath < $1.relativePath }
+        self.totals = files.reduce(CoverageSummary()) { $0 + $1.summary }
+        self.directories = RollUp.directories(of: self.files)
+        self.targets = RollUp.targets(of: self.files)
+        self.metadata = metadata
+        self.warnings = warnings
+    }
+}

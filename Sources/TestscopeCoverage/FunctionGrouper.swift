@@ -1,0 +1,168 @@
+/// A function record reduced to what the model needs: its main file's code regions.
+struct FunctionRecord {
+    var mangledName: String
+    var count: UInt64
+    var file: String
+    /// Code regions in the function's own file, in export order.
+    var regions: [ExportRegion]
+    var start: (line: UInt32, column: UInt32)
+    var end: (line: UInt32, column: UInt32)
+
+    init?(_ function: ExportFunction, equivalences: [PathEquivalence]) {
+        guard let mainID = function.mainFileID else { return nil }
+        let code = function.regions.filter { $0.kind == .code && Int($0.fileID) == mainID }
+        guard let first = code.first else { return nil }
+        mangledName = function.name
+        count = function.count
+        file = PathEquivalence.apply(equivalences, to: function.filenames[mainID])
+        regions = code
+        start = (first.lineStart, first.columnStart)
+        end = (first.lineEnd, first.columnEnd)
+        for r in code {
+            if (r.lineStart, r.columnStart) < start { start = (r.lineStart, r.columnStart) }
+            if (r.lineEnd, r.columnEnd) > end { end = (r.lineEnd, r.columnEnd) }
+        }
+    }
+
+    /// Adds the counts of the same function from another export.
+    mutating func add(_ other: FunctionRecord) {
+        count = Self.saturatingAdd(count, other.count)
+        if other.regions.count == regions.count {
+            for i in regions.indices {
+                regions[i].executionCount = Self.saturatingAdd(regions[i].executionCount, other.regions[i].executionCount)
+            }
+        }
+    }
+
+    static func saturatingAdd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    /// Records of the same symbol from several exports become one.
+    static func mergeAcrossExports(_ records: [FunctionRecord]) -> [FunctionRecord] {
+        var order: [String] = []
+        var byName: [String: FunctionRecord] = [:]
+        for record in records {
+            if byName[record.mangledName] == nil {
+                order.append(record.mangledName)
+                byName[record.mangledName] = record
+            } else {
+                byName[record.mangledName]!.add(record)
+            }
+        }
+        return order.map { byName[$0]! }
+    }
+}
+
+/// Groups a file's function records into source functions: records that start at the same place
+/// are instantiations of one function; closures and autoclosures go under the innermost enclosing
+/// function; functions starting on excluded lines are dropped.
+struct FunctionGrouper {
+    let records: [FunctionRecord]
+    let names: [String: String]
+    let excluded: Set<UInt32>
+    let lines: [LineCoverage]
+
+    /// Records sharing a start position.
+    struct Group {
+        var records: [FunctionRecord]
+        var name: String
+        var start: (line: UInt32, column: UInt32) { records[0].start }
+        var end: (line: UInt32, column: UInt32) {
+            records.map(\.end).max { ($0.line, $0.column) < ($1.line, $1.column) }!
+        }
+        var count: UInt64 { records.reduce(0) { FunctionRecord.saturatingAdd($0, $1.count) } }
+
+        func contains(_ position: (line: UInt32, column: UInt32)) -> Bool {
+            (start.line, start.column) <= (position.line, position.column)
+                && (position.line, position.column) <= (end.line, end.column)
+        }
+        var span: Int { Int(end.line) * 4096 + Int(end.column) - Int(start.line) * 4096 - Int(start.column) }
+    }
+
+    func functions() -> [FunctionCoverage] {
+        var parents: [Group] = []
+        var closures: [Group] = []
+        for group in groups() {
+            let closure = SwiftDemangler.isMangledClosure(SwiftDemangler.symbol(in: group.records[0].mangledName))
+                || SwiftDemangler.isClosure(group.name)
+            if closure { closures.append(group) } else { parents.append(group) }
+        }
+        var children: [[Group]] = Array(repeating: [], count: parents.count)
+        var orphans: [Group] = []
+        for closure in closures {
+            let candidates = parents.indices.filter { parents[$0].contains(closure.start) }
+            if let best = candidates.min(by: { parents[$0].span < parents[$1].span }) {
+                children[best].append(closure)
+            } else {
+                orphans.append(closure)
+            }
+        }
+        var result: [FunctionCoverage] = []
+        for (i, parent) in parents.enumerated() where !excluded.contains(parent.start.line) {
+            result.append(coverage(of: parent, closures: children[i]))
+        }
+        for orphan in orphans where !excluded.contains(orphan.start.line) {
+            result.append(coverage(of: orphan, closures: []))
+        }
+        return result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+    }
+
+    private func groups() -> [Group] {
+        var order: [String] = []
+        var byStart: [String: Group] = [:]
+        for record in records {
+            let key = "\(record.start.line):\(record.start.column):\(SwiftDemangler.isMangledClosure(record.mangledName))"
+            if byStart[key] == nil {
+                order.append(key)
+                byStart[key] = Group(records: [record], name: names[record.mangledName] ?? record.mangledName)
+            } else {
+                byStart[key]!.records.append(record)
+            }
+        }
+        return order.map { byStart[$0]! }
+    }
+
+    private func coverage(of group: Group, closures: [Group]) -> FunctionCoverage {
+        let nested = closures.sorted { ($0.start.line, $0.start.column) < ($1.start.line, $1.start.column) }
+            .filter { !excluded.contains($0.start.line) }
+            .map { coverage(of: $0, closures: []) }
+        var regions = regionRatio(group)
+        for child in nested { regions += child.regions }
+        let covered = group.records.filter { $0.count > 0 }.count
+        return FunctionCoverage(
+            name: group.name, mangledName: group.records[0].mangledName,
+            line: group.start.line, column: group.start.column, endLine: group.end.line,
+            count: group.count, lines: lineRatio(from: group.start.line, to: group.end.line),
+            regions: regions, instantiations: CoverageRatio(covered: covered, total: group.records.count),
+            closures: nested)
+    }
+
+    /// Regions of all instantiations, position by position: covered if any instantiation ran it.
+    private func regionRatio(_ group: Group) -> CoverageRatio {
+        var ratio = CoverageRatio()
+        let base = group.records[0].regions
+        for (i, region) in base.enumerated() where !excluded.contains(region.lineStart) {
+            let ran = group.records.contains { i < $0.regions.count && $0.regions[i].executionCount > 0 }
+            ratio += CoverageRatio(covered: ran ? 1 : 0, total: 1)
+        }
+        return ratio
+    }
+
+    /// The file's executable lines between two lines (inclusive), from the per-line view.
+    private func lineRatio(from first: UInt32, to last: UInt32) -> CoverageRatio {
+        var low = 0, high = lines.count
+        while low < high {
+            let mid = (low + high) / 2
+            if lines[mid].line < first { low = mid + 1 } else { high = mid }
+        }
+        var ratio = CoverageRatio()
+        var i = low
+        while i < lines.count && lines[i].line <= last {
+            ratio += CoverageRatio(covered: lines[i].count > 0 ? 1 : 0, total: 1)
+            i += 1
+        }
+        return ratio
+    }
+}

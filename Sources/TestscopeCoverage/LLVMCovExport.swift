@@ -1,0 +1,100 @@
+/// A segment of llvm-cov's per-file view, read from the positional array
+/// `[line, column, count, hasCount, isRegionEntry, isGapRegion]` (the last element is absent in
+/// 2.0.0 exports; unknown trailing elements are ignored).
+public struct ExportSegment: Equatable, Sendable {
+    public var line: UInt32
+    public var column: UInt32
+    public var count: UInt64
+    private var flags: UInt8
+
+    public init(line: UInt32, column: UInt32, count: UInt64, hasCount: Bool, isRegionEntry: Bool, isGapRegion: Bool) {
+        self.line = line
+        self.column = column
+        self.count = count
+        self.flags = (hasCount ? 1 : 0) | (isRegionEntry ? 2 : 0) | (isGapRegion ? 4 : 0)
+    }
+
+    /// False for skipped (uninstrumented) code and for the end of the last region.
+    public var hasCount: Bool { flags & 1 != 0 }
+    /// True where a region starts (not where an enclosing region resumes).
+    public var isRegionEntry: Bool { flags & 2 != 0 }
+    public var isGapRegion: Bool { flags & 4 != 0 }
+    /// llvm's `isStartOfRegion`: a counted, non-gap region entry.
+    public var startsCountedRegion: Bool { flags & 7 == 3 }
+}
+
+/// The kind of a mapping region (`CounterMappingRegion::RegionKind`).
+public enum RegionKind: UInt8, Sendable {
+    case code = 0, expansion = 1, skipped = 2, gap = 3, branch = 4, mcdcDecision = 5, mcdcBranch = 6
+    case unknown = 255
+}
+
+/// A function's mapping region, read from
+/// `[lineStart, columnStart, lineEnd, columnEnd, executionCount, fileID, expandedFileID, kind]`.
+public struct ExportRegion: Equatable, Sendable {
+    public var lineStart: UInt32
+    public var columnStart: UInt32
+    public var lineEnd: UInt32
+    public var columnEnd: UInt32
+    public var executionCount: UInt64
+    public var fileID: UInt32
+    public var expandedFileID: UInt32
+    public var kind: RegionKind
+
+    public init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32,
+                executionCount: UInt64, fileID: UInt32 = 0, expandedFileID: UInt32 = 0, kind: RegionKind = .code) {
+        self.lineStart = lineStart
+        self.columnStart = columnStart
+        self.lineEnd = lineEnd
+        // Gap regions carry bit 31 in their end column inside llvm; mask it if it leaks out.
+        self.columnEnd = columnEnd & 0x7FFF_FFFF
+        self.executionCount = executionCount
+        self.fileID = fileID
+        self.expandedFileID = expandedFileID
+        self.kind = kind
+    }
+}
+
+/// One function record of an export (`data[].functions[]`); names are still mangled.
+public struct ExportFunction: Sendable {
+    public var name: String
+    public var count: UInt64
+    public var regions: [ExportRegion]
+    public var filenames: [String]
+
+    public init(name: String, count: UInt64, regions: [ExportRegion], filenames: [String]) {
+        self.name = name
+        self.count = count
+        self.regions = regions
+        self.filenames = filenames
+    }
+
+    /// llvm's `findMainViewFileID`: the first file id that is not the target of an expansion.
+    public var mainFileID: Int? {
+        guard !filenames.isEmpty else { return nil }
+        var expanded = Set<UInt32>()
+        for region in regions where region.kind == .expansion { expanded.insert(region.expandedFileID) }
+        for id in 0..<filenames.count where !expanded.contains(UInt32(id)) { return id }
+        return nil
+    }
+
+    /// The file the function is defined in.
+    public var mainFilename: String? { mainFileID.map { filenames[$0] } }
+}
+
+/// One file of an export (`data[].files[]`); `segments` is nil in a summary-only export.
+public struct ExportFile: Sendable {
+    public var filename: String
+    public var segments: [ExportSegment]?
+
+    public init(filename: String, segments: [ExportSegment]?) {
+        self.filename = filename
+        self.segments = segments
+    }
+}
+
+/// The envelope fields of an export.
+public struct ExportHeader: Sendable, Equatable {
+    public var type: String?
+    public var version: String?
+}

@@ -1,0 +1,83 @@
+/// Turns a file's segments into per-line counts with llvm's own rules
+/// (`LineCoverageStats` and `LineCoverageIterator` in llvm's CoverageMapping.cpp), so that every
+/// line matches `llvm-cov show`; and finds partially covered lines the way llvm-cov's HTML view
+/// colours them (a line cut at segment columns; a piece after a segment with count 0 is uncovered).
+public enum LineCoverageBuilder {
+    public static func lines(from segments: [ExportSegment], source: SourceText? = nil) -> [LineCoverage] {
+        var result: [LineCoverage] = []
+        guard let firstLine = segments.first?.line else { return result }
+        result.reserveCapacity(segments.count)
+        var wrapped: ExportSegment? = nil
+        var index = 0
+        var line = firstLine
+        let n = segments.count
+        while index < n {
+            let start = index
+            while index < n && segments[index].line == line { index += 1 }
+            if start == index {
+                // No segment starts on this line or on the following ones up to the next segment:
+                // they all inherit the wrapped segment's count.
+                let nextLine = segments[index].line
+                if let w = wrapped, w.hasCount, nextLine > line {
+                    for l in line..<nextLine { result.append(LineCoverage(line: l, count: w.count)) }
+                }
+                line = max(nextLine, line + 1)
+                continue
+            }
+            if let record = stats(segments, start..<index, wrapped: wrapped, line: line, source: source) {
+                result.append(record)
+            }
+            wrapped = segments[index - 1]
+            line += 1
+        }
+        return result
+    }
+
+    /// `LineCoverageStats::LineCoverageStats` for one line with segments.
+    static func stats(_ segments: [ExportSegment], _ range: Range<Int>, wrapped: ExportSegment?,
+                      line: UInt32, source: SourceText?) -> LineCoverage? {
+        var regionStarts = 0
+        var anyCountedEntry = false
+        for i in range {
+            let s = segments[i]
+            if s.startsCountedRegion && regionStarts < 2 { regionStarts += 1 }
+            if s.isRegionEntry && s.hasCount { anyCountedEntry = true }
+        }
+        let firstOnLine = segments[range.lowerBound]
+        let startOfSkipped = !firstOnLine.hasCount && firstOnLine.isRegionEntry
+        var mapped = !startOfSkipped && ((wrapped?.hasCount ?? false) || regionStarts > 0)
+        mapped = mapped || anyCountedEntry
+        guard mapped else { return nil }
+        var count = wrapped?.count ?? 0
+        if regionStarts > 0 {
+            for i in range where segments[i].startsCountedRegion { count = max(count, segments[i].count) }
+        }
+        var record = LineCoverage(line: line, count: count)
+        if count > 0 {
+            record.uncoveredSpans = uncoveredSpans(segments, range, wrapped: wrapped, line: line, source: source)
+        }
+        return record
+    }
+
+    /// The pieces of the line that llvm-cov's HTML view paints red.
+    static func uncoveredSpans(_ segments: [ExportSegment], _ range: Range<Int>, wrapped: ExportSegment?,
+                               line: UInt32, source: SourceText?) -> [ColumnSpan] {
+        var spans: [ColumnSpan] = []
+        func add(_ start: UInt32, _ end: UInt32?, _ count: UInt64) {
+            if let end, end <= start { return }
+            if let source, !source.hasCode(line: line, from: start, to: end) { return }
+            if let last = spans.last, last.end == start { spans[spans.count - 1].end = end; return }
+            spans.append(ColumnSpan(start: start, end: end, count: count))
+        }
+        if let w = wrapped, w.hasCount, w.count == 0 {
+            add(1, segments[range.lowerBound].column, 0)
+        }
+        for i in range {
+            let s = segments[i]
+            guard s.hasCount, s.count == 0 else { continue }
+            let end: UInt32? = i + 1 < range.upperBound ? segments[i + 1].column : nil
+            add(s.column, end, 0)
+        }
+        return spans
+    }
+}

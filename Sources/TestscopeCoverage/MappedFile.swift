@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read-only memory map of an input file; pages already parsed can be handed back to the OS
+/// so that reading a large export does not keep all of it resident.
+final class MappedFile {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    private let mapping: UnsafeMutableRawPointer?
+    private var released = 0
+    private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    private var closed = false
+    private static let empty: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
+
+    init(_ url: URL) throws {
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw CoverageError.fileNotFound(path: url.path) }
+            throw CoverageError.unreadable(path: url.path, reason: String(cString: strerror(code)))
+        }
+        defer { Glibc_close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw CoverageError.unreadable(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw CoverageError.unreadable(path: url.path, reason: "it is a directory")
+        }
+        count = Int(info.st_size)
+        if count == 0 {
+            mapping = nil
+            base = UnsafePointer(Self.empty)
+            return
+        }
+        let pointer = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let pointer, pointer != MAP_FAILED else {
+            throw CoverageError.unreadable(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        mapping = pointer
+        base = UnsafePointer(pointer.assumingMemoryBound(to: UInt8.self))
+        _ = madvise(pointer, count, Int32(MADV_SEQUENTIAL))
+    }
+
+    /// Drops the pages before `offset` from memory once enough has been read (they are file-backed).
+    func release(upTo offset: Int) {
+        guard let mapping else { return }
+        let boundary = (offset / pageSize) * pageSize
+        guard boundary - released >= 4 << 20 else { return }
+        _ = madvise(mapping + released, boundary - released, Int32(MADV_DONTNEED))
+        released = boundary
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if let mapping { munmap(mapping, count) }
+    }
+
+    deinit { close() }
+}
+
+@inline(__always)
+private func Glibc_close(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
+}

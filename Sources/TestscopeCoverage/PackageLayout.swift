@@ -1,0 +1,80 @@
+import Foundation
+import TestscopeExecution
+
+/// The package's targets and where their sources live, for per-target roll-ups and for telling
+/// test sources from the package's own. From `swift package describe`, else from the
+/// `Sources/<Target>` / `Tests/<Target>` convention.
+public struct PackageLayout: Sendable, Equatable {
+    /// A SwiftPM target and its folder relative to the package root.
+    public struct Target: Sendable, Equatable {
+        public var name: String
+        public var path: String
+        public var isTest: Bool
+        public init(name: String, path: String, isTest: Bool) {
+            self.name = name
+            self.path = path
+            self.isTest = isTest
+        }
+    }
+
+    public var name: String?
+    public var targets: [Target]
+
+    public init(name: String?, targets: [Target]) {
+        self.name = name
+        self.targets = targets.sorted { $0.path.count > $1.path.count }
+    }
+
+    /// Folders whose files are tests (never counted by default).
+    public var testDirectories: [String] {
+        Array(Set(["Tests"] + targets.filter(\.isTest).map(\.path))).sorted()
+    }
+
+    /// The target owning a path relative to the package root.
+    public func target(for relativePath: String) -> String? {
+        for target in targets where relativePath.hasPrefix(target.path + "/") { return target.name }
+        let parts = relativePath.split(separator: "/")
+        if parts.count >= 3, parts[0] == "Sources" || parts[0] == "Tests" { return String(parts[1]) }
+        return nil
+    }
+
+    /// Asks SwiftPM for the layout; falls back to the convention when that is not possible.
+    public static func discover(root: URL, swift: URL?) -> PackageLayout {
+        let manifest = root.appendingPathComponent("Package.swift")
+        guard let swift, FileManager.default.fileExists(atPath: manifest.path),
+              let result = try? ProcessRunner.run(swift, ["package", "--package-path", root.path, "describe", "--type", "json"]),
+              result.succeeded, let layout = parseDescription(result.stdout)
+        else { return conventional(root: root) }
+        return layout
+    }
+
+    /// Parses `swift package describe --type json`.
+    public static func parseDescription(_ data: Data) -> PackageLayout? {
+        // The JSON may be preceded by resolution messages; start at the first brace.
+        guard let brace = data.firstIndex(of: UInt8(ascii: "{")),
+              let object = try? JSONSerialization.jsonObject(with: data[brace...]) as? [String: Any],
+              let targets = object["targets"] as? [[String: Any]]
+        else { return nil }
+        let parsed: [Target] = targets.compactMap { t in
+            guard let name = t["name"] as? String, let path = t["path"] as? String else { return nil }
+            return Target(name: name, path: path, isTest: (t["type"] as? String) == "test")
+        }
+        return PackageLayout(name: object["name"] as? String, targets: parsed)
+    }
+
+    /// Targets from folder names under `Sources/` and `Tests/`.
+    public static func conventional(root: URL) -> PackageLayout {
+        var targets: [Target] = []
+        for (folder, isTest) in [("Sources", false), ("Tests", true)] {
+            let dir = root.appendingPathComponent(folder)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            for name in names.sorted() where !name.hasPrefix(".") {
+                var isDir: ObjCBool = false
+                if FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path, isDirectory: &isDir), isDir.boolValue {
+                    targets.append(Target(name: name, path: "\(folder)/\(name)", isTest: isTest))
+                }
+            }
+        }
+        return PackageLayout(name: nil, targets: targets)
+    }
+}

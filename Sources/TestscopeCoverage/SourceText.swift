@@ -1,0 +1,112 @@
+import Foundation
+
+/// A source file's lines as bytes (it need not be valid UTF-8), for markers, partial-line trimming
+/// and reports that show code.
+public struct SourceText: Sendable {
+    /// Byte ranges of each line, without the line break.
+    public let lineRanges: [Range<Int>]
+    public let bytes: [UInt8]
+    /// False when the file is not valid UTF-8 (it is then shown with replacement characters).
+    public let isValidUTF8: Bool
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for (i, b) in bytes.enumerated() where b == 0x0A {
+            var end = i
+            if end > start && bytes[end - 1] == 0x0D { end -= 1 }
+            ranges.append(start..<end)
+            start = i + 1
+        }
+        if start < bytes.count { ranges.append(start..<bytes.count) }
+        lineRanges = ranges
+        isValidUTF8 = String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    public static func read(_ url: URL) -> SourceText? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return SourceText(bytes: [UInt8](data))
+    }
+
+    public var lineCount: Int { lineRanges.count }
+
+    /// The text of a 1-based line (invalid UTF-8 replaced).
+    public func line(_ number: Int) -> String {
+        guard number >= 1 && number <= lineRanges.count else { return "" }
+        return String(decoding: bytes[lineRanges[number - 1]], as: UTF8.self)
+    }
+
+    /// True if the 1-based columns `from..<to` (to the end of line when nil) hold anything but blanks.
+    public func hasCode(line: UInt32, from: UInt32, to: UInt32?) -> Bool {
+        let index = Int(line) - 1
+        guard index >= 0 && index < lineRanges.count else { return true }
+        let range = lineRanges[index]
+        let lower = range.lowerBound + Int(from) - 1
+        let upper = min(range.upperBound, to.map { range.lowerBound + Int($0) - 1 } ?? range.upperBound)
+        guard lower < upper else { return false }
+        for i in lower..<upper where bytes[i] != 0x20 && bytes[i] != 0x09 { return true }
+        return false
+    }
+}
+
+/// `// testscope:ignore` (one line) and `// testscope:ignore:start` … `// testscope:ignore:end`
+/// (a block, both marker lines included) exclude lines from every total.
+public enum ExclusionMarkers {
+    public static let line = "testscope:ignore"
+    public static let blockStart = "testscope:ignore:start"
+    public static let blockEnd = "testscope:ignore:end"
+
+    /// The excluded 1-based lines, and whether a block was left open.
+    public static func excludedLines(in source: SourceText) -> (lines: Set<UInt32>, unclosedBlockAt: Int?) {
+        var excluded = Set<UInt32>()
+        var blockStartLine: Int? = nil
+        let marker = Array(line.utf8)
+        for (i, range) in source.lineRanges.enumerated() {
+            let number = i + 1
+            guard let kind = markerKind(source.bytes[range], marker: marker) else {
+                if blockStartLine != nil { excluded.insert(UInt32(number)) }
+                continue
+            }
+            switch kind {
+            case .start:
+                if blockStartLine == nil { blockStartLine = number }
+                excluded.insert(UInt32(number))
+            case .end:
+                if blockStartLine != nil { excluded.insert(UInt32(number)) }
+                blockStartLine = nil
+            case .line:
+                excluded.insert(UInt32(number))
+            }
+        }
+        return (excluded, blockStartLine)
+    }
+
+    enum Kind { case line, start, end }
+
+    /// Finds a marker inside a `//` or `/*` comment on the line.
+    static func markerKind(_ text: ArraySlice<UInt8>, marker: [UInt8]) -> Kind? {
+        guard text.count >= marker.count else { return nil }
+        let start = text.startIndex
+        var i = start
+        var commentSeen = false
+        while i + marker.count <= text.endIndex {
+            if !commentSeen, i + 1 < text.endIndex, text[i] == 0x2F, text[i + 1] == 0x2F || text[i + 1] == 0x2A {
+                commentSeen = true
+            }
+            if commentSeen, text[i] == marker[0], text[i..<(i + marker.count)].elementsEqual(marker) {
+                let rest = text[(i + marker.count)...]
+                if rest.starts(with: Array(":start".utf8)) { return .start }
+                if rest.starts(with: Array(":end".utf8)) { return .end }
+                if let next = rest.first, next == 0x3A || isIdentifierByte(next) { return nil }
+                return .line
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    static func isIdentifierByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file written through a buffered temporary file and renamed into place on `commit()`,
+/// so a reader never sees a half-written output.
+public final class AtomicFileWriter {
+    public let destination: URL
+    private let temporary: URL
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    private let capacity = 1 << 16
+    private var committed = false
+
+    public init(destination: URL) throws {
+        self.destination = destination
+        let dir = destination.deletingLastPathComponent()
+        self.temporary = dir.appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
+        fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if fd < 0 {
+            throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
+        }
+        buffer.reserveCapacity(capacity)
+    }
+
+    deinit {
+        if !committed {
+            if fd >= 0 { close(fd) }
+            unlink(temporary.path)
+        }
+    }
+
+    public func write(_ text: String) throws {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= capacity { try flush() }
+    }
+
+    public func write<Bytes: Sequence>(bytes: Bytes) throws where Bytes.Element == UInt8 {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { try flush() }
+    }
+
+    private func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { raw in
+                Glibc_write(fd, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, closes and renames the temporary file onto the destination.
+    public func commit() throws {
+        try flush()
+        close(fd)
+        fd = -1
+        if rename(temporary.path, destination.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw ExecutionError.cannotWrite(path: destination.path, reason: reason)
+        }
+        committed = true
+    }
+
+    /// Writes `text` to `destination` atomically.
+    public static func write(_ text: String, to destination: URL) throws {
+        let writer = try AtomicFileWriter(destination: destination)
+        try writer.write(text)
+        try writer.commit()
+    }
+}
+
+@inline(__always)
+private func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.write(fd, pointer, count)
+    #else
+    return Darwin.write(fd, pointer, count)
+    #endif
+}
+
+/// The folder that receives every output; nothing is written elsewhere.
+public struct OutputFolder: Sendable {
+    public let url: URL
+
+    public init(_ url: URL) { self.url = url.standardizedFileURL }
+
+    /// Creates the folder (and parents) if needed.
+    public func prepare() throws {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw ExecutionError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// A path inside the folder; refuses names that would escape it.
+    public func file(_ name: String) throws -> URL {
+        let target = url.appendingPathComponent(name).standardizedFileURL
+        guard target.path.hasPrefix(url.path + "/") else {
+            throw ExecutionError.outsideOutputFolder(path: target.path, folder: url.path)
+        }
+        return target
+    }
+}

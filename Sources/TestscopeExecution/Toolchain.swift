@@ -1,0 +1,98 @@
+import Foundation
+
+/// The LLVM coverage tools of the Swift toolchain in use (never the first `llvm-cov` on `PATH`).
+public struct Toolchain: Sendable, Equatable {
+    public var swift: URL?
+    public var llvmCov: URL
+    public var llvmProfdata: URL
+    /// `swift-demangle`, when the toolchain has one; names stay mangled without it.
+    public var swiftDemangle: URL?
+
+    public init(swift: URL?, llvmCov: URL, llvmProfdata: URL, swiftDemangle: URL?) {
+        self.swift = swift
+        self.llvmCov = llvmCov
+        self.llvmProfdata = llvmProfdata
+        self.swiftDemangle = swiftDemangle
+    }
+
+    /// What the user may override: command-line options win over environment variables.
+    public struct Overrides: Sendable {
+        public var llvmCov: String?
+        public var llvmProfdata: String?
+        public var swift: String?
+        public init(llvmCov: String? = nil, llvmProfdata: String? = nil, swift: String? = nil) {
+            self.llvmCov = llvmCov
+            self.llvmProfdata = llvmProfdata
+            self.swift = swift
+        }
+    }
+
+    /// Finds the tools: overrides, then beside the resolved `swift` (symlinks followed), then `xcrun` on macOS.
+    public static func locate(
+        overrides: Overrides = Overrides(),
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> Toolchain {
+        let swiftOverride = overrides.swift ?? environment["TESTSCOPE_SWIFT"]
+        let swift = try swiftOverride.map { try checkedExecutable($0) } ?? findInPath("swift", environment: environment)
+        let toolDir = swift.map { $0.resolvingSymlinksInPath().deletingLastPathComponent() }
+
+        func tool(_ name: String, override: String?, envKey: String) throws -> URL {
+            if let explicit = override ?? environment[envKey] {
+                return try checkedExecutable(explicit)
+            }
+            var searched: [String] = []
+            if let dir = toolDir {
+                let candidate = dir.appendingPathComponent(name)
+                searched.append(dir.path)
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            }
+            #if os(macOS)
+            if let found = try? xcrunFind(name) { return found }
+            searched.append("xcrun --find \(name)")
+            #endif
+            throw ExecutionError.toolNotFound(tool: name, searched: searched)
+        }
+
+        let cov = try tool("llvm-cov", override: overrides.llvmCov, envKey: "TESTSCOPE_LLVM_COV")
+        let profdata = try tool("llvm-profdata", override: overrides.llvmProfdata, envKey: "TESTSCOPE_LLVM_PROFDATA")
+        var demangle: URL? = nil
+        for dir in [toolDir, cov.resolvingSymlinksInPath().deletingLastPathComponent()].compactMap({ $0 }) {
+            let candidate = dir.appendingPathComponent("swift-demangle")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { demangle = candidate; break }
+        }
+        return Toolchain(swift: swift, llvmCov: cov, llvmProfdata: profdata, swiftDemangle: demangle)
+    }
+
+    /// The directory that holds the toolchain's own tools, for messages that say which tool to use.
+    public var suggestedToolDirectory: String? {
+        swift?.resolvingSymlinksInPath().deletingLastPathComponent().path
+    }
+
+    static func checkedExecutable(_ path: String) throws -> URL {
+        let url = URL(fileURLWithPath: path)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), !isDir.boolValue,
+              FileManager.default.isExecutableFile(atPath: url.path)
+        else { throw ExecutionError.toolNotExecutable(path: path) }
+        return url
+    }
+
+    /// The first executable called `name` on `PATH`.
+    public static func findInPath(_ name: String, environment: [String: String]) -> URL? {
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") where !dir.isEmpty {
+            let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+
+    #if os(macOS)
+    static func xcrunFind(_ name: String) throws -> URL? {
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/xcrun"), ["--find", name])
+        guard result.status == 0 else { return nil }
+        let path = result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        return path.isEmpty ? nil : URL(fileURLWithPath: path)
+    }
+    #endif
+}

@@ -37,7 +37,8 @@ public struct SourceText: Sendable {
         return String(decoding: bytes[lineRanges[number - 1]], as: UTF8.self)
     }
 
-    /// True if the 1-based columns `from..<to` (to the end of line when nil) hold anything but blanks.
+    /// True if the 1-based columns `from..<to` (to the end of line when nil) hold code: anything but
+    /// blanks and closing punctuation (a lone `}` that ends an unexecuted block is not a partial line).
     public func hasCode(line: UInt32, from: UInt32, to: UInt32?) -> Bool {
         let index = Int(line) - 1
         guard index >= 0 && index < lineRanges.count else { return true }
@@ -45,7 +46,12 @@ public struct SourceText: Sendable {
         let lower = range.lowerBound + Int(from) - 1
         let upper = min(range.upperBound, to.map { range.lowerBound + Int($0) - 1 } ?? range.upperBound)
         guard lower < upper else { return false }
-        for i in lower..<upper where bytes[i] != 0x20 && bytes[i] != 0x09 { return true }
+        for i in lower..<upper {
+            switch bytes[i] {
+            case 0x20, 0x09, UInt8(ascii: "}"), UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: ";"), UInt8(ascii: ","): continue
+            default: return true
+            }
+        }
         return false
     }
 }

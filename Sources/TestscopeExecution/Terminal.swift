@@ -44,22 +44,26 @@ public struct Terminal: Sendable {
     /// A progress note on stderr, shown only on an interactive terminal.
     public func progress(_ message: String) {
         guard showProgress else { return }
+        fflush(stdout)
         FileHandle.standardError.write(Data("testscope: \(message)\n".utf8))
     }
 
     /// A note on stderr that `--quiet` hides.
     public func note(_ message: String) {
         guard !quiet else { return }
+        fflush(stdout)
         FileHandle.standardError.write(Data("testscope: \(message)\n".utf8))
     }
 
     /// A warning on stderr; always shown.
     public func warning(_ message: String) {
+        fflush(stdout)
         FileHandle.standardError.write(Data("testscope: warning: \(message)\n".utf8))
     }
 
     /// An error line on stderr; always shown.
     public static func error(_ message: String) {
+        fflush(stdout)
         FileHandle.standardError.write(Data("testscope: error: \(message)\n".utf8))
     }
 }

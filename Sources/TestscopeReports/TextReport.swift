@@ -84,7 +84,8 @@ public struct TextReport: CoverageRenderer {
                 if let style = cell.style { text = terminal.styled(text, style) }
                 parts.append(text)
             }
-            let joined = parts.joined(separator: "  ")
+            var joined = parts.joined(separator: "  ")
+            while joined.hasSuffix(" ") { joined.removeLast() }
             return bold ? terminal.styled(joined, .bold) : joined
         }
         try output.write(line(header, bold: true) + "\n")

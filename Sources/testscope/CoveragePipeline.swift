@@ -58,6 +58,7 @@ struct CoveragePipeline {
                 "\($0.path) \(Format.percent($0.ratio)) (\($0.ratio.covered)/\($0.ratio.total))"
             }.joined(separator: ", ")
         }
+        fflush(stdout)
         FileHandle.standardError.write(Data("testscope: \(message)\n".utf8))
     }
 }

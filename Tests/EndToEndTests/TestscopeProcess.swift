@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+/// Runs the built `testscope` executable (SwiftPM builds it beside the test bundle).
+enum TestscopeProcess {
+    /// The repository root, from this file's location.
+    static let repoRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let samples = repoRoot.appendingPathComponent("sample-profiles")
+
+    /// The folder SwiftPM put this test bundle and the `testscope` executable in.
+    static var binDirectory: URL {
+        var url = Bundle.main.bundleURL
+        while !url.pathComponents.isEmpty, url.lastPathComponent != "debug", url.lastPathComponent != "release" {
+            if FileManager.default.isExecutableFile(atPath: url.deletingLastPathComponent().appendingPathComponent("testscope").path) {
+                return url.deletingLastPathComponent()
+            }
+            url.deleteLastPathComponent()
+        }
+        return url
+    }
+
+    static var executable: URL { binDirectory.appendingPathComponent("testscope") }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// Non-empty stderr lines.
+        var errorLines: [String] { stderr.split(separator: "\n").map(String.init).filter { !$0.isEmpty } }
+    }
+
+    /// Runs testscope with `arguments` in `directory`, with colours off and a non-interactive environment.
+    static func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var outData = Data(), errData = Data()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh temporary folder, removed by the caller's teardown.
+    static func temporaryDirectory(_ name: String = "testscope-tests") throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// The root recorded in a sample's meta.json (exports hold absolute paths from the recording machine).
+    static func recordedRoot(_ package: String) throws -> String {
+        let meta = samples.appendingPathComponent("recorded/\(package)/meta.json")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: meta)) as? [String: Any]
+        return try XCTUnwrap(object?["packageRoot"] as? String)
+    }
+
+    /// Arguments that map a recorded export onto the fixture package in this checkout.
+    static func recordedReportArguments(_ package: String) throws -> [String] {
+        let root = samples.appendingPathComponent("packages/\(package)").path
+        return ["report", "--export", samples.appendingPathComponent("recorded/\(package)/coverage.json").path,
+                "--package-path", root, "--path-equivalence", "\(try recordedRoot(package)),\(root)"]
+    }
+}

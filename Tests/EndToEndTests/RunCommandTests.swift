@@ -1,0 +1,176 @@
+import Foundation
+import XCTest
+
+/// `testscope run` on the fixture packages: a real `swift test`, real llvm tools.
+final class RunCommandTests: XCTestCase {
+    var output: URL!
+
+    override func setUpWithError() throws { output = try TestscopeProcess.temporaryDirectory("run") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: output) }
+
+    func package(_ name: String) -> URL { TestscopeProcess.samples.appendingPathComponent("packages/\(name)") }
+
+    func coverageJSON() throws -> [String: Any] {
+        let data = try Data(contentsOf: output.appendingPathComponent("coverage.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// `llvm-cov show` of the profile and binary this run produced, as line → printed count per file.
+    func showCounts(binary: URL) throws -> [String: [Int: String]] {
+        let swiftPath = try XCTUnwrap(ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":")
+            .map { URL(fileURLWithPath: String($0)).appendingPathComponent("swift") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) })
+        let tool = swiftPath.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("llvm-cov")
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = ["show", binary.path, "-instr-profile", output.appendingPathComponent("default.profdata").path, "-use-color=false"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        var files: [String: [Int: String]] = [:]
+        var current: String?
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            if line.hasPrefix("/") && line.hasSuffix(":") { current = String(line.dropLast()); files[current!] = [:]; continue }
+            let columns = line.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+            guard let current, columns.count == 3, let n = Int(columns[0].trimmingCharacters(in: .whitespaces)) else { continue }
+            files[current]![n] = columns[1].trimmingCharacters(in: .whitespaces)
+        }
+        return files
+    }
+
+    static func formatCount(_ n: UInt64) -> String {
+        let s = String(n)
+        if s.count <= 3 { return s }
+        let i = s.count % 3 == 0 ? 3 : s.count % 3
+        var r = String(s.prefix(i))
+        if i != 3 { r += "." + s.dropFirst(i).prefix(3 - i) }
+        return r + String(Array(" kMGTPEZY")[(s.count - 1) / 3])
+    }
+
+    func testRunOnPassingPackageWritesReportsThatMatchLLVMCovShow() throws {
+        let pkg = package("Shapes")
+        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--show-missing"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for name in ["coverage.json", "coverage.lcov", "coverage.txt", "default.profdata", "llvm-cov-export.json", "swift-test.log"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path), name)
+        }
+        XCTAssertTrue(result.stdout.contains("TOTAL"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("Sources/Shapes/Shape.swift"))
+        XCTAssertFalse(result.stdout.contains("Tests/"), "tests are not counted by default")
+        let log = try String(contentsOf: output.appendingPathComponent("swift-test.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("Test Suite 'All tests' passed"), "the test output was captured")
+
+        // Every kept line equals the toolchain's llvm-cov show of the same profile.
+        let binDir = try XCTUnwrap(try shell(["swift", "build", "--package-path", pkg.path, "--show-bin-path"]))
+        let binary = URL(fileURLWithPath: binDir).appendingPathComponent("ShapesPackageTests.xctest")
+        let show = try showCounts(binary: binary)
+        let files = try XCTUnwrap(try coverageJSON()["files"] as? [[String: Any]])
+        XCTAssertEqual(files.count, 3)
+        for file in files {
+            let path = try XCTUnwrap(file["absolutePath"] as? String)
+            let expected = try XCTUnwrap(show[path], path)
+            let excluded = Set((file["excludedLines"] as? [Int]) ?? [])
+            var ours: [Int: String] = [:]
+            for line in try XCTUnwrap(file["lines"] as? [[String: Any]]) {
+                ours[line["line"] as! Int] = Self.formatCount((line["count"] as! NSNumber).uint64Value)
+            }
+            for (n, printed) in expected where !excluded.contains(n) {
+                XCTAssertEqual(ours[n] ?? "", printed, "\(path):\(n)")
+            }
+        }
+    }
+
+    func testRunWithFailingTestsStillGetsCoverage() throws {
+        let result = try TestscopeProcess.run(["run", "--package-path", package("Inventory").path, "--output", output.path, "--format", "json,lcov"])
+        XCTAssertEqual(result.status, 1, "tests failed → exit 1\n\(result.stderr)")
+        XCTAssertTrue(result.stderr.contains("tests failed"), result.stderr)
+        let json = try coverageJSON()
+        let totals = try XCTUnwrap(json["totals"] as? [String: [String: Any]])
+        XCTAssertGreaterThan(try XCTUnwrap(totals["lines"]?["covered"] as? Int), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("coverage.lcov").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("coverage.txt").path))
+    }
+
+    func testForwardedFilterAndGateOnTheRun() throws {
+        let result = try TestscopeProcess.run(["run", "--package-path", package("Shapes").path, "--output", output.path,
+                                               "--filter", "ShapesTests.ShapesTests/testRectArea", "--fail-under-lines", "90", "--quiet"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        let log = try String(contentsOf: output.appendingPathComponent("swift-test.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("testRectArea"))
+        XCTAssertFalse(log.contains("testLargest"), "--filter was forwarded to swift test")
+        XCTAssertTrue(result.stderr.contains("coverage gate failed: lines"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("--fail-under-lines"))
+        XCTAssertTrue(result.stderr.contains("worst files: "), result.stderr)
+        XCTAssertTrue(result.stderr.contains("Sources/Shapes/Legacy.swift 0.00% (0/"), result.stderr)
+    }
+
+    func testReportFromBuildPathAndFromProfileAndBinary() throws {
+        let pkg = package("Shapes")
+        // Make sure the package has been built and run with coverage (by an earlier test or now).
+        let run = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json", "--quiet"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let fromRun = try coverageJSON()["totals"] as? [String: [String: Any]]
+
+        let second = try TestscopeProcess.temporaryDirectory("report")
+        defer { try? FileManager.default.removeItem(at: second) }
+        let build = try TestscopeProcess.run(["report", "--build-path", pkg.appendingPathComponent(".build").path,
+                                              "--package-path", pkg.path, "--output", second.path, "--format", "json"])
+        XCTAssertEqual(build.status, 0, build.stderr)
+        let fromBuild = try JSONSerialization.jsonObject(with: Data(contentsOf: second.appendingPathComponent("coverage.json"))) as? [String: Any]
+        XCTAssertEqual((fromBuild?["totals"] as? [String: [String: Any]])?["lines"]?["covered"] as? Int, fromRun?["lines"]?["covered"] as? Int)
+
+        let binDir = try XCTUnwrap(try shell(["swift", "build", "--package-path", pkg.path, "--show-bin-path"]))
+        let third = try TestscopeProcess.temporaryDirectory("report")
+        defer { try? FileManager.default.removeItem(at: third) }
+        let direct = try TestscopeProcess.run(["report", "--profile", output.appendingPathComponent("default.profdata").path,
+                                               "--binary", binDir + "/ShapesPackageTests.xctest",
+                                               "--package-path", pkg.path, "--output", third.path, "--format", "json,text"])
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let fromProfile = try JSONSerialization.jsonObject(with: Data(contentsOf: third.appendingPathComponent("coverage.json"))) as? [String: Any]
+        XCTAssertEqual((fromProfile?["totals"] as? [String: [String: Any]])?["lines"]?["total"] as? Int, fromRun?["lines"]?["total"] as? Int)
+    }
+
+    func testMergingTwoExportsAddsCounts() throws {
+        let args = try TestscopeProcess.recordedReportArguments("Shapes")
+        let single = try TestscopeProcess.run(args + ["--output", output.path, "--format", "json"])
+        XCTAssertEqual(single.status, 0, single.stderr)
+        let one = try coverageJSON()
+        let export = TestscopeProcess.samples.appendingPathComponent("recorded/Shapes/coverage.json").path
+        let double = try TestscopeProcess.run(args + ["--export", export, "--output", output.path, "--format", "json"])
+        XCTAssertEqual(double.status, 0, double.stderr)
+        let two = try coverageJSON()
+        let a = try XCTUnwrap((one["files"] as? [[String: Any]])?.first?["lines"] as? [[String: Any]])
+        let b = try XCTUnwrap((two["files"] as? [[String: Any]])?.first?["lines"] as? [[String: Any]])
+        XCTAssertEqual(a.count, b.count)
+        for (x, y) in zip(a, b) {
+            XCTAssertEqual((x["count"] as! NSNumber).uint64Value * 2, (y["count"] as! NSNumber).uint64Value)
+        }
+    }
+
+    func testGatePerFileAndPassingGate() throws {
+        let args = try TestscopeProcess.recordedReportArguments("Inventory")
+        let fail = try TestscopeProcess.run(args + ["--output", output.path, "--fail-under-file", "60", "--format", "json"])
+        XCTAssertEqual(fail.status, 2)
+        XCTAssertTrue(fail.stderr.contains("--fail-under-file"), fail.stderr)
+        XCTAssertTrue(fail.stderr.contains("CSVImporter.swift 0.00%"), fail.stderr)
+        let pass = try TestscopeProcess.run(args + ["--output", output.path, "--fail-under-lines", "10", "--fail-under-functions", "10", "--fail-under-regions", "10", "--format", "json"])
+        XCTAssertEqual(pass.status, 0, pass.stderr)
+    }
+
+    private func shell(_ arguments: [String]) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return process.terminationStatus == 0 ? text : nil
+    }
+}

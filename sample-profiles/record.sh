@@ -116,7 +116,7 @@ record_package() {
     date_utc="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
     # 1. swift test (a failing run is recorded, not fatal).
-    local test_cmd=("$SWIFT_CMD" test --enable-code-coverage)
+    local test_cmd=("$SWIFT_CMD" test --enable-code-coverage --event-stream-output-path "$out/swift-testing-events.jsonl")
     log "running: (cd $pkg && $(quote_cmd "${test_cmd[@]}"))"
     local test_status=0
     (cd "$pkg" && "${test_cmd[@]}") >"$out/swift-test.log" 2>&1 || test_status=$?
@@ -134,8 +134,19 @@ record_package() {
         mapfile -d '' -t profraws < <(find "$codecov" -maxdepth 1 -type f -name '*.profraw' -newer "$marker" -print0 | sort -z)
     fi
     if [[ ${#profraws[@]} -eq 0 ]]; then
-        log "no .profraw written by this run under $codecov (see $out/swift-test.log)"
-        rm -f "$marker"; return 1
+        # Every test process crashed: a crashing process writes no profile. Keep the logs.
+        local list_cmd=("$SWIFT_CMD" test list --skip-build --enable-code-coverage)
+        local xunit_cmd=("$SWIFT_CMD" test --skip-build --enable-code-coverage --parallel --xunit-output "$out/xunit.xml")
+        (cd "$pkg" && "${list_cmd[@]}") >"$out/test-list.txt" 2>/dev/null || true
+        (cd "$pkg" && "${xunit_cmd[@]}") >"$out/swift-test-parallel.log" 2>&1 || true
+        log "no .profraw written by this run under $codecov (every test process crashed?); recording logs only"
+        rm -f "$marker"
+        printf '{\n  "package": %s,\n  "packageRoot": %s,\n  "swiftVersion": %s,\n  "swiftTestExitStatus": %d,\n  "recordedAtUTC": %s,\n  "coverage": "none: no test process exited normally, so none wrote a profile",\n  "commands": {"swiftTest": %s, "list": %s, "xunit": %s}\n}\n' \
+            "$(json_str "$P")" "$(json_str "$pkg")" "$(json_str "$SWIFT_VERSION_LINE")" "$test_status" "$(json_str "$date_utc")" \
+            "$(json_str "$(quote_cmd "${test_cmd[@]}") > swift-test.log 2>&1")" "$(json_str "$(quote_cmd "${list_cmd[@]}") > test-list.txt")" \
+            "$(json_str "$(quote_cmd "${xunit_cmd[@]}") > swift-test-parallel.log 2>&1")" >"$out/meta.json"
+        summary_lines+=("$P: swift test exit $test_status, no coverage (crashed) -> recorded/$P/: $(cd "$out" && ls | tr '\n' ' ')")
+        return 0
     fi
     log "profraws of this run: ${#profraws[@]}"
 
@@ -189,6 +200,26 @@ record_package() {
     log "swiftpm-export.json: $spm_note"
     rm -f "$marker"
 
+    # 1a. variants (packages/P/record-variants: "NAME VAR=VALUE …" per line): the same tests
+    #     with another environment (after the coverage steps: their profiles must not mix in), e.g. a crash; logs and event streams only.
+    if [[ -f "$pkg/record-variants" ]]; then
+        local vname vrest
+        while read -r vname vrest; do
+            [[ -z "$vname" || "$vname" == \#* ]] && continue
+            log "variant $vname: env $vrest swift test"
+            (cd "$pkg" && env $vrest "$SWIFT_CMD" test --enable-code-coverage --event-stream-output-path "$out/$vname-swift-testing-events.jsonl") \
+                >"$out/$vname-swift-test.log" 2>&1 || log "variant $vname: swift test exit status $?"
+        done <"$pkg/record-variants"
+    fi
+
+    # 1b. test results inputs: the test list and SwiftPM's xUnit files (a --parallel run).
+    local list_cmd=("$SWIFT_CMD" test list --skip-build --enable-code-coverage)
+    (cd "$pkg" && "${list_cmd[@]}") >"$out/test-list.txt" 2>/dev/null || log "swift test list failed"
+    local xunit_cmd=("$SWIFT_CMD" test --skip-build --enable-code-coverage --parallel --xunit-output "$out/xunit.xml")
+    local xunit_status=0
+    (cd "$pkg" && "${xunit_cmd[@]}") >"$out/swift-test-parallel.log" 2>&1 || xunit_status=$?
+    log "swift test --parallel --xunit-output exit status: $xunit_status"
+
     # 5. meta.json
     local profraw_json="" f
     for f in "${profraws[@]}"; do
@@ -214,6 +245,8 @@ record_package() {
         printf '  "commands": {\n'
         printf '    "workingDirectory": %s,\n' "$(json_str "$pkg")"
         printf '    "swiftTest": %s,\n' "$(json_str "$(quote_cmd "${test_cmd[@]}") > swift-test.log 2>&1")"
+        printf '    "list": %s,\n' "$(json_str "$(quote_cmd "${list_cmd[@]}") > test-list.txt")"
+        printf '    "xunit": %s,\n' "$(json_str "$(quote_cmd "${xunit_cmd[@]}") > swift-test-parallel.log 2>&1")"
         printf '    "binPath": %s,\n' "$(json_str "$(quote_cmd "${bin_cmd[@]}")")"
         printf '    "merge": %s,\n' "$(json_str "$(quote_cmd "${merge_cmd[@]}")")"
         printf '    "export": %s,\n' "$(json_str "$(quote_cmd "${export_cmd[@]}") > coverage.json")"

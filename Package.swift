@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Finding toolchain tools, running processes, writing files atomically, terminal styling.
@@ -17,17 +18,39 @@ let package = Package(
         // The coverage model: llvm-cov export reader, per-line rules, functions, filters, roll-ups.
         .target(name: "TestscopeCoverage", dependencies: ["TestscopeExecution"]),
         // One renderer per output format, all reading the coverage model.
-        .target(name: "TestscopeReports", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
+        // Test results: XCTest console and Swift Testing event stream parsers, JUnit import, the resilient test run.
+        .target(name: "TestscopeTestResults", dependencies: ["TestscopeExecution"]),
+        .target(name: "TestscopeReports", dependencies: [
+            "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults",
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
+        // The HTML report's templates and assets (top-level templates/), compiled into the binary.
+        .target(
+            name: "TestscopeTemplates", path: "templates",
+            resources: TemplateFiles.all.map { .embedInCode($0) }
+        ),
         // The thin command-line frontend.
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeCoverage", "TestscopeReports", "TestscopeExecution",
+                "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
         .testTarget(name: "TestscopeReportsTests", dependencies: ["TestscopeReports", "TestscopeCoverage"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
+        .testTarget(name: "TestResultsTests", dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution"]),
     ]
 )
+
+/// The files of templates/ embedded into the binary (each needs a line in templates/BundledTemplates.swift).
+enum TemplateFiles {
+    static let all = [
+        "layout.mustache", "index.mustache", "file.mustache", "directory.mustache", "single.mustache",
+        "nav.mustache", "totals.mustache", "file-table.mustache", "functions.mustache", "function-row.mustache",
+        "source-line.mustache", "ratio-cell.mustache",
+        "report.css", "report.js", "head.js",
+    ]
+}
+

@@ -13,6 +13,8 @@
 # executable: Debian's LLVM 14 tools on PATH cannot read Swift profiles.
 # Set SWIFT=/path/to/swift to use another toolchain.
 set -euo pipefail
+# Swift Testing's event stream then carries test case ids (`_testCase`), as under `testscope run`.
+export SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED=1
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 PACKAGES_DIR="$SCRIPT_DIR/packages"

@@ -48,8 +48,14 @@ public struct CoverageCollector: Sendable {
 
     /// Maps llvm's messages to what the user should do.
     func diagnose(tool: URL, result: ProcessResult, inputs: [URL]) -> Error {
-        let message = result.stderrText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("warning:") }.first ?? "exit status \(result.status)"
+        let lines = result.stderrText.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        let errorLine = lines.first { !$0.hasPrefix("warning:") }
+        // `llvm-profdata merge` reports each unreadable input as a warning, then only
+        // "error: no profile can be merged": the first warning says which input and why.
+        let mergeWarning = errorLine.map { $0.lowercased().contains("no profile can be merged") } == true
+            ? lines.first { $0.hasPrefix("warning:") } : nil
+        let message = mergeWarning ?? errorLine ?? "exit status \(result.status)"
         let lower = message.lowercased()
         let toolIsToolchains = toolchain.suggestedToolDirectory.map {
             tool.resolvingSymlinksInPath().deletingLastPathComponent().path == $0

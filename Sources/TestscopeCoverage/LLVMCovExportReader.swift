@@ -108,6 +108,7 @@ public struct LLVMCovExportReader {
         try s.beginObject()
         var filename: String?
         var segments: [ExportSegment]?
+        var sawSegments = false
         var skip = false
         var first = true
         while let key = try s.nextKey(first: &first) {
@@ -115,13 +116,17 @@ public struct LLVMCovExportReader {
                 let name = try s.readString()
                 filename = name
                 if !includeFile(name) { skip = true }
-            } else if s.key(key, is: "segments"), !skip {
-                segments = try readSegments(&s)
+            } else if s.key(key, is: "segments") {
+                sawSegments = true
+                if skip { try s.skipValue() } else { segments = try readSegments(&s) }
             } else {
                 try s.skipValue()
             }
         }
-        guard let filename, !skip else { return nil }
+        guard let filename else { return nil }
+        // A record without "segments" comes from a -summary-only export: hand it on even when
+        // filtered out, so the caller can say so instead of reporting nothing.
+        if skip && sawSegments { return nil }
         return ExportFile(filename: filename, segments: segments)
     }
 

@@ -79,7 +79,7 @@ public enum ProcessRunner {
     public static func stream(
         _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
         environment: [String: String]? = nil, log: FileHandle? = nil,
-        echo: Bool = true, onLine: (@Sendable (String) -> Void)? = nil
+        echo: Bool = true, onStart: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
     ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = executable
@@ -120,6 +120,7 @@ public enum ProcessRunner {
         do { try process.run() } catch {
             throw ExecutionError.launchFailed(tool: executable.lastPathComponent, reason: error.localizedDescription)
         }
+        onStart?(process.processIdentifier)
         let outWork = pump(outPipe, to: FileHandle.standardOutput, captureErr: false)
         let errWork = pump(errPipe, to: FileHandle.standardError, captureErr: true)
         DispatchQueue.global().async(execute: outWork)

@@ -6,12 +6,12 @@ import TestscopeReports
 
 /// The output formats `--format` accepts.
 enum OutputFormat: String, CaseIterable {
-    case text, json, lcov
+    case text, json, lcov, junit, html
 }
 
 /// Options shared by `run` and `report`: outputs, filters, gate and toolchain.
 struct CoverageOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov.", valueName: "formats"))
+    @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov, junit, html.", valueName: "formats"))
     var format: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Output folder (default: .testscope under the package).", valueName: "dir"))
@@ -50,11 +50,20 @@ struct CoverageOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The llvm-profdata to use (default: beside swift; env TESTSCOPE_LLVM_PROFDATA).", valueName: "path"))
     var llvmProfdata: String?
 
+    @Flag(name: .long, help: "JUnit without testcase file/line attributes: valid against the Ant and Jenkins JUnit schemas.")
+    var junitStrict = false
+
     @Flag(name: .long, help: "Only errors, warnings and the requested reports; no progress or notes.")
     var quiet = false
 
     @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
     var noColor = false
+
+    @Flag(name: .long, help: "Write the HTML report as one self-contained index.html (for small projects and CI artifacts).")
+    var htmlSingleFile = false
+
+    @Option(name: .long, help: ArgumentHelp("Render the HTML report with the templates in this folder (copies of Testscope's templates/; missing ones are taken from the built-in set).", valueName: "dir"))
+    var templates: String?
 
     func validate() throws {
         _ = try formats(default: [])
@@ -70,7 +79,8 @@ struct CoverageOptions: ParsableArguments {
     func formats(default defaults: [OutputFormat]) throws -> [OutputFormat] {
         let names = format.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
             .filter { !$0.isEmpty }
-        if names.isEmpty { return defaults }
+        // The HTML report is on by default for both `run` and `report`.
+        if names.isEmpty { return defaults.contains(.html) ? defaults : defaults + [.html] }
         var result: [OutputFormat] = []
         for name in names {
             guard let format = OutputFormat(rawValue: name) else {
@@ -94,6 +104,12 @@ struct CoverageOptions: ParsableArguments {
     }
 
     var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor) }
+
+    /// The HTML renderer with the built-in templates or the `--templates` folder (checked here, before any work).
+    func htmlReport(watermarks: Watermarks) throws -> HTMLReport {
+        let set = try templates.map { try HTMLTemplates.load(directory: absoluteURL($0)) } ?? HTMLTemplates.builtIn()
+        return HTMLReport(templates: set, watermarks: watermarks, singleFile: htmlSingleFile, generatorVersion: Testscope.version)
+    }
 
     func toolchain() throws -> Toolchain {
         try Toolchain.locate(overrides: Toolchain.Overrides(llvmCov: llvmCov, llvmProfdata: llvmProfdata))

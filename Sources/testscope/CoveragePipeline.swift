@@ -3,17 +3,52 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeReports
+import TestscopeTestResults
 
 /// The shared second half of `run` and `report`: export → model → reports → gate.
 struct CoveragePipeline {
     var options: CoverageOptions
     var defaultFormats: [OutputFormat]
 
+    /// Writes the test reports (summary, tests.json, junit.xml, GitHub Actions) and returns the status.
+    func processTests(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?) throws -> ExitStatus {
+        let terminal = options.terminal
+        let formats = try options.formats(default: defaultFormats)
+        try output.prepare()
+        let summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot.path)
+        if formats.contains(.text) || !options.quiet { print(try summary.renderString(tests), terminator: "") }
+        var written: [String] = []
+        if formats.contains(.json) { written.append(try TestResultsJSONReport(packageRoot: packageRoot.path).write(tests, into: output)) }
+        if formats.contains(.junit) {
+            written.append(try JUnitReport(strict: options.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
+        }
+        if !written.isEmpty { terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))") }
+        let environment = ProcessInfo.processInfo.environment
+        if environment["GITHUB_ACTIONS"] == "true" {
+            let github = GitHubActionsReport(packageRoot: packageRoot.path)
+            for line in github.annotations(tests) { print(line) }
+            if let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty, let handle = FileHandle(forWritingAtPath: path) {
+                handle.seekToEndOfFile()
+                handle.write(Data(github.markdown(tests, coverageLine: coverageLine).utf8))
+                try? handle.close()
+            }
+        }
+        return tests.hasFailures ? .testsFailed : .success
+    }
+
     /// Builds the model from exports, writes the reports and returns whether the gate passed.
     func process(exports: [URL], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
                  dataRecordedAt: Date?) throws -> ExitStatus {
+        try processCoverage(exports: exports, packageRoot: packageRoot, toolchain: toolchain, output: output,
+                            dataRecordedAt: dataRecordedAt).status
+    }
+
+    /// Like `process`, also returning the model.
+    func processCoverage(exports: [URL], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
+                         dataRecordedAt: Date?) throws -> (status: ExitStatus, report: CoverageReport) {
         let terminal = options.terminal
         let formats = try options.formats(default: defaultFormats)
+        let html = formats.contains(.html) ? try options.htmlReport(watermarks: try options.parsedWatermarks()) : nil
         terminal.progress("reading coverage from \(exports.map(\.lastPathComponent).joined(separator: ", "))")
         let buildOptions = try options.buildOptions(packageRoot: packageRoot, toolchain: toolchain, dataRecordedAt: dataRecordedAt)
         let report = try CoverageBuilder(options: buildOptions).build(exports: exports)
@@ -35,11 +70,19 @@ struct CoveragePipeline {
         }
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: Testscope.version).write(report, into: output)) }
         if formats.contains(.lcov) { written.append(try LCOVReport().write(report, into: output)) }
+        var htmlIndex: String?
+        if let html {
+            terminal.progress("writing the HTML report")
+            htmlIndex = try html.write(report, into: output)
+            written.append(htmlIndex!)
+        }
         terminal.note("reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
+
+        if let htmlIndex, !options.quiet { print("HTML report: \(htmlIndex)") }
 
         let failures = options.gate.evaluate(report)
         for failure in failures { printGateFailure(failure, terminal: terminal) }
-        return failures.isEmpty ? .success : .belowThreshold
+        return (failures.isEmpty ? .success : .belowThreshold, report)
     }
 
     func summaryLine(_ report: CoverageReport) -> String {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeReports
+import TestscopeTestResults
 
 /// The documented exit statuses (README "Exit status").
 enum ExitStatus: Int32 {
@@ -32,6 +34,12 @@ func withErrorHandling(_ body: () throws -> ExitStatus) throws {
         case .outsideOutputFolder, .cannotWrite: status = .badInput
         case .launchFailed, .toolFailed: status = .internalError
         }
+    } catch let error as TestResultsError {
+        Terminal.error(error.localizedDescription)
+        status = .badInput
+    } catch let error as ReportError {
+        Terminal.error(error.localizedDescription)
+        status = .badInput
     } catch let error as ValidationError {
         Terminal.error(error.message)
         status = .usage

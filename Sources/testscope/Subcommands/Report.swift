@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeTestResults
 
 extension Testscope {
     /// `testscope report`: reports from existing profiles, binaries or exports, without running tests.
@@ -11,7 +12,8 @@ extension Testscope {
             discussion: """
             Inputs: --export FILE (llvm-cov JSON exports, repeatable: merged); or --profile FILE (.profdata or \
             .profraw, repeatable: merged) with --binary FILE (the test binary, repeatable); or --build-path DIR \
-            to find both in a SwiftPM build folder.
+            to find both in a SwiftPM build folder. Test results: --test-log FILE (swift test console output), \
+            --event-stream FILE (Swift Testing JSON event stream), --junit FILE; combinable with coverage inputs.
             """)
 
         @Option(name: .long, help: ArgumentHelp("The package root; only its own sources count (default: the current directory).", valueName: "dir"))
@@ -29,11 +31,27 @@ extension Testscope {
         @Option(name: .long, help: ArgumentHelp("A SwiftPM build folder (.build) to find the profile and test binary in.", valueName: "dir"))
         var buildPath: String?
 
+        @Option(name: .long, help: ArgumentHelp("A swift test console log to read XCTest results from (repeatable).", valueName: "file"))
+        var testLog: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("A Swift Testing event stream (--event-stream-output-path) to read (repeatable).", valueName: "file"))
+        var eventStream: [String] = []
+
+        @Option(name: .customLong("junit"), help: ArgumentHelp("A JUnit XML file to read test results from (repeatable).", valueName: "file"))
+        var junitInput: [String] = []
+
+        @Option(name: .long, help: ArgumentHelp("`swift test list` output, for the module names XCTest logs omit.", valueName: "file"))
+        var testList: String?
+
         @OptionGroup var coverage: CoverageOptions
+
+        var hasTestInput: Bool { !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty }
 
         func validate() throws {
             let modes = [!export.isEmpty, !profile.isEmpty || !binary.isEmpty, buildPath != nil].filter { $0 }.count
-            if modes == 0 { throw ValidationError("no coverage input; pass --export FILE, --profile FILE with --binary FILE, or --build-path DIR") }
+            if modes == 0 && !hasTestInput {
+                throw ValidationError("no input; pass --export FILE, --profile FILE with --binary FILE, or --build-path DIR (coverage), and/or --test-log, --event-stream, --junit (test results)")
+            }
             if modes > 1 { throw ValidationError("use one kind of input: --export, --profile/--binary, or --build-path") }
             if !profile.isEmpty && binary.isEmpty { throw ValidationError("--profile needs --binary (the test binary the profile was recorded with)") }
             if profile.isEmpty && !binary.isEmpty { throw ValidationError("--binary needs --profile") }
@@ -46,7 +64,32 @@ extension Testscope {
         private func execute() throws -> ExitStatus {
             let root = absoluteURL(packagePath)
             let output = coverage.outputFolder(packageRoot: root)
-            let pipeline = CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov])
+            let pipeline = CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov, .junit])
+            let tests = try importTests()
+            let hasCoverage = !export.isEmpty || !profile.isEmpty || buildPath != nil
+            var status = ExitStatus.success
+            var coverageLine: String?
+            if hasCoverage {
+                let (gate, report) = try coverageStatus(root: root, output: output, pipeline: pipeline)
+                status = gate
+                coverageLine = pipeline.summaryLine(report)
+            }
+            if let tests {
+                let testStatus = try pipeline.processTests(tests, packageRoot: root, output: output, coverageLine: coverageLine)
+                if testStatus == .testsFailed { return .testsFailed }
+            }
+            return status
+        }
+
+        /// Test results from the imported files, or nil when none were given.
+        private func importTests() throws -> TestRunResults? {
+            guard hasTestInput else { return nil }
+            let list = try testList.map { TestList.parse(try String(contentsOf: absoluteURL($0), encoding: .utf8)) }
+            return try TestResultImporter.combined(logs: testLog.map(absoluteURL), streams: eventStream.map(absoluteURL),
+                                                   junit: junitInput.map(absoluteURL), testList: list)
+        }
+
+        private func coverageStatus(root: URL, output: OutputFolder, pipeline: CoveragePipeline) throws -> (ExitStatus, CoverageReport) {
             if !export.isEmpty {
                 let exports = export.map(absoluteURL)
                 for file in exports where !FileManager.default.fileExists(atPath: file.path) {
@@ -54,8 +97,8 @@ extension Testscope {
                 }
                 let toolchain = try? coverage.toolchain()
                 let recorded = exports.map(BuildArtifacts.modified).max()
-                return try pipeline.process(exports: exports, packageRoot: root, toolchain: toolchain,
-                                            output: output, dataRecordedAt: recorded)
+                return try pipeline.processCoverage(exports: exports, packageRoot: root, toolchain: toolchain,
+                                                    output: output, dataRecordedAt: recorded)
             }
             let toolchain = try coverage.toolchain()
             var profiles = profile.map(absoluteURL)
@@ -87,8 +130,8 @@ extension Testscope {
             coverage.terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
             try collector.export(profile: merged, binaries: binaries, to: exportURL)
             let recorded = profiles.map(BuildArtifacts.modified).max()
-            return try pipeline.process(exports: [exportURL], packageRoot: root, toolchain: toolchain,
-                                        output: output, dataRecordedAt: recorded)
+            return try pipeline.processCoverage(exports: [exportURL], packageRoot: root, toolchain: toolchain,
+                                                output: output, dataRecordedAt: recorded)
         }
     }
 }

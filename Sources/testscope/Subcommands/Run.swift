@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeTestResults
 
 extension Testscope {
     /// `testscope run`: swift test with coverage, then profiles merged and exported by Testscope itself.
@@ -25,12 +26,16 @@ extension Testscope {
         @Option(name: .long, help: ArgumentHelp("Forwarded to swift test: the build folder.", valueName: "dir"))
         var scratchPath: String?
 
+        @Option(name: .long, help: ArgumentHelp("Kill a test that runs longer than this, mark it timed out, and run the rest.", valueName: "seconds"))
+        var testTimeout: Double?
+
         @OptionGroup var coverage: CoverageOptions
 
         @Argument(parsing: .postTerminator, help: "Extra arguments for swift test (after --).")
         var swiftTestArguments: [String] = []
 
         func validate() throws {
+            if let testTimeout, !(testTimeout > 0) { throw ValidationError("--test-timeout takes a number of seconds above 0") }
             if let configuration, !["debug", "release"].contains(configuration) {
                 throw ValidationError("-c/--configuration takes debug or release, not \(configuration)")
             }
@@ -56,55 +61,49 @@ extension Testscope {
             var buildArguments = ["--package-path", root.path]
             if let configuration { buildArguments += ["-c", configuration] }
             if let scratchPath { buildArguments += ["--scratch-path", absoluteURL(scratchPath).path] }
-            var testArguments = ["test"] + buildArguments + ["--enable-code-coverage"]
-            for pattern in filter { testArguments += ["--filter", pattern] }
-            for pattern in skip { testArguments += ["--skip", pattern] }
-            testArguments += swiftTestArguments
-
-            var environment = ProcessInfo.processInfo.environment
-            if environment["SWIFT_BACKTRACE"] == nil { environment["SWIFT_BACKTRACE"] = "interactive=no" }
             let logURL = try output.file("swift-test.log")
             let log = try AtomicFileWriter(destination: logURL)
+            terminal.note("running swift test --enable-code-coverage in \(root.path)")
+            let request = TestRunRequest(
+                swift: swift, buildArguments: buildArguments, filters: filter, skips: skip,
+                extraArguments: swiftTestArguments, artifacts: output.url, testTimeout: testTimeout, echo: true)
             let started = Date().addingTimeInterval(-1)
-            terminal.note("running swift \(testArguments.joined(separator: " "))")
-            let result = try ProcessRunner.stream(swift, testArguments, environment: environment,
-                                                  onLine: { line in try? log.write(line + "\n") })
+            let coordinator = TestRunCoordinator(request: request, note: { terminal.note($0) })
+            let run = try coordinator.run(log: log)
             try log.commit()
-            let stderr = result.stderrText
-            if stderr.contains("no tests found") {
+            if run.swiftTestStderr.contains("no tests found") {
                 throw CoverageError.noTests(package: root.path)
             }
-            let testsFailed = !result.succeeded
+            var tests = run.results
+            tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
+            let testsFailed = tests.hasFailures || run.swiftTestStatus != 0
 
-            let binResult = try ProcessRunner.run(swift, ["build"] + buildArguments + ["--show-bin-path"])
-            let binPath = URL(fileURLWithPath: binResult.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
-            let codecov = binPath.appendingPathComponent("codecov")
-            let profiles = BuildArtifacts.profiles(in: codecov, since: started).raw
-            guard !profiles.isEmpty else {
+            guard !run.profiles.isEmpty, let binary = run.testBinary else {
                 if testsFailed {
-                    Terminal.error("swift test failed before any test wrote coverage (see its output above and in \(logURL.path)); no coverage report")
+                    if !tests.results.isEmpty { _ = try CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov, .junit])
+                        .processTests(tests, packageRoot: root, output: output, coverageLine: nil) }
+                    Terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
                     return .testsFailed
                 }
-                throw CoverageError.noProfiles(directory: codecov.path)
-            }
-            guard let binary = BuildArtifacts.testBinary(in: binPath) else {
-                throw CoverageError.noTestBinary(directory: binPath.path)
+                throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
             }
             let collector = CoverageCollector(toolchain: toolchain)
             let profdata = try output.file("default.profdata")
-            terminal.progress("merging \(profiles.count) raw profile(s)")
-            try collector.mergeProfiles(profiles, into: profdata)
+            terminal.progress("merging \(run.profiles.count) raw profile(s)")
+            try collector.mergeProfiles(run.profiles, into: profdata)
             let export = try output.file("llvm-cov-export.json")
             terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
             try collector.export(profile: profdata, binaries: [binary], to: export)
 
-            let pipeline = CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov])
-            let gate = try pipeline.process(exports: [export], packageRoot: root, toolchain: toolchain,
-                                            output: output, dataRecordedAt: started)
-            if testsFailed {
-                Terminal.error(result.terminatedBySignal
-                    ? "swift test was killed by signal \(result.status); coverage above covers the tests that ran"
-                    : "tests failed (swift test exit status \(result.status)); coverage above covers the tests that ran")
+            let pipeline = CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov, .junit])
+            let (gate, report) = try pipeline.processCoverage(exports: [export], packageRoot: root, toolchain: toolchain,
+                                                              output: output, dataRecordedAt: started)
+            let testStatus = try pipeline.processTests(tests, packageRoot: root, output: output,
+                                                       coverageLine: pipeline.summaryLine(report))
+            if testsFailed || testStatus == .testsFailed {
+                Terminal.error(tests.hasFailures
+                    ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
+                    : "swift test exited with status \(run.swiftTestStatus); coverage above covers the tests that ran")
                 return .testsFailed
             }
             return gate

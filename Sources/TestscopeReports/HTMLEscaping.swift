@@ -1,0 +1,90 @@
+import Foundation
+
+/// Escaping for everything that reaches the HTML report from the package or the run (paths, source
+/// text, function names, messages): the same five characters the Mustache library escapes in `{{x}}`.
+public enum HTMLEscaping {
+    /// `<`, `>`, `&`, `"` and `'` as character references; everything else unchanged.
+    public static func escape(_ text: String) -> String {
+        var needs = false
+        for byte in text.utf8 where replacement(byte) != nil {
+            needs = true
+            break
+        }
+        guard needs else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
+        appendEscaped(text.utf8, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends UTF-8 bytes escaped. The bytes must be valid UTF-8 (the escaped characters are ASCII,
+    /// so escaping never splits a multi-byte character).
+    @inline(__always)
+    public static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+        for byte in bytes {
+            if let entity = replacement(byte) {
+                out.append(contentsOf: entity)
+            } else {
+                out.append(byte)
+            }
+        }
+    }
+
+    @inline(__always)
+    static func replacement(_ byte: UInt8) -> [UInt8]? {
+        switch byte {
+        case UInt8(ascii: "<"): return lt
+        case UInt8(ascii: ">"): return gt
+        case UInt8(ascii: "&"): return amp
+        case UInt8(ascii: "\""): return quot
+        case UInt8(ascii: "'"): return apos
+        default: return nil
+        }
+    }
+
+    private static let lt = Array("&lt;".utf8)
+    private static let gt = Array("&gt;".utf8)
+    private static let amp = Array("&amp;".utf8)
+    private static let quot = Array("&quot;".utf8)
+    private static let apos = Array("&#39;".utf8)
+
+    /// Text for inside an inline `<script>`/`<style>` element: `</` cannot end the element early.
+    public static func inlineElementText(_ text: String) -> String {
+        text.replacingOccurrences(of: "</", with: "<\\/")
+    }
+}
+
+/// Number formatting of the HTML report.
+public enum HTMLFormat {
+    /// An execution count in at most 4 characters plus a suffix, like llvm-cov's `show`: `987`,
+    /// `1.50k`, `12.3k`, `456M`. Digits are cut, never rounded up, so a count is never overstated.
+    public static func abbreviatedCount(_ count: UInt64) -> String {
+        if count < 1000 { return String(count) }
+        let suffixes = ["k", "M", "G", "T", "P", "E"]
+        var unit: UInt64 = 1000
+        var index = 0
+        while index + 1 < suffixes.count, count / unit >= 1000 {
+            unit *= 1000
+            index += 1
+        }
+        let whole = count / unit
+        let rest = count % unit
+        let decimals = whole < 10 ? 2 : whole < 100 ? 1 : 0
+        guard decimals > 0 else { return "\(whole)\(suffixes[index])" }
+        var scale: UInt64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let fraction = String(rest / (unit / scale))
+        return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction + suffixes[index]
+    }
+
+    /// Digits grouped by thousands with thin spaces: `12 345` (locale-independent).
+    public static func grouped(_ count: UInt64) -> String {
+        let digits = Array(String(count))
+        var out = ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "\u{202F}" }
+            out.append(digit)
+        }
+        return out
+    }
+}

@@ -1,0 +1,148 @@
+import TestscopeCoverage
+
+/// A link of the report's top navigation. Only "Coverage" exists now; the "Tests" and "Flaky"
+/// pages add theirs when they are written (the nav shows exactly the items it is given).
+public struct HTMLNavigationItem: Equatable, Sendable {
+    public var title: String
+    /// Relative to the report's folder, e.g. `index.html` or `tests.html`.
+    public var href: String
+
+    public init(title: String, href: String) {
+        self.title = title
+        self.href = href
+    }
+
+    public static let coverage = HTMLNavigationItem(title: "Coverage", href: "index.html")
+}
+
+/// The view models handed to the templates: dictionaries of strings, booleans and lists (the
+/// Mustache library escapes every `{{value}}`; only markup Testscope built itself goes in `{{{ }}}`).
+enum HTMLModels {
+    typealias Model = [String: Any]
+
+    /// A covered/total pair: `text` ("85.71%" or "–"), `level` (hi, mid, lo, na), `width` for bars,
+    /// `sort` (the percentage, -1 for 0/0).
+    static func ratio(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> Model {
+        [
+            "text": Format.percent(ratio), "covered": String(ratio.covered), "total": String(ratio.total),
+            "level": level(ratio, watermarks), "width": width(ratio),
+            "sort": ratio.percent.map { Format.fixed($0, decimals: 4) } ?? "-1",
+        ]
+    }
+
+    static func level(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> String {
+        guard let percent = ratio.percent else { return "na" }
+        return percent < watermarks.low ? "lo" : percent < watermarks.high ? "mid" : "hi"
+    }
+
+    static func width(_ ratio: CoverageRatio) -> String {
+        ratio.percent.map { Format.fixed($0, decimals: 1) } ?? "0"
+    }
+
+    /// The three totals cards (lines, functions, regions).
+    static func totals(_ summary: CoverageSummary, _ watermarks: Watermarks) -> [Model] {
+        [("lines", "Lines", summary.lines), ("functions", "Functions", summary.functions), ("regions", "Regions", summary.regions)]
+            .map { key, name, value in ratio(value, watermarks).merging(["key": key, "name": name]) { $1 } }
+    }
+
+    /// Lines, functions and regions of a summary, for a table row.
+    static func summaryCells(_ summary: CoverageSummary, _ watermarks: Watermarks) -> Model {
+        ["lines": ratio(summary.lines, watermarks), "functions": ratio(summary.functions, watermarks),
+         "regions": ratio(summary.regions, watermarks)]
+    }
+
+    /// A row of a file table; `href` is relative to the page showing the table.
+    static func fileRow(_ file: FileCoverage, href: String, _ watermarks: Watermarks) -> Model {
+        let (dir, base) = split(file.relativePath)
+        var row = summaryCells(file.summary, watermarks)
+        row["path"] = file.relativePath
+        row["dir"] = dir
+        row["base"] = base
+        row["href"] = href
+        row["missed"] = String(file.summary.lines.missed)
+        row["full"] = file.summary.lines.missed == 0 && file.summary.regions.missed == 0 && file.summary.functions.missed == 0
+        return row
+    }
+
+    /// `Sources/A/B.swift` → (`Sources/A/`, `B.swift`).
+    static func split(_ path: String) -> (dir: String, base: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        return (String(path[...slash]), String(path[path.index(after: slash)...]))
+    }
+
+    /// When and from what the report was made.
+    static func facts(_ metadata: ReportMetadata, generator: String, watermarks: Watermarks) -> [Model] {
+        var facts: [Model] = [
+            ["label": "Package", "value": metadata.packageRoot, "detail": metadata.packageRoot],
+            ["label": "Created", "value": metadata.createdAt, "detail": "when this report was made"],
+        ]
+        if !metadata.inputs.isEmpty {
+            let names = metadata.inputs.map { split($0).base }
+            facts.append(["label": metadata.inputs.count == 1 ? "Profile" : "Profiles", "value": names.joined(separator: ", "),
+                          "detail": metadata.inputs.joined(separator: "\n")])
+        }
+        facts.append(["label": "Toolchain", "value": metadata.toolchain ?? "unknown", "detail": metadata.toolchain ?? "not recorded"])
+        facts.append(["label": "Generator", "value": generator, "detail": generator])
+        return facts
+    }
+
+    /// A directory or target row.
+    static func groupRow(name: String, files: Int, summary: CoverageSummary, _ watermarks: Watermarks) -> Model {
+        var row = summaryCells(summary, watermarks)
+        row["name"] = name
+        row["files"] = String(files)
+        return row
+    }
+
+    /// One function (or closure) row for `function-row.mustache`.
+    struct FunctionRow: HTMLRow {
+        var function: FunctionCoverage
+        var isClosure: Bool
+        var anchor: String
+        var watermarks: Watermarks
+
+        func value(_ name: String) -> String? {
+            switch name {
+            case "kind": return isClosure ? "closure" : "function"
+            case "hit": return function.isCovered ? "hit" : "missed"
+            case "anchor": return anchor
+            case "name": return function.name
+            case "line": return String(function.line)
+            case "count": return HTMLFormat.abbreviatedCount(function.count)
+            case "exact": return "\(function.count) \(function.count == 1 ? "call" : "calls")"
+            case "linesText": return Format.percent(function.lines)
+            case "linesLevel": return HTMLModels.level(function.lines, watermarks)
+            case "linesWidth": return HTMLModels.width(function.lines)
+            case "linesRatio": return "\(function.lines.covered)/\(function.lines.total)"
+            case "regionsText": return Format.percent(function.regions)
+            case "regionsLevel": return HTMLModels.level(function.regions, watermarks)
+            case "regionsWidth": return HTMLModels.width(function.regions)
+            case "regionsRatio": return "\(function.regions.covered)/\(function.regions.total)"
+            default: return nil
+            }
+        }
+    }
+
+    /// The function table's rows: each function, then its closures indented under it.
+    static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
+                             _ watermarks: Watermarks) -> String {
+        var out: [UInt8] = []
+        for function in file.functions.sorted(by: { ($0.line, $0.column) < ($1.line, $1.column) }) {
+            template.render(FunctionRow(function: function, isClosure: false, anchor: "\(anchorPrefix)L\(function.line)",
+                                        watermarks: watermarks), to: &out)
+            for closure in function.closures {
+                template.render(FunctionRow(function: closure, isClosure: true, anchor: "\(anchorPrefix)L\(closure.line)",
+                                            watermarks: watermarks), to: &out)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Links to the pages of a table split into pages (`pages` is false for one page).
+    static func pager(count: Int, current: Int, href: (Int) -> String) -> Any {
+        guard count > 1 else { return false }
+        return ["links": (0..<count).map { index -> Model in
+            ["label": String(index + 1), "href": href(index), "current": index == current]
+        }]
+    }
+}

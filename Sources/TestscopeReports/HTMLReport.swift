@@ -1,0 +1,277 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+
+/// The HTML coverage report, rendered from the templates: `index.html` (totals, files, directories,
+/// targets), a page per source file under `files/` (annotated source and function table), a page
+/// per directory under `dirs/` when there are more files than fit one index, and `assets/`; or,
+/// with `singleFile`, one self-contained `index.html` holding every page.
+public struct HTMLReport: CoverageRenderer {
+    public var templates: HTMLTemplates
+    public var watermarks: Watermarks
+    public var singleFile: Bool
+    /// The top navigation's links, in order (the coverage report's own is `.coverage`).
+    public var navigation: [HTMLNavigationItem]
+    public var generatorVersion: String
+    /// Above this many files the index lists directories and each directory page lists its files
+    /// (in pages of this many), so no page grows past a few MB.
+    public var filesPerPage = 1000
+    public var fileName: String { "index.html" }
+
+    public init(templates: HTMLTemplates, watermarks: Watermarks = Watermarks(), singleFile: Bool = false,
+                navigation: [HTMLNavigationItem] = [.coverage], generatorVersion: String) {
+        self.templates = templates
+        self.watermarks = watermarks
+        self.singleFile = singleFile
+        self.navigation = navigation
+        self.generatorVersion = generatorVersion
+    }
+
+    var generator: String { "testscope \(generatorVersion)" }
+
+    /// The self-contained single-file report (what `--html-single-file` writes as index.html).
+    public func render<Output: TextOutput>(_ report: CoverageReport, to output: inout Output) throws {
+        try output.write(try singleFileDocument(report))
+    }
+
+    /// Writes the report into `folder` (every page atomically, nothing outside the folder) and
+    /// returns the path of its `index.html`. Pages of files no longer in the report are removed.
+    @discardableResult
+    public func write(_ report: CoverageReport, into folder: OutputFolder) throws -> String {
+        try folder.prepare()
+        let index = try folder.file("index.html")
+        var written = Set<String>()
+        if singleFile {
+            try AtomicFileWriter.write(try singleFileDocument(report), to: index)
+        } else {
+            try writeAssets(into: folder)
+            let pages = HTMLPageNames.pages(for: report.files.map(\.relativePath))
+            try writeFilePages(report, pages: pages, into: folder)
+            written.formUnion(pages.map { "files/" + $0 })
+            let split = report.files.count > filesPerPage
+            var directoryLinks: [String: String] = [:]
+            if split {
+                let directoryPages = try writeDirectoryPages(report, filePages: pages, into: folder)
+                written.formUnion(directoryPages.written)
+                directoryLinks = directoryPages.links
+            }
+            let body = try indexBody(report, fileHrefs: pages.map { "files/" + $0 }, split: split, directoryLinks: directoryLinks)
+            try AtomicFileWriter.write(try page(report, title: "Coverage · \(packageName(report))", kind: "index", root: "",
+                                                body: body, inline: false), to: index)
+        }
+        try removeStalePages(in: folder, keeping: written)
+        return index.path
+    }
+
+    // MARK: Pages
+
+    func singleFileDocument(_ report: CoverageReport) throws -> String {
+        let ids = report.files.indices.map { "f\($0 + 1)" }
+        let bodies = try renderConcurrently(report.files.count) { i in
+            try fileBody(report, index: i, root: "", anchorPrefix: ids[i] + "-", indexHref: "#index",
+                         href: { "#" + ids[$0] })
+        }
+        let index = try indexBody(report, fileHrefs: ids.map { "#" + $0 }, split: false, directoryLinks: [:])
+        let files: [HTMLModels.Model] = zip(ids, bodies).map { ["id": $0, "body": $1] }
+        let body = try templates.render("single", ["index": index, "files": files])
+        return try page(report, title: "Coverage · \(packageName(report))", kind: "single", root: "", body: body, inline: true)
+    }
+
+    /// The layout around a page body.
+    func page(_ report: CoverageReport, title: String, kind: String, root: String, body: String, inline: Bool) throws -> String {
+        var model = common(report, root: root)
+        model["title"] = title
+        model["pageKind"] = kind
+        model["body"] = body
+        model["inlineAssets"] = inline
+        model["headScript"] = HTMLEscaping.inlineElementText(templates.assets["head.js"] ?? "")
+        if inline {
+            model["css"] = HTMLEscaping.inlineElementText(templates.assets["report.css"] ?? "")
+            model["script"] = HTMLEscaping.inlineElementText(templates.assets["report.js"] ?? "")
+        }
+        return try templates.render("layout", model)
+    }
+
+    /// What every template may use: the package, the navigation, the generator and the watermarks.
+    func common(_ report: CoverageReport, root: String) -> HTMLModels.Model {
+        [
+            "root": root, "package": packageName(report), "packageRoot": report.metadata.packageRoot,
+            "generator": generator, "createdAt": report.metadata.createdAt,
+            "nav": navigation.map { ["title": $0.title, "href": $0.href, "current": $0 == .coverage] as HTMLModels.Model },
+            "watermarkLow": Format.fixed(watermarks.low, decimals: 0), "watermarkHigh": Format.fixed(watermarks.high, decimals: 0),
+        ]
+    }
+
+    func packageName(_ report: CoverageReport) -> String {
+        let name = URL(fileURLWithPath: report.metadata.packageRoot).lastPathComponent
+        return name.isEmpty ? report.metadata.packageRoot : name
+    }
+
+    func indexBody(_ report: CoverageReport, fileHrefs: [String], split: Bool, directoryLinks: [String: String]) throws -> String {
+        var model = common(report, root: "")
+        model["facts"] = HTMLModels.facts(report.metadata, generator: generator, watermarks: watermarks)
+        model["totals"] = HTMLModels.totals(report.totals, watermarks)
+        model["fileCount"] = String(report.files.count)
+        model["split"] = split
+        model["fileTable"] = split ? false : fileTable(report.files.indices.map { (report.files[$0], fileHrefs[$0]) }, pager: false)
+        var directories: [HTMLModels.Model] = []
+        if split, report.files.contains(where: { !$0.relativePath.contains("/") }) {
+            let top = report.files.filter { !$0.relativePath.contains("/") }
+            var row = HTMLModels.groupRow(name: "./", files: top.count, summary: top.reduce(CoverageSummary()) { $0 + $1.summary }, watermarks)
+            row["path"] = "."
+            row["depth"] = "0"
+            row["href"] = directoryLinks[""].map { $0 as Any } ?? false
+            directories.append(row)
+        }
+        let sorted = report.directories.sorted { $0.name.split(separator: "/").lexicographicallyPrecedes($1.name.split(separator: "/")) }
+        for group in sorted {
+            var row = HTMLModels.groupRow(name: group.name, files: group.files, summary: group.summary, watermarks)
+            let components = group.name.split(separator: "/")
+            row["name"] = components.last.map(String.init) ?? group.name
+            row["path"] = group.name
+            row["depth"] = String(max(0, components.count - 1))
+            row["href"] = directoryLinks[group.name].map { $0 as Any } ?? false
+            directories.append(row)
+        }
+        model["directories"] = directories
+        model["directoryCount"] = String(report.directories.count)
+        model["targets"] = report.targets.map { HTMLModels.groupRow(name: $0.name, files: $0.files, summary: $0.summary, watermarks) }
+        model["targetCount"] = String(report.targets.count)
+        return try templates.render("index", model)
+    }
+
+    func fileTable(_ files: [(FileCoverage, String)], pager: Any) -> HTMLModels.Model {
+        ["files": files.map { HTMLModels.fileRow($0.0, href: $0.1, watermarks) }, "count": String(files.count), "pages": pager]
+    }
+
+    /// A file page's body; `href(i)` links to file i from this page.
+    func fileBody(_ report: CoverageReport, index: Int, root: String, anchorPrefix: String, indexHref: String,
+                  href: (Int) -> String) throws -> String {
+        let file = report.files[index]
+        let source = SourceText.read(URL(fileURLWithPath: file.path))
+        let view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine)
+        var model = common(report, root: root)
+        let (dir, base) = HTMLModels.split(file.relativePath)
+        model["path"] = file.relativePath
+        model["dir"] = dir
+        model["base"] = base
+        model["target"] = file.target ?? false
+        model["indexHref"] = indexHref
+        model["totals"] = HTMLModels.totals(file.summary, watermarks)
+        model["notices"] = view.notices
+        let functionCount = file.functions.count + file.functions.reduce(0) { $0 + $1.closures.count }
+        model["functionCount"] = functionCount == file.functions.count ? "\(functionCount)" : "\(file.functions.count) + \(functionCount - file.functions.count) closures"
+        model["hasFunctions"] = !file.functions.isEmpty
+        model["functionRows"] = HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks)
+        model["uncoveredLines"] = String(view.uncoveredLines)
+        model["partialLines"] = String(view.partialLines)
+        model["sourceLines"] = String(decoding: view.rows, as: UTF8.self)
+        model["previous"] = index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : false
+        model["next"] = index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : false
+        return try templates.render("file", model)
+    }
+
+    func neighbour(_ file: FileCoverage, href: String) -> HTMLModels.Model {
+        ["path": file.relativePath, "base": HTMLModels.split(file.relativePath).base, "href": href]
+    }
+
+    // MARK: Writing
+
+    func writeAssets(into folder: OutputFolder) throws {
+        try makeFolder(folder, "assets")
+        for name in ["report.css", "report.js"] {
+            try AtomicFileWriter.write(templates.assets[name] ?? "", to: try folder.file("assets/" + name))
+        }
+    }
+
+    func writeFilePages(_ report: CoverageReport, pages: [String], into folder: OutputFolder) throws {
+        try makeFolder(folder, "files")
+        let name = packageName(report)
+        _ = try renderConcurrently(report.files.count) { i -> Bool in
+            let body = try fileBody(report, index: i, root: "../", anchorPrefix: "", indexHref: "../index.html", href: { pages[$0] })
+            let text = try page(report, title: "\(report.files[i].relativePath) · \(name)", kind: "file", root: "../", body: body, inline: false)
+            try AtomicFileWriter.write(text, to: try folder.file("files/" + pages[i]))
+            return true
+        }
+    }
+
+    /// Directory pages (large reports): each directory's own files, in pages of `filesPerPage`.
+    func writeDirectoryPages(_ report: CoverageReport, filePages: [String], into folder: OutputFolder) throws
+        -> (written: [String], links: [String: String]) {
+        try makeFolder(folder, "dirs")
+        var byDirectory: [String: [Int]] = [:]
+        for (i, file) in report.files.enumerated() {
+            let dir = HTMLModels.split(file.relativePath).dir
+            byDirectory[dir.isEmpty ? "" : String(dir.dropLast()), default: []].append(i)
+        }
+        let directories = byDirectory.keys.sorted()
+        let baseNames = HTMLPageNames.pages(for: directories.map { $0.isEmpty ? "top-level" : $0 })
+        var written: [String] = []
+        var links: [String: String] = [:]
+        for (directory, baseName) in zip(directories, baseNames) {
+            let indices = byDirectory[directory]!
+            let chunks = stride(from: 0, to: indices.count, by: filesPerPage).map { Array(indices[$0..<min($0 + filesPerPage, indices.count)]) }
+            let stem = String(baseName.dropLast(".html".count))
+            let names = chunks.indices.map { $0 == 0 ? baseName : "\(stem)~\($0 + 1).html" }
+            links[directory] = "dirs/" + names[0]
+            let summary = indices.reduce(CoverageSummary()) { $0 + report.files[$1].summary }
+            for (page, chunk) in chunks.enumerated() {
+                var model = common(report, root: "../")
+                model["path"] = directory.isEmpty ? "." : directory
+                model["totals"] = HTMLModels.totals(summary, watermarks)
+                model["fileTable"] = fileTable(chunk.map { (report.files[$0], "../files/" + filePages[$0]) },
+                                               pager: HTMLModels.pager(count: chunks.count, current: page) { names[$0] })
+                let body = try templates.render("directory", model)
+                let text = try self.page(report, title: "\(directory.isEmpty ? "." : directory)/ · \(packageName(report))",
+                                         kind: "directory", root: "../", body: body, inline: false)
+                try AtomicFileWriter.write(text, to: try folder.file("dirs/" + names[page]))
+                written.append("dirs/" + names[page])
+            }
+        }
+        return (written, links)
+    }
+
+    func makeFolder(_ folder: OutputFolder, _ name: String) throws {
+        let url = try folder.file(name)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw ExecutionError.cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
+    /// Removes `files/*.html` and `dirs/*.html` that this run did not write (left from an earlier report).
+    func removeStalePages(in folder: OutputFolder, keeping written: Set<String>) throws {
+        for sub in ["files", "dirs"] {
+            let url = try folder.file(sub)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else { continue }
+            for name in names where name.hasSuffix(".html") && !written.contains("\(sub)/\(name)") {
+                try? FileManager.default.removeItem(at: url.appendingPathComponent(name))
+            }
+        }
+    }
+
+    /// Runs `body` for 0..<count on all cores; results in order; the first error is rethrown.
+    func renderConcurrently<T>(_ count: Int, _ body: (Int) throws -> T) throws -> [T] {
+        var results = [T?](repeating: nil, count: count)
+        var firstError: Error?
+        let lock = NSLock()
+        results.withUnsafeMutableBufferPointer { buffer in
+            let pointer = buffer
+            DispatchQueue.concurrentPerform(iterations: count) { i in
+                do {
+                    let value = try body(i)
+                    lock.lock()
+                    pointer[i] = value
+                    lock.unlock()
+                } catch {
+                    lock.lock()
+                    if firstError == nil { firstError = error }
+                    lock.unlock()
+                }
+            }
+        }
+        if let firstError { throw firstError }
+        return results.map { $0! }
+    }
+}

@@ -1,0 +1,201 @@
+import TestscopeCoverage
+
+/// One file's annotated source for the file page: every line as a `source-line.mustache` row with
+/// its number, state (covered, uncovered, partial, excluded), abbreviated and exact count, and the
+/// highlighted, escaped code with the never-run spans of partial lines marked.
+struct HTMLSourceView {
+    /// The CSS class of a line (the `state` variable).
+    enum State: String {
+        case none = "", covered = "cov", uncovered = "unc", partial = "par", excluded = "exc"
+    }
+
+    /// The rendered rows and what the page says about them.
+    struct Result {
+        var rows: [UInt8]
+        var notices: [String]
+        var uncoveredLines = 0
+        var partialLines = 0
+        var excludedLines = 0
+    }
+
+    /// One row's values; `code` is HTML already (highlighted and escaped).
+    struct Row: HTMLRow {
+        var anchor: String
+        var number: UInt32
+        var state: State
+        var count: String
+        var exact: String
+        var code: [UInt8]
+
+        func value(_ name: String) -> String? {
+            switch name {
+            case "anchor": return anchor
+            case "number": return String(number)
+            case "state": return state.rawValue
+            case "count": return count
+            case "exact": return exact
+            case "code": return String(decoding: code, as: UTF8.self)
+            default: return nil
+            }
+        }
+
+        func append(_ name: String, escaped: Bool, to out: inout [UInt8]) {
+            if name == "code" && !escaped {
+                out.append(contentsOf: code)
+            } else if let text = value(name) {
+                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
+            }
+        }
+    }
+
+    static func render(file: FileCoverage, source: SourceText?, anchorPrefix: String, template: HTMLRowTemplate) -> Result {
+        var result = Result(rows: [], notices: [])
+        let lastCovered = Int(max(file.lines.last?.line ?? 0, file.excludedLines.max() ?? 0))
+        var excluded = Set(file.excludedLines)
+        var tokens: [SwiftHighlighter.Token] = []
+        var lineCount = lastCovered
+        if let source {
+            excluded.formUnion(ExclusionMarkers.excludedLines(in: source).lines)
+            tokens = SwiftHighlighter.tokens(source.bytes)
+            lineCount = max(source.lineCount, lastCovered)
+            if lastCovered > source.lineCount {
+                result.notices.append("The source has \(source.lineCount) lines but the coverage data reaches line \(lastCovered): "
+                    + "it changed since the run, so the counts may not match the text.")
+            }
+            if !source.isValidUTF8 {
+                result.notices.append("The source is not valid UTF-8; invalid bytes are shown as \u{FFFD}.")
+            }
+        } else {
+            result.notices.append("The source file \(file.path) could not be read (deleted or moved since the run); "
+                + "the counts are shown by line number only.")
+        }
+        result.rows.reserveCapacity(lineCount * 120 + (source?.bytes.count ?? 0) * 2)
+        var coverageIndex = 0
+        var tokenIndex = 0
+        var code: [UInt8] = []
+        for number in stride(from: 1, through: lineCount, by: 1) {
+            while coverageIndex < file.lines.count && Int(file.lines[coverageIndex].line) < number { coverageIndex += 1 }
+            let coverage = coverageIndex < file.lines.count && Int(file.lines[coverageIndex].line) == number
+                ? file.lines[coverageIndex] : nil
+            var row = Row(anchor: anchorPrefix + "L" + String(number), number: UInt32(number), state: .none,
+                          count: "", exact: "", code: [])
+            if excluded.contains(UInt32(number)) {
+                row.state = .excluded
+                row.exact = "excluded by a testscope:ignore marker"
+                result.excludedLines += 1
+            } else if let coverage {
+                row.count = HTMLFormat.abbreviatedCount(coverage.count)
+                if coverage.count == 0 {
+                    row.state = .uncovered
+                    row.exact = "0: never ran"
+                    result.uncoveredLines += 1
+                } else if coverage.isPartial {
+                    row.state = .partial
+                    row.exact = "\(coverage.count): ran, but the highlighted part never did"
+                    result.partialLines += 1
+                } else {
+                    row.state = .covered
+                    row.exact = String(coverage.count)
+                }
+            }
+            code.removeAll(keepingCapacity: true)
+            if let source, number <= source.lineCount {
+                let range = source.lineRanges[number - 1]
+                while tokenIndex < tokens.count && tokens[tokenIndex].end <= range.lowerBound { tokenIndex += 1 }
+                let spans = row.state == .partial ? uncoveredRanges(coverage!.uncoveredSpans, line: range, bytes: source.bytes) : []
+                appendCode(source: source, range: range, tokens: tokens, firstToken: tokenIndex, uncovered: spans, to: &code)
+            }
+            row.code = code
+            template.render(row, to: &result.rows)
+        }
+        return result
+    }
+
+    /// The never-run spans of a partial line as byte ranges inside it, sorted, merged, on character boundaries.
+    static func uncoveredRanges(_ spans: [ColumnSpan], line: Range<Int>, bytes: [UInt8]) -> [(range: Range<Int>, count: UInt64)] {
+        var ranges: [(range: Range<Int>, count: UInt64)] = []
+        for span in spans.sorted(by: { $0.start < $1.start }) {
+            var lower = min(line.upperBound, line.lowerBound + Int(span.start) - 1)
+            var upper = min(line.upperBound, span.end.map { line.lowerBound + Int($0) - 1 } ?? line.upperBound)
+            while lower < line.upperBound && bytes[lower] & 0xC0 == 0x80 { lower += 1 }
+            while upper < line.upperBound && bytes[upper] & 0xC0 == 0x80 { upper += 1 }
+            guard lower < upper else { continue }
+            if let last = ranges.last, last.range.upperBound >= lower {
+                ranges[ranges.count - 1].range = last.range.lowerBound..<max(last.range.upperBound, upper)
+            } else {
+                ranges.append((lower..<upper, span.count))
+            }
+        }
+        return ranges
+    }
+
+    private static let spanClose = Array("</span>".utf8)
+    private static let openTags: [[UInt8]] = [SwiftHighlighter.Kind.keyword, .string, .comment, .number, .attribute, .directive, .type]
+        .map { Array("<span class=\"\($0.rawValue)\">".utf8) }
+
+    @inline(__always)
+    static func openTag(_ kind: SwiftHighlighter.Kind) -> [UInt8] {
+        switch kind {
+        case .keyword: return openTags[0]
+        case .string: return openTags[1]
+        case .comment: return openTags[2]
+        case .number: return openTags[3]
+        case .attribute: return openTags[4]
+        case .directive: return openTags[5]
+        case .type: return openTags[6]
+        }
+    }
+
+    /// The line's code: token spans (`<span class="k">`), each wholly inside or outside the
+    /// never-run spans (`<span class="u" title="…">`), so the markup always nests.
+    static func appendCode(source: SourceText, range: Range<Int>, tokens: [SwiftHighlighter.Token], firstToken: Int,
+                           uncovered: [(range: Range<Int>, count: UInt64)], to out: inout [UInt8]) {
+        var position = range.lowerBound
+        var tokenIndex = firstToken
+        var spanIndex = 0
+        var insideSpan = false
+        while position < range.upperBound {
+            if spanIndex < uncovered.count {
+                let span = uncovered[spanIndex]
+                if !insideSpan && position == span.range.lowerBound {
+                    out.append(contentsOf: Array("<span class=\"u\" title=\"not executed: region count \(span.count)\">".utf8))
+                    insideSpan = true
+                } else if insideSpan && position == span.range.upperBound {
+                    out.append(contentsOf: spanClose)
+                    insideSpan = false
+                    spanIndex += 1
+                    continue
+                }
+            }
+            while tokenIndex < tokens.count && tokens[tokenIndex].end <= position { tokenIndex += 1 }
+            var end = range.upperBound
+            var kind: SwiftHighlighter.Kind? = nil
+            if tokenIndex < tokens.count {
+                let token = tokens[tokenIndex]
+                if token.start <= position { kind = token.kind; end = min(end, token.end) } else { end = min(end, token.start) }
+            }
+            if spanIndex < uncovered.count {
+                let span = uncovered[spanIndex].range
+                end = min(end, insideSpan ? span.upperBound : (span.lowerBound > position ? span.lowerBound : end))
+            }
+            if let kind {
+                out.append(contentsOf: openTag(kind))
+                appendText(source: source, position..<end, to: &out)
+                out.append(contentsOf: spanClose)
+            } else {
+                appendText(source: source, position..<end, to: &out)
+            }
+            position = end
+        }
+        if insideSpan { out.append(contentsOf: spanClose) }
+    }
+
+    @inline(__always)
+    static func appendText(source: SourceText, _ range: Range<Int>, to out: inout [UInt8]) {
+        if source.isValidUTF8 {
+            HTMLEscaping.appendEscaped(source.bytes[range], to: &out)
+        } else {
+            HTMLEscaping.appendEscaped(String(decoding: source.bytes[range], as: UTF8.self).utf8, to: &out)
+        }
+    }
+}

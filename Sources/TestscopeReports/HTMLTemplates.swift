@@ -1,0 +1,152 @@
+import Foundation
+import Mustache
+import TestscopeTemplates
+
+/// The HTML report's templates and assets: the ones compiled into the binary (templates/), or a
+/// user's copies from `--templates DIR` (files there replace the built-in ones of the same name).
+/// Every template is parsed and its partials checked when loading, so a broken template is a
+/// `ReportError` naming it before anything is written, never a crash or a half-written report.
+public struct HTMLTemplates: Sendable {
+    /// The templates the renderer uses (without `.mustache`).
+    public static let templateNames = [
+        "layout", "nav", "index", "directory", "file", "single", "totals", "file-table", "functions",
+        "function-row", "source-line", "ratio-cell",
+    ]
+    /// The assets (copied to `assets/` or inlined).
+    public static let assetNames = ["report.css", "report.js", "head.js"]
+
+    let library: MustacheLibrary
+    let assets: [String: String]
+    /// The row templates applied per source line / function row, with a fast path (see `HTMLRowTemplate`).
+    let sourceLine: HTMLRowTemplate
+    let functionRow: HTMLRowTemplate
+    /// Where the templates came from, for messages: "built-in templates" or a folder.
+    public let origin: String
+
+    /// The templates compiled into the binary.
+    public static func builtIn() throws -> HTMLTemplates {
+        try HTMLTemplates(files: BundledTemplates.files, overridden: [:], origin: "built-in templates")
+    }
+
+    /// A user's templates folder; files missing there fall back to the built-in ones.
+    public static func load(directory: URL) throws -> HTMLTemplates {
+        let path = directory.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ReportError.templatesFolderNotFound(path: path)
+        }
+        guard isDirectory.boolValue else {
+            throw ReportError.templatesFolderUnreadable(path: path, reason: "not a folder")
+        }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw ReportError.templatesFolderUnreadable(path: path, reason: Self.reason(error))
+        }
+        var files = BundledTemplates.files
+        var overridden: [String: String] = [:]
+        for name in names.sorted() where name.hasSuffix(".mustache") || assetNames.contains(name) {
+            let file = directory.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw ReportError.templateUnreadable(path: file.path, reason: access(file.path, R_OK) == 0 ? "not a regular file" : "permission denied")
+            }
+            files[name] = String(decoding: data, as: UTF8.self)
+            overridden[name] = file.path
+        }
+        let known = templateNames.map { $0 + ".mustache" } + assetNames
+        guard overridden.keys.contains(where: known.contains) else {
+            throw ReportError.noTemplatesInFolder(path: path, expected: known)
+        }
+        return try HTMLTemplates(files: files, overridden: overridden, origin: path)
+    }
+
+    /// Parses every template (`overridden` maps a file name to the user's path, for messages).
+    init(files: [String: String], overridden: [String: String], origin: String) throws {
+        self.origin = origin
+        func label(_ file: String) -> String { overridden[file] ?? "\(file) (built-in)" }
+        var library = MustacheLibrary()
+        var partials: [String: [String]] = [:]
+        for (file, text) in files.sorted(by: { $0.key < $1.key }) where file.hasSuffix(".mustache") {
+            let name = String(file.dropLast(".mustache".count))
+            do {
+                library.register(try MustacheTemplate(string: text), named: name)
+            } catch let error as MustacheTemplate.ParserError {
+                throw ReportError.templateSyntax(path: label(file), line: error.context.lineNumber,
+                                                 column: error.context.columnNumber, problem: Self.describe(error.error))
+            }
+            partials[name] = Self.partialReferences(in: text)
+        }
+        for name in Self.templateNames where library.getTemplate(named: name) == nil {
+            throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
+        }
+        for (name, references) in partials.sorted(by: { $0.key < $1.key }) {
+            for partial in references where partials[partial] == nil {
+                throw ReportError.missingPartial(template: label(name + ".mustache"), partial: partial)
+            }
+        }
+        for name in partials.keys.sorted() {
+            if let cycle = Self.cycle(from: name, partials: partials, path: []) {
+                throw ReportError.recursivePartial(template: label(name + ".mustache"), chain: cycle)
+            }
+        }
+        self.library = library
+        var assets: [String: String] = [:]
+        for name in Self.assetNames { assets[name] = files[name] ?? "" }
+        self.assets = assets
+        sourceLine = HTMLRowTemplate(name: "source-line", text: files["source-line.mustache"] ?? "", library: library)
+        functionRow = HTMLRowTemplate(name: "function-row", text: files["function-row.mustache"] ?? "", library: library)
+    }
+
+    /// Renders a template with a view model (dictionaries and `MustacheParent` values).
+    func render(_ name: String, _ context: Any) throws -> String {
+        guard let text = library.render(context, withTemplate: name) else {
+            throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
+        }
+        return text
+    }
+
+    /// The names in `{{>name}}` and `{{<name}}` tags (partials and parents).
+    static func partialReferences(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.range(of: "{{") {
+            rest = rest[open.upperBound...]
+            guard let first = rest.first, first == ">" || first == "<" else { continue }
+            guard let close = rest.range(of: "}}") else { break }
+            let name = rest[rest.index(after: rest.startIndex)..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty && !names.contains(name) { names.append(name) }
+            rest = rest[close.upperBound...]
+        }
+        return names
+    }
+
+    static func cycle(from name: String, partials: [String: [String]], path: [String]) -> [String]? {
+        if let start = path.firstIndex(of: name) { return Array(path[start...]) + [name] }
+        for next in partials[name] ?? [] {
+            if let found = cycle(from: next, partials: partials, path: path + [name]) { return found }
+        }
+        return nil
+    }
+
+    static func describe(_ error: Error) -> String {
+        switch error as? MustacheTemplate.Error {
+        case .sectionCloseNameIncorrect: return "a closing {{/…}} tag does not match the section it closes"
+        case .unfinishedName: return "a tag is not finished (a {{ without its }})"
+        case .expectedSectionEnd: return "a section is never closed ({{#name}} or {{^name}} without {{/name}})"
+        case .invalidSetDelimiter: return "a set-delimiter tag {{=… …=}} is malformed"
+        case .transformAppliedToInheritanceSection: return "a transform is applied to an inheritance section"
+        case .illegalTokenInsideInheritSection, .textInsideInheritSection: return "a {{<parent}} block holds something other than {{$block}} overrides"
+        case .invalidConfigVariableSyntax, .unrecognisedConfigVariable: return "a {{% pragma}} tag is not understood"
+        case nil: return String(describing: error)
+        }
+    }
+
+    static func reason(_ error: Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain, let text = strerror(Int32(code)) {
+            return String(cString: text)
+        }
+        return (error as NSError).localizedDescription
+    }
+}

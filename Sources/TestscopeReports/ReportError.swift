@@ -1,0 +1,36 @@
+import Foundation
+
+/// Errors of the report renderers (the HTML templates): each names the template and what to do.
+public enum ReportError: LocalizedError, Equatable {
+    case templatesFolderNotFound(path: String)
+    case templatesFolderUnreadable(path: String, reason: String)
+    case noTemplatesInFolder(path: String, expected: [String])
+    case templateUnreadable(path: String, reason: String)
+    case templateSyntax(path: String, line: Int, column: Int, problem: String)
+    case missingPartial(template: String, partial: String)
+    case recursivePartial(template: String, chain: [String])
+    case missingTemplate(name: String, origin: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .templatesFolderNotFound(let path):
+            return "templates folder \(path) does not exist; pass --templates a folder with copies of the files in Testscope's templates/"
+        case .templatesFolderUnreadable(let path, let reason):
+            return "cannot read the templates folder \(path) (\(reason)); check its permissions or pass another --templates folder"
+        case .noTemplatesInFolder(let path, let expected):
+            return "the templates folder \(path) holds none of Testscope's templates (\(expected.joined(separator: ", "))); "
+                + "copy the ones to change from Testscope's templates/ into it"
+        case .templateUnreadable(let path, let reason):
+            return "cannot read template \(path) (\(reason)); fix its permissions or remove it to use the built-in one"
+        case .templateSyntax(let path, let line, let column, let problem):
+            return "template \(path) line \(line), column \(column): \(problem); fix the template or remove it to use the built-in one"
+        case .missingPartial(let template, let partial):
+            return "template \(template) includes the partial '\(partial)', which is neither in the templates folder nor built in; "
+                + "add \(partial).mustache or remove the {{>\(partial)}} tag"
+        case .recursivePartial(let template, let chain):
+            return "template \(template) includes itself (\(chain.joined(separator: " → "))); remove the recursive partial tag"
+        case .missingTemplate(let name, let origin):
+            return "template \(name) is missing from \(origin); restore it from Testscope's templates/"
+        }
+    }
+}

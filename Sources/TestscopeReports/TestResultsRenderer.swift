@@ -1,0 +1,87 @@
+import Foundation
+import TestscopeExecution
+import TestscopeTestResults
+
+/// One output format for test results.
+public protocol TestResultsRenderer {
+    var fileName: String { get }
+    func render<Output: TextOutput>(_ results: TestRunResults, to output: inout Output) throws
+}
+
+extension TestResultsRenderer {
+    public func renderString(_ results: TestRunResults) throws -> String {
+        var output = StringOutput()
+        try render(results, to: &output)
+        return output.text
+    }
+
+    @discardableResult
+    public func write(_ results: TestRunResults, into folder: OutputFolder) throws -> String {
+        let url = try folder.file(fileName)
+        var writer = try AtomicFileWriter(destination: url)
+        try render(results, to: &writer)
+        try writer.commit()
+        return url.path
+    }
+}
+
+/// Paths shown to users: relative to the package root when inside it.
+public struct PathDisplay: Sendable {
+    public var root: String
+    public init(root: String) { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
+    public func relative(_ path: String) -> String {
+        path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
+}
+
+/// Shared wording for issues, crashes and timeouts.
+enum TestText {
+    /// `Tests/X.swift:12: message` lines for the failing issues, the crash or the timeout.
+    static func failureLines(_ result: TestCaseResult, paths: PathDisplay) -> [String] {
+        var lines: [String] = []
+        for issue in result.issues where issue.isFailure {
+            let place = issue.location.map { "\(paths.relative($0.file)):\($0.line): " } ?? ""
+            lines.append(place + issue.message)
+            lines += issue.details.map { "    " + $0 }
+        }
+        if let crash = result.crash {
+            if result.outcome == .timedOut {
+                lines.append("timed out: \(crash.reason ?? "killed after the time limit")")
+            } else {
+                var head = "crashed"
+                if let signal = crash.signal { head += " with signal \(signal)\(signalName(signal).map { " (\($0))" } ?? "")" }
+                if let reason = crash.reason { head += ": \(reason)" }
+                lines.append(head)
+            }
+            if let fatal = crash.fatalError { lines.append(fatal) }
+            lines += crash.frames.map { "  " + $0 }
+        }
+        return lines
+    }
+
+    static func signalName(_ signal: Int) -> String? {
+        [4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 9: "SIGKILL", 11: "SIGSEGV", 7: "SIGBUS", 8: "SIGFPE", 15: "SIGTERM"][signal]
+    }
+
+    /// The first failure, on one line, for summaries and JUnit `message`.
+    static func headline(_ result: TestCaseResult) -> String {
+        if let issue = result.issues.first(where: \.isFailure) { return oneLine(issue.message) }
+        if result.outcome == .timedOut { return "timed out" + (result.duration.map { " after \(seconds($0))" } ?? "") }
+        if let crash = result.crash {
+            var text = "Process crashed"
+            if let signal = crash.signal { text += ": signal \(signal)\(signalName(signal).map { " (\($0))" } ?? "")" }
+            if let fatal = crash.fatalError { text += " — " + oneLine(fatal) } else if let reason = crash.reason { text += " — " + oneLine(reason) }
+            return text
+        }
+        return result.outcome.rawValue
+    }
+
+    static func oneLine(_ text: String, limit: Int = 1024) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
+    }
+
+    static func seconds(_ value: Double) -> String {
+        String(format: "%.3f s", value)
+    }
+}

@@ -1,0 +1,132 @@
+import TestscopeExecution
+import TestscopeTestResults
+
+/// The terminal summary after a run: failures with `file:line` and message, crashes and timeouts
+/// with their evidence, the slowest tests, then `N passed, N failed, N skipped` (+ crashed, timed out).
+public struct TestSummaryReport: TestResultsRenderer {
+    public var fileName: String { "tests.txt" }
+    public var terminal: Terminal
+    public var paths: PathDisplay
+    public var slowest: Int
+
+    public init(terminal: Terminal, packageRoot: String, slowest: Int = 5) {
+        self.terminal = terminal
+        self.paths = PathDisplay(root: packageRoot)
+        self.slowest = slowest
+    }
+
+    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+        let failing = run.results.filter { $0.outcome.isFailure }
+        if !failing.isEmpty {
+            try out.write(terminal.styled("Failures:", .bold) + "\n")
+            for result in failing {
+                let mark: String
+                switch result.outcome {
+                case .crashed: mark = terminal.styled("CRASHED", .red)
+                case .timedOut: mark = terminal.styled("TIMED OUT", .red)
+                default: mark = terminal.styled("FAILED", .red)
+                }
+                let args = result.arguments.map { " [\($0)]" } ?? ""
+                try out.write("  \(mark) \(result.id)\(args)\n")
+                for line in TestText.failureLines(result, paths: paths) { try out.write("    \(line)\n") }
+            }
+        }
+        let timed = run.results.filter { ($0.duration ?? 0) > 0 }.sorted { ($0.duration ?? 0) > ($1.duration ?? 0) }
+        if slowest > 0, !timed.isEmpty {
+            try out.write(terminal.styled("Slowest tests:", .bold) + "\n")
+            for result in timed.prefix(slowest) {
+                try out.write("  \(TestText.seconds(result.duration ?? 0))  \(result.id)\(result.arguments.map { " [\($0)]" } ?? "")\n")
+            }
+        }
+        if run.relaunches > 0 {
+            try out.write("Relaunched the test binary \(run.relaunches) time(s) after a crash or timeout, so the remaining tests still ran.\n")
+        }
+        let style: Terminal.Style = run.hasFailures ? .red : .green
+        try out.write(terminal.styled(run.summaryLine, style) + "\n")
+    }
+}
+
+/// `tests.json`: the test results model (documented in docs/tests-json.md).
+public struct TestResultsJSONReport: TestResultsRenderer {
+    public var fileName: String { "tests.json" }
+    public var paths: PathDisplay
+
+    public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
+
+    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+        let s = JSONReport.string
+        var counts: [String] = []
+        for outcome in TestOutcome.allCases { counts.append("\(s(outcome.rawValue)): \(run.count(outcome))") }
+        try out.write("{\n  \"schema\": \"https://testscope.dev/schemas/tests/1\",\n  \"summary\": {\(counts.joined(separator: ", ")), \"total\": \(run.results.count), \"relaunches\": \(run.relaunches)},\n")
+        try out.write("  \"properties\": {\(run.properties.map { "\(s($0.name)): \(s($0.value))" }.joined(separator: ", "))},\n  \"tests\": [")
+        for (i, r) in run.results.enumerated() {
+            var fields = ["\"id\": \(s(r.id))", "\"framework\": \(s(r.framework.rawValue))", "\"module\": \(r.module.map(s) ?? "null")",
+                          "\"suite\": \(r.suite.map(s) ?? "null")", "\"name\": \(s(r.name))", "\"displayName\": \(r.displayName.map(s) ?? "null")",
+                          "\"arguments\": \(r.arguments.map(s) ?? "null")", "\"outcome\": \(s(r.outcome.rawValue))",
+                          "\"skipReason\": \(r.skipReason.map(s) ?? "null")",
+                          "\"duration\": \(r.duration.map { JUnitReport.time($0) } ?? "null")",
+                          "\"location\": \(location(r.location))"]
+            fields.append("\"issues\": [" + r.issues.map { issue in
+                "{\"kind\": \(s(issue.kind.rawValue)), \"message\": \(s(issue.message)), \"details\": [\(issue.details.map(s).joined(separator: ", "))], \"location\": \(location(issue.location))}"
+            }.joined(separator: ", ") + "]")
+            fields.append("\"metrics\": [" + r.metrics.map { m in
+                "{\"name\": \(s(m.name)), \"unit\": \(s(m.unit)), \"average\": \(m.average), \"relativeStandardDeviation\": \(m.relativeStandardDeviation), \"values\": [\(m.values.map { String($0) }.joined(separator: ", "))]}"
+            }.joined(separator: ", ") + "]")
+            if let crash = r.crash {
+                fields.append("\"crash\": {\"signal\": \(crash.signal.map(String.init) ?? "null"), \"fatalError\": \(crash.fatalError.map(s) ?? "null"), \"reason\": \(crash.reason.map(s) ?? "null"), \"frames\": [\(crash.frames.map(s).joined(separator: ", "))], \"location\": \(location(crash.location))}")
+            } else {
+                fields.append("\"crash\": null")
+            }
+            fields.append("\"output\": [\(r.output.map(s).joined(separator: ", "))]")
+            try out.write((i == 0 ? "\n    {" : ",\n    {") + fields.joined(separator: ", ") + "}")
+        }
+        try out.write("\n  ]\n}\n")
+    }
+
+    func location(_ l: SourceLocation?) -> String {
+        guard let l else { return "null" }
+        return "{\"file\": \(JSONReport.string(paths.relative(l.file))), \"line\": \(l.line), \"column\": \(l.column.map(String.init) ?? "null")}"
+    }
+}
+
+/// GitHub Actions: `::error file=…,line=…::…` annotations and a Markdown summary for `$GITHUB_STEP_SUMMARY`.
+public struct GitHubActionsReport {
+    public var paths: PathDisplay
+    public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
+
+    public func annotations(_ run: TestRunResults) -> [String] {
+        run.results.filter { $0.outcome.isFailure }.map { result in
+            var properties = ["title=\(escapeProperty("\(result.id)\(result.arguments.map { " [\($0)]" } ?? "") \(result.outcome.rawValue)"))"]
+            if let location = result.primaryLocation {
+                properties.insert("line=\(location.line)", at: 0)
+                properties.insert("file=\(escapeProperty(paths.relative(location.file)))", at: 0)
+            }
+            let message = TestText.failureLines(result, paths: paths).joined(separator: "\n")
+            return "::error \(properties.joined(separator: ","))::\(escapeData(message.isEmpty ? TestText.headline(result) : message))"
+        }
+    }
+
+    public func markdown(_ run: TestRunResults, coverageLine: String?) -> String {
+        var md = "### Testscope\n\n**\(run.summaryLine)**\n\n"
+        if let coverageLine { md += coverageLine + "\n\n" }
+        let failing = run.results.filter { $0.outcome.isFailure }
+        if !failing.isEmpty {
+            md += "| test | outcome | where | message |\n| --- | --- | --- | --- |\n"
+            for r in failing {
+                let place = r.primaryLocation.map { "\(paths.relative($0.file)):\($0.line)" } ?? ""
+                md += "| \(cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(r.outcome.rawValue) | \(cell(place)) | \(cell(TestText.headline(r))) |\n"
+            }
+        }
+        return md
+    }
+
+    func cell(_ text: String) -> String {
+        TestText.oneLine(text, limit: 300).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "<", with: "&lt;")
+    }
+    func escapeData(_ s: String) -> String {
+        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    }
+    func escapeProperty(_ s: String) -> String {
+        escapeData(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}

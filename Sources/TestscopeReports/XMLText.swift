@@ -1,0 +1,60 @@
+/// Makes text legal XML 1.0: ANSI sequences stripped, forbidden characters replaced with U+FFFD,
+/// markup characters escaped (and line breaks and tabs as character references in attributes).
+public enum XMLText {
+    /// Text content of an element.
+    public static func content(_ text: String) -> String { escape(text, attribute: false) }
+
+    /// An attribute value (without the quotes).
+    public static func attribute(_ text: String) -> String { escape(text, attribute: true) }
+
+    static func escape(_ raw: String, attribute: Bool) -> String {
+        let text = TerminalText.stripANSI(raw)
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where attribute: out += "&quot;"
+            case "'" where attribute: out += "&apos;"
+            case "\n" where attribute: out += "&#10;"
+            case "\r" where attribute: out += "&#13;"
+            case "\t" where attribute: out += "&#9;"
+            case "\n", "\r", "\t": out.unicodeScalars.append(scalar)
+            default:
+                if isLegal(scalar) { out.unicodeScalars.append(scalar) } else { out += "\u{FFFD}" }
+            }
+        }
+        return out
+    }
+
+    static func isLegal(_ s: Unicode.Scalar) -> Bool {
+        let v = s.value
+        if v < 0x20 { return false }
+        if v == 0xFFFE || v == 0xFFFF { return false }
+        return true
+    }
+}
+
+/// ANSI escape removal shared by the text-based reports.
+public enum TerminalText {
+    public static func stripANSI(_ text: String) -> String {
+        guard text.contains("\u{1B}") else { return text }
+        var out = String.UnicodeScalarView()
+        var it = text.unicodeScalars.makeIterator()
+        while let s = it.next() {
+            guard s == "\u{1B}" else { out.append(s); continue }
+            guard let kind = it.next() else { break }
+            if kind == "[" {
+                while let c = it.next() { if (0x40...0x7E).contains(c.value) { break } }
+            } else if kind == "]" {
+                while let c = it.next() {
+                    if c == "\u{07}" { break }
+                    if c == "\u{1B}" { _ = it.next(); break }
+                }
+            }
+        }
+        return String(out)
+    }
+}

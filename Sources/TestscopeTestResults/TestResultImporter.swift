@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads test results recorded earlier: a `swift test` console log, a Swift Testing event stream,
+/// or a JUnit XML file (e.g. SwiftPM's `--xunit-output`).
+public enum TestResultImporter {
+    /// Logs, event streams and JUnit files together: a crash the log shows outside any XCTest test
+    /// is the evidence for the Swift Testing test its event stream left in flight.
+    public static func combined(logs: [URL], streams: [URL], junit: [URL], testList: TestList?) throws -> TestRunResults {
+        var run = TestRunResults()
+        var orphanCrashes: [CrashEvidence] = []
+        for log in logs {
+            let text = try read(log)
+            var parser = XCTestConsoleParser(moduleForClass: testList?.moduleForClass ?? [:])
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) { parser.consume(String(line)) }
+            parser.finish(signal: nil, timedOut: false)
+            run.merge(parser.results)
+            orphanCrashes += parser.orphanCrashes
+            if let open = parser.crashOutsideTests, !parser.orphanCrashes.contains(open) { orphanCrashes.append(open) }
+        }
+        for url in streams {
+            let text = try read(url)
+            let stream = SwiftTestingEventStream.parse(text)
+            guard stream.runStarted || !stream.results().isEmpty || !stream.inFlight.isEmpty else {
+                throw TestResultsError.notAnEventStream(path: url.path)
+            }
+            run.merge(stream.results())
+            for id in stream.inFlight {
+                let parts = SwiftTestingEventStream.split(id)
+                let needle = [parts.suite, parts.name].compactMap { $0 }.joined(separator: ".")
+                let evidence = orphanCrashes.first { $0.frames.contains { $0.contains(needle) } }
+                if let evidence {
+                    run.merge([stream.interruptedResult(id, outcome: .crashed, crash: evidence, duration: nil)])
+                } else {
+                    run.merge([stream.interruptedResult(id, outcome: .crashed, crash: CrashEvidence(reason: "in flight when the test process died (another test may have crashed it)"), duration: nil)])
+                }
+            }
+        }
+        for file in junit { run.merge(try self.junit(file)) }
+        return run
+    }
+
+    /// XCTest results from a console log (module names from an optional `swift test list` output).
+    public static func testLog(_ url: URL, testList: TestList? = nil) throws -> [TestCaseResult] {
+        let text = try read(url)
+        var parser = XCTestConsoleParser(moduleForClass: testList?.moduleForClass ?? [:])
+        var signal: Int?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            parser.consume(String(line))
+            if let s = XCTestLine.processSignal(in: line) { signal = s }
+        }
+        parser.finish(signal: signal, timedOut: false)
+        return parser.results
+    }
+
+    /// Swift Testing results from an event stream; tests still in flight at its end are `crashed`.
+    public static func eventStream(_ url: URL) throws -> [TestCaseResult] {
+        let text = try read(url)
+        let stream = SwiftTestingEventStream.parse(text)
+        guard stream.runStarted || !stream.results().isEmpty || !stream.inFlight.isEmpty else {
+            throw TestResultsError.notAnEventStream(path: url.path)
+        }
+        return stream.results() + stream.inFlight.map {
+            stream.interruptedResult($0, outcome: .crashed, crash: CrashEvidence(reason: "the event stream ends while the test runs (the process died)"), duration: nil)
+        }
+    }
+
+    /// Results from a JUnit XML file.
+    public static func junit(_ url: URL) throws -> [TestCaseResult] {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw TestResultsError.unreadable(path: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not readable" : "no such file")
+        }
+        let delegate = JUnitParserDelegate()
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        guard parser.parse() else {
+            throw TestResultsError.notJUnit(path: url.path, detail: parser.parserError?.localizedDescription ?? "malformed XML")
+        }
+        guard delegate.sawRoot else { throw TestResultsError.notJUnit(path: url.path, detail: "no <testsuites> or <testsuite> element") }
+        return delegate.results
+    }
+
+    static func read(_ url: URL) throws -> String {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw TestResultsError.unreadable(path: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not readable" : "no such file")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Collects `testcase` elements with their outcome child.
+final class JUnitParserDelegate: NSObject, XMLParserDelegate {
+    var results: [TestCaseResult] = []
+    var sawRoot = false
+    private var current: TestCaseResult?
+    private var text = ""
+    private var element: (name: String, message: String?, type: String?)?
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        switch name {
+        case "testsuites", "testsuite":
+            sawRoot = true
+        case "testcase":
+            let className = attributes["classname"] ?? ""
+            let testName = attributes["name"] ?? ""
+            let isSwiftTesting = testName.contains("(")
+            let dot = className.firstIndex(of: ".")
+            let module = dot.map { String(className[..<$0]) }
+            let suite = dot.map { String(className[className.index(after: $0)...]) } ?? (className.isEmpty ? nil : className)
+            var location: SourceLocation?
+            if let file = attributes["file"], let line = attributes["line"].flatMap(Int.init) { location = SourceLocation(file: file, line: line) }
+            current = TestCaseResult(
+                id: isSwiftTesting && suite == nil ? "\(className).\(testName)" : "\(className)/\(testName)",
+                framework: isSwiftTesting ? .swiftTesting : .xctest, module: module, suite: isSwiftTesting && dot == nil ? nil : suite,
+                name: testName, outcome: .passed, duration: attributes["time"].flatMap(Double.init), location: location)
+        case "failure", "error", "skipped":
+            element = (name, attributes["message"], attributes["type"])
+            text = ""
+        case "system-out":
+            text = ""
+        default:
+            break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { text += String(decoding: CDATABlock, as: UTF8.self) }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        switch name {
+        case "failure", "error":
+            guard let element, var result = current else { break }
+            let message = element.message ?? text.split(separator: "\n").first.map(String.init) ?? name
+            let body = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let details = body.isEmpty || body == message ? [] : body.split(separator: "\n").map(String.init)
+            result.issues.append(TestIssue(kind: name == "failure" ? .failure : .error, message: message, details: details, location: result.location))
+            result.outcome = element.type == "crash" ? .crashed : element.type == "timeout" ? .timedOut : .failed
+            current = result
+            self.element = nil
+        case "skipped":
+            current?.outcome = .skipped
+            let reason = element?.message ?? text.trimmingCharacters(in: .whitespacesAndNewlines)
+            current?.skipReason = reason.isEmpty ? "skipped" : reason
+            element = nil
+        case "system-out":
+            if current != nil { current?.output = text.split(separator: "\n").map(String.init) }
+        case "testcase":
+            if let current { results.append(current) }
+            current = nil
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Which testing library produced a result.
+public enum TestFramework: String, Sendable, Equatable {
+    case xctest = "XCTest"
+    case swiftTesting = "Swift Testing"
+}
+
+/// How a test ended.
+public enum TestOutcome: String, Sendable, Equatable, CaseIterable {
+    case passed, failed, skipped
+    /// Passed with known issues only (Swift Testing `withKnownIssue`).
+    case expectedFailure = "expected-failure"
+    case crashed
+    case timedOut = "timed-out"
+
+    /// True for outcomes that fail a run.
+    public var isFailure: Bool { self == .failed || self == .crashed || self == .timedOut }
+}
+
+/// A place in a source file.
+public struct SourceLocation: Sendable, Equatable {
+    public var file: String
+    public var line: Int
+    public var column: Int?
+
+    public init(file: String, line: Int, column: Int? = nil) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+}
+
+/// One problem recorded by a test: an assertion, a thrown error, a known issue, a warning.
+public struct TestIssue: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// An assertion or expectation failed.
+        case failure
+        /// A thrown error or other unexpected failure.
+        case error
+        case knownIssue = "known-issue"
+        case warning
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// Further lines: expectation details, user comments.
+    public var details: [String]
+    public var location: SourceLocation?
+
+    public init(kind: Kind, message: String, details: [String] = [], location: SourceLocation? = nil) {
+        self.kind = kind
+        self.message = message
+        self.details = details
+        self.location = location
+    }
+
+    /// True when the issue fails the test.
+    public var isFailure: Bool { kind == .failure || kind == .error }
+}
+
+/// The results of an XCTest `measure` block.
+public struct PerformanceMetric: Sendable, Equatable {
+    public var name: String
+    public var unit: String
+    public var values: [Double]
+    public var average: Double
+    /// Relative standard deviation in percent.
+    public var relativeStandardDeviation: Double
+}
+
+/// Why and where a test process died.
+public struct CrashEvidence: Sendable, Equatable {
+    /// The signal number, when known (4 = SIGILL, 11 = SIGSEGV, 9 = killed by Testscope's timeout).
+    public var signal: Int?
+    /// The `Fatal error: …` line of the Swift runtime.
+    public var fatalError: String?
+    /// `*** Program crashed: … ***`
+    public var reason: String?
+    /// Backtrace lines of the crashed thread that name user code (not system or thunk frames).
+    public var frames: [String]
+    /// The first user frame's location.
+    public var location: SourceLocation?
+
+    public init(signal: Int? = nil, fatalError: String? = nil, reason: String? = nil, frames: [String] = [], location: SourceLocation? = nil) {
+        self.signal = signal
+        self.fatalError = fatalError
+        self.reason = reason
+        self.frames = frames
+        self.location = location
+    }
+}
+
+/// The result of one test (or one case of a parameterized Swift Testing test).
+public struct TestCaseResult: Sendable, Equatable {
+    /// The specifier `swift test list` prints: `Module.Class/testMethod`, `Module.Suite/function()`.
+    public var id: String
+    public var framework: TestFramework
+    public var module: String?
+    /// The XCTestCase class or the Swift Testing suite path (`Outer.Inner`), nil for free functions.
+    public var suite: String?
+    /// `testMethod` or `function(arg:)`.
+    public var name: String
+    public var displayName: String?
+    /// The arguments of a parameterized case, e.g. `value → 2`.
+    public var arguments: String?
+    public var outcome: TestOutcome
+    public var skipReason: String?
+    /// Seconds, when known.
+    public var duration: Double?
+    public var startedAt: Date?
+    public var issues: [TestIssue]
+    /// Lines the test printed, when they can be attributed (serial XCTest).
+    public var output: [String]
+    public var metrics: [PerformanceMetric]
+    public var crash: CrashEvidence?
+    /// Where the test is declared (Swift Testing), or its first issue.
+    public var location: SourceLocation?
+
+    public init(id: String, framework: TestFramework, module: String?, suite: String?, name: String,
+                displayName: String? = nil, arguments: String? = nil, outcome: TestOutcome, skipReason: String? = nil,
+                duration: Double? = nil, startedAt: Date? = nil, issues: [TestIssue] = [], output: [String] = [],
+                metrics: [PerformanceMetric] = [], crash: CrashEvidence? = nil, location: SourceLocation? = nil) {
+        self.id = id
+        self.framework = framework
+        self.module = module
+        self.suite = suite
+        self.name = name
+        self.displayName = displayName
+        self.arguments = arguments
+        self.outcome = outcome
+        self.skipReason = skipReason
+        self.duration = duration
+        self.startedAt = startedAt
+        self.issues = issues
+        self.output = output
+        self.metrics = metrics
+        self.crash = crash
+        self.location = location
+    }
+
+    /// `Module.Suite` (or the module for free functions): the JUnit classname.
+    public var className: String {
+        [module, suite].compactMap { $0 }.joined(separator: ".")
+    }
+
+    /// The name with the case's arguments: `doubles(value:) [value → 2]`.
+    public var caseName: String { arguments.map { "\(name) [\($0)]" } ?? name }
+
+    /// Where to point a user first: the first failing issue, else the crash, else the declaration.
+    public var primaryLocation: SourceLocation? {
+        issues.first(where: \.isFailure)?.location ?? crash?.location ?? location
+    }
+}
+
+/// Everything known about the tests of one `testscope run` (or imported logs).
+public struct TestRunResults: Sendable, Equatable {
+    public var results: [TestCaseResult]
+    /// How often the test binary was started again after a crash or a timeout.
+    public var relaunches: Int
+    /// Free-form facts for reports (toolchain, host, seed…).
+    public var properties: [(name: String, value: String)]
+    public var startedAt: Date?
+
+    public init(results: [TestCaseResult] = [], relaunches: Int = 0, properties: [(name: String, value: String)] = [], startedAt: Date? = nil) {
+        self.results = results
+        self.relaunches = relaunches
+        self.properties = properties
+        self.startedAt = startedAt
+    }
+
+    public static func == (a: TestRunResults, b: TestRunResults) -> Bool {
+        a.results == b.results && a.relaunches == b.relaunches && a.startedAt == b.startedAt
+            && a.properties.map(\.name) == b.properties.map(\.name) && a.properties.map(\.value) == b.properties.map(\.value)
+    }
+
+    public func count(_ outcome: TestOutcome) -> Int { results.filter { $0.outcome == outcome }.count }
+
+    /// True when any test failed, crashed or timed out.
+    public var hasFailures: Bool { results.contains { $0.outcome.isFailure } }
+
+    /// `12 passed, 1 failed, 2 skipped` (+ crashed, timed out, expected failures when present).
+    public var summaryLine: String {
+        var parts = ["\(count(.passed)) passed", "\(count(.failed)) failed", "\(count(.skipped)) skipped"]
+        if count(.expectedFailure) > 0 { parts.append("\(count(.expectedFailure)) expected failures") }
+        if count(.crashed) > 0 { parts.append("\(count(.crashed)) crashed") }
+        if count(.timedOut) > 0 { parts.append("\(count(.timedOut)) timed out") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Adds results, replacing earlier results of the same test and case.
+    public mutating func merge(_ more: [TestCaseResult]) {
+        for result in more {
+            if let index = results.firstIndex(where: { $0.id == result.id && $0.arguments == result.arguments && $0.framework == result.framework }) {
+                results[index] = result
+            } else {
+                results.append(result)
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Errors in test-result inputs and test runs, with what to do about them.
+public enum TestResultsError: LocalizedError, Equatable {
+    case unreadable(path: String, reason: String)
+    case notJUnit(path: String, detail: String)
+    case notAnEventStream(path: String)
+    case testListFailed(detail: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .unreadable(path, reason):
+            return "cannot read \(path): \(reason); check the path"
+        case let .notJUnit(path, detail):
+            return "\(path) is not a JUnit XML file (\(detail)); pass a file written by --xunit-output or a JUnit reporter"
+        case let .notAnEventStream(path):
+            return "\(path) is not a Swift Testing event stream (no JSON records); pass a file written by --event-stream-output-path"
+        case let .testListFailed(detail):
+            return "could not list the package's tests (\(detail)); check that `swift test list` works in the package"
+        }
+    }
+}

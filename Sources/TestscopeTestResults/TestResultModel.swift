@@ -182,7 +182,7 @@ public struct TestRunResults: Sendable, Equatable {
     /// `12 passed, 1 failed, 2 skipped` (+ crashed, timed out, expected failures when present).
     public var summaryLine: String {
         var parts = ["\(count(.passed)) passed", "\(count(.failed)) failed", "\(count(.skipped)) skipped"]
-        if count(.expectedFailure) > 0 { parts.append("\(count(.expectedFailure)) expected failures") }
+        if count(.expectedFailure) > 0 { parts.append("\(count(.expectedFailure)) expected failure\(count(.expectedFailure) == 1 ? "" : "s")") }
         if count(.crashed) > 0 { parts.append("\(count(.crashed)) crashed") }
         if count(.timedOut) > 0 { parts.append("\(count(.timedOut)) timed out") }
         return parts.joined(separator: ", ")

@@ -38,11 +38,15 @@ public struct TestRunOutput: Sendable {
     public var testBinary: URL?
     /// Raw profiles of every process that exited (SwiftPM's and the relaunches').
     public var profiles: [URL]
+    /// True when `swift build --build-tests` failed (nothing ran).
+    public var buildFailed: Bool
 }
 
-/// Runs `swift test` with coverage, parses its output live, kills a test that exceeds the time
-/// limit, and relaunches the test binary for the tests a crash or a kill left unrun, so that one
-/// crash does not hide the results of all the others.
+/// Runs the tests with coverage the way `swift test --enable-code-coverage` does (build with
+/// coverage, then the test binary for XCTest and for Swift Testing, with `LLVM_PROFILE_FILE`), but
+/// runs the binary itself so that its output is parsed live (SwiftPM holds piped test output back
+/// until the process ends): a test past the time limit is killed, and the binary is relaunched for
+/// the tests a crash or a kill left unrun, so one crash does not hide the results of the others.
 public final class TestRunCoordinator: @unchecked Sendable {
     let request: TestRunRequest
     let note: (String) -> Void
@@ -55,7 +59,6 @@ public final class TestRunCoordinator: @unchecked Sendable {
     private var streamOffset: UInt64 = 0
     private var streamSeen: [String: Date] = [:]
     private var childPID: Int32 = 0
-    private var directChild = false
     private var environment: [String: String]
 
     public init(request: TestRunRequest, note: @escaping (String) -> Void) {
@@ -64,60 +67,100 @@ public final class TestRunCoordinator: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         if env["SWIFT_BACKTRACE"] == nil { env["SWIFT_BACKTRACE"] = "interactive=no" }
         env["SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED"] = "1"
+        // As SwiftPM does: no colours from the test process when our output is not a terminal.
+        if isatty(STDOUT_FILENO) == 0 { env["NO_COLOR"] = "1" }
         environment = env
     }
 
     public func run(log: AtomicFileWriter) throws -> TestRunOutput {
         let started = Date().addingTimeInterval(-1)
-        let events = request.artifacts.appendingPathComponent("swift-testing-events.jsonl")
-        try? FileManager.default.removeItem(at: events)
-        var arguments = ["test"] + request.buildArguments + ["--enable-code-coverage"]
-        for f in request.filters { arguments += ["--filter", f] }
-        for s in request.skips { arguments += ["--skip", s] }
-        arguments += ["--event-stream-output-path", events.path] + request.extraArguments
-        let result = try runWatched(arguments: arguments, executable: request.swift, events: events, log: log, direct: false)
         var results = TestRunResults(startedAt: started)
-        var pending = collect(result: result, into: &results)
-
-        let bin = try? ProcessRunner.run(request.swift, ["build"] + request.buildArguments + ["--show-bin-path"])
-        let binPath = bin.map { URL(fileURLWithPath: $0.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        let binary = binPath.flatMap(Self.testBinary(in:))
-        var profiles = binPath.map { Self.profiles(in: $0.appendingPathComponent("codecov"), since: started) } ?? []
-
-        if pending.interrupted, let binary {
-            let listed = try listTests().applying(filters: request.filters, skips: request.skips)
-            var remainingXC = listed.xctest.filter { !pending.doneXC.contains(Self.key(ofSpecifier: $0)) }
-            var remainingST = listed.swiftTesting.filter { !pending.doneST.contains($0) }
-            var round = 0
-            let profileDir = request.artifacts.appendingPathComponent("profiles")
-            try? FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true)
-            while (!remainingXC.isEmpty || !remainingST.isEmpty) && round < listed.xctest.count + listed.swiftTesting.count + 2 {
-                round += 1
-                results.relaunches += 1
-                environment["LLVM_PROFILE_FILE"] = profileDir.appendingPathComponent("relaunch-\(round)-%p.profraw").path
-                if !remainingXC.isEmpty {
-                    note("relaunching the test binary for \(remainingXC.count) XCTest test(s) that had not run")
-                    let r = try runWatched(arguments: [remainingXC.joined(separator: ",")], executable: binary,
-                                           events: nil, log: log, direct: true)
-                    let done = collect(result: r, into: &results)
-                    remainingXC.removeAll { done.doneXC.contains(Self.key(ofSpecifier: $0)) }
-                    if !done.interrupted { remainingXC = [] }
-                } else {
-                    note("relaunching the test binary for \(remainingST.count) Swift Testing test(s) that had not run")
-                    let file = request.artifacts.appendingPathComponent("relaunch-\(round)-events.jsonl")
-                    var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
-                    for id in remainingST { args += ["--filter", "^" + NSRegularExpression.escapedPattern(for: id) + "(/|$)"] }
-                    let r = try runWatched(arguments: args, executable: binary, events: file, log: log, direct: true)
-                    let done = collect(result: r, into: &results)
-                    remainingST.removeAll { done.doneST.contains($0) }
-                    if !done.interrupted { remainingST = [] }
-                }
-            }
-            profiles += Self.profiles(in: profileDir, since: started)
+        // 1. Build the tests with coverage, as `swift test --enable-code-coverage` would.
+        let (buildExtra, libraries) = Self.splitExtraArguments(request.extraArguments)
+        let build = try ProcessRunner.stream(
+            request.swift, ["build", "--build-tests", "--enable-code-coverage"] + request.buildArguments + buildExtra,
+            environment: environment, echo: request.echo, onLine: { line in try? log.write(line + "\n") })
+        guard build.succeeded else {
+            return TestRunOutput(results: results, swiftTestStatus: build.status, swiftTestStderr: build.stderrText,
+                                 binPath: nil, testBinary: nil, profiles: [], buildFailed: true)
         }
-        pending.interrupted = false
-        return TestRunOutput(results: results, swiftTestStatus: result.status, swiftTestStderr: result.stderrText,
-                             binPath: binPath, testBinary: binary, profiles: profiles)
+        let bin = try ProcessRunner.run(request.swift, ["build"] + request.buildArguments + buildExtra + ["--show-bin-path"])
+        let binPath = URL(fileURLWithPath: bin.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard let binary = Self.testBinary(in: binPath) else {
+            return TestRunOutput(results: results, swiftTestStatus: 0, swiftTestStderr: "no tests found", binPath: binPath,
+                                 testBinary: nil, profiles: [], buildFailed: false)
+        }
+        // 2. The tests, from the binary itself; SwiftPM's --filter/--skip semantics.
+        let all = try listTests(binary: binary)
+        let selected = all.applying(filters: request.filters, skips: request.skips)
+        xctest.moduleForClass = all.moduleForClass
+        let profileDir = request.artifacts.appendingPathComponent("profiles")
+        try? FileManager.default.removeItem(at: profileDir)
+        try FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true)
+        var status: Int32 = 0
+
+        // 3. XCTest, then Swift Testing, each relaunched for the tests a crash or a kill left unrun.
+        var remainingXC = libraries.xctest ? selected.xctest : []
+        var first = true
+        while !remainingXC.isEmpty {
+            if !first {
+                results.relaunches += 1
+                note("relaunching the test binary for \(remainingXC.count) XCTest test(s) that had not run")
+            }
+            environment["LLVM_PROFILE_FILE"] = profileDir.appendingPathComponent("xctest-%p.profraw").path
+            let everything = first && request.filters.isEmpty && request.skips.isEmpty
+            let r = try runWatched(arguments: everything ? [] : [remainingXC.joined(separator: ",")], executable: binary,
+                                   events: nil, log: log)
+            if !r.succeeded { status = r.status }
+            let done = collect(result: r, into: &results)
+            remainingXC.removeAll { done.doneXC.contains(Self.key(ofSpecifier: $0)) }
+            if !done.interrupted { break }
+            first = false
+        }
+        var remainingST = libraries.swiftTesting ? selected.swiftTesting : []
+        first = true
+        var round = 0
+        while !remainingST.isEmpty {
+            round += 1
+            if !first {
+                results.relaunches += 1
+                note("relaunching the test binary for \(remainingST.count) Swift Testing test(s) that had not run")
+            }
+            environment["LLVM_PROFILE_FILE"] = profileDir.appendingPathComponent("swift-testing-%p.profraw").path
+            let file = request.artifacts.appendingPathComponent(first ? "swift-testing-events.jsonl" : "swift-testing-events-\(round).jsonl")
+            try? FileManager.default.removeItem(at: file)
+            var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
+            if first {
+                for f in request.filters { args += ["--filter", f] }
+                for s in request.skips { args += ["--skip", s] }
+            } else {
+                for id in remainingST { args += ["--filter", "^" + NSRegularExpression.escapedPattern(for: id) + "(/|$)"] }
+            }
+            let r = try runWatched(arguments: args, executable: binary, events: file, log: log)
+            // Swift Testing exits 69 (EX_UNAVAILABLE) when no test matched.
+            if !r.succeeded && !(r.status == 69 && !r.terminatedBySignal) { status = r.status }
+            let done = collect(result: r, into: &results)
+            remainingST.removeAll { done.doneST.contains($0) }
+            if !done.interrupted { break }
+            first = false
+        }
+        return TestRunOutput(results: results, swiftTestStatus: status, swiftTestStderr: "", binPath: binPath,
+                             testBinary: binary, profiles: Self.profiles(in: profileDir, since: started), buildFailed: false)
+    }
+
+    /// Arguments after `--` go to `swift build`, except the testing-library switches, which choose the phases.
+    static func splitExtraArguments(_ arguments: [String]) -> (build: [String], libraries: (xctest: Bool, swiftTesting: Bool)) {
+        var build: [String] = []
+        var xctest = true, swiftTesting = true
+        for argument in arguments {
+            switch argument {
+            case "--disable-xctest": xctest = false
+            case "--disable-swift-testing": swiftTesting = false
+            case "--enable-xctest", "--enable-swift-testing", "--parallel", "--no-parallel": break
+            default: build.append(argument)
+            }
+        }
+        return (build, (xctest, swiftTesting))
     }
 
     struct Collected {
@@ -180,11 +223,9 @@ public final class TestRunCoordinator: @unchecked Sendable {
     }
 
     /// Runs one process with output streamed, parsed, logged and watched for the time limit.
-    private func runWatched(arguments: [String], executable: URL, events: URL?, log: AtomicFileWriter, direct: Bool) throws -> ProcessResult {
+    private func runWatched(arguments: [String], executable: URL, events: URL?, log: AtomicFileWriter) throws -> ProcessResult {
         lock.lock()
         streamFile = events
-        directChild = direct
-        if xctest.moduleForClass.isEmpty, let list = try? listTests() { xctest.moduleForClass = list.moduleForClass }
         lock.unlock()
         let done = DispatchSemaphore(value: 0)
         let watchdog = Thread { [weak self] in
@@ -228,7 +269,8 @@ public final class TestRunCoordinator: @unchecked Sendable {
     }
 
     private func killChild() {
-        if directChild { kill(childPID, SIGKILL) } else { ProcessTree.killDescendants(of: childPID) }
+        ProcessTree.killDescendants(of: childPID)
+        kill(childPID, SIGKILL)
     }
 
     private func readStream(_ file: URL) {
@@ -246,17 +288,15 @@ public final class TestRunCoordinator: @unchecked Sendable {
         for id in stream.inFlight where streamSeen[id] == nil { streamSeen[id] = now }
     }
 
-    private var cachedList: TestList?
-
-    /// `swift test list` without rebuilding (same flags as the run, so nothing is recompiled).
-    public func listTests() throws -> TestList {
-        if let cachedList { return cachedList }
-        let result = try ProcessRunner.run(request.swift, ["test", "list", "--skip-build", "--enable-code-coverage"] + request.buildArguments)
-        guard result.succeeded else {
-            throw TestResultsError.testListFailed(detail: result.stderrText.split(separator: "\n").last.map(String.init) ?? "exit \(result.status)")
+    /// The tests in the binary: `--list-tests` of XCTest and of Swift Testing.
+    public func listTests(binary: URL) throws -> TestList {
+        let xc = try ProcessRunner.run(binary, ["--list-tests"], environment: environment)
+        guard xc.succeeded else {
+            throw TestResultsError.testListFailed(detail: "\(binary.lastPathComponent) --list-tests exited with \(xc.status)")
         }
-        let list = TestList.parse(result.stdoutText)
-        cachedList = list
+        var list = TestList.parse(xc.stdoutText)
+        let st = try ProcessRunner.run(binary, ["--testing-library", "swift-testing", "--list-tests"], environment: environment)
+        if st.succeeded { list.swiftTesting = TestList.parse(st.stdoutText).swiftTesting }
         return list
     }
 

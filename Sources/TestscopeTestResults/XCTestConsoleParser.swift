@@ -30,6 +30,10 @@ public struct XCTestConsoleParser {
     /// Feeds one line of output (without its line break).
     public mutating func consume(_ rawLine: String) {
         let line = ANSI.strip(rawLine)
+        if running != nil, line.hasSuffix(" Test run started.") {
+            // Swift Testing starts: the XCTest process before it has ended.
+            finish(signal: crash.signal, timedOut: false)
+        }
         guard let parsed = XCTestLine.parse(Substring(line)) else {
             // The crashed thread's frames end where the next thread, the registers or the images begin.
             if inCrashedThread, line.hasPrefix("Thread ") || line.hasPrefix("Registers") || line.hasPrefix("Images") { inCrashedThread = false }

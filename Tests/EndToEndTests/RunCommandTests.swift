@@ -59,9 +59,13 @@ final class RunCommandTests: XCTestCase {
         }
         XCTAssertTrue(result.stdout.contains("TOTAL"), result.stdout)
         XCTAssertTrue(result.stdout.contains("Sources/Shapes/Shape.swift"))
-        XCTAssertFalse(result.stdout.contains("Tests/"), "tests are not counted by default")
+        let table = try String(contentsOf: output.appendingPathComponent("coverage.txt"), encoding: .utf8)
+        XCTAssertTrue(table.contains("Sources/Shapes/Shape.swift"))
+        XCTAssertFalse(table.contains("Tests/"), "tests are not counted by default")
         let log = try String(contentsOf: output.appendingPathComponent("swift-test.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("Test Suite 'All tests' passed"), "the test output was captured")
+        XCTAssertTrue(result.stdout.contains("Test Suite 'All tests' passed"), "the test output was streamed")
+        XCTAssertTrue(result.stdout.contains("passed, 0 failed, 0 skipped"), result.stdout)
 
         // Every kept line equals the toolchain's llvm-cov show of the same profile.
         let binDir = try XCTUnwrap(try shell(["swift", "build", "--package-path", pkg.path, "--show-bin-path"]))

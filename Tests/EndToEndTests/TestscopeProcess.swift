@@ -46,12 +46,14 @@ enum TestscopeProcess {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        var outData = Data(), errData = Data()
+        final class Box: @unchecked Sendable { var data = Data() }
+        let outBox = Box()
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        DispatchQueue.global().async { outBox.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
+        let outData = outBox.data
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),
@@ -63,6 +65,21 @@ enum TestscopeProcess {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+
+    /// `swift test list` of a built package (XCTest specifiers and Swift Testing ids).
+    static func listedTests(_ package: URL) throws -> Set<String> {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "test", "list", "--skip-build", "--enable-code-coverage", "--package-path", package.path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("[") && !$0.contains(" ") && $0.contains(".") })
     }
 
     /// The root recorded in a sample's meta.json (exports hold absolute paths from the recording machine).

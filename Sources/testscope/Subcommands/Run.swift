@@ -9,7 +9,12 @@ extension Testscope {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the package's tests with code coverage and report it (also when tests fail or crash).",
-            discussion: "Arguments after `--` are passed to `swift test` unchanged.")
+            discussion: """
+            Builds the tests with coverage (`swift build --build-tests --enable-code-coverage`) and runs the test \
+            binary for XCTest and Swift Testing as `swift test` does, with the output streamed live and parsed. \
+            A crashed or timed-out test is reported and the tests after it run in a relaunched process. \
+            Arguments after `--` go to `swift build` (--disable-xctest / --disable-swift-testing skip a library).
+            """)
 
         @Option(name: .long, help: ArgumentHelp("The package root (default: the current directory).", valueName: "dir"))
         var packagePath: String = "."
@@ -31,7 +36,7 @@ extension Testscope {
 
         @OptionGroup var coverage: CoverageOptions
 
-        @Argument(parsing: .postTerminator, help: "Extra arguments for swift test (after --).")
+        @Argument(parsing: .postTerminator, help: "Extra build arguments (after --), e.g. -Xswiftc -DFLAG; --disable-xctest / --disable-swift-testing skip a library.")
         var swiftTestArguments: [String] = []
 
         func validate() throws {
@@ -63,7 +68,7 @@ extension Testscope {
             if let scratchPath { buildArguments += ["--scratch-path", absoluteURL(scratchPath).path] }
             let logURL = try output.file("swift-test.log")
             let log = try AtomicFileWriter(destination: logURL)
-            terminal.note("running swift test --enable-code-coverage in \(root.path)")
+            terminal.note("building the tests with coverage and running them in \(root.path)")
             let request = TestRunRequest(
                 swift: swift, buildArguments: buildArguments, filters: filter, skips: skip,
                 extraArguments: swiftTestArguments, artifacts: output.url, testTimeout: testTimeout, echo: true)
@@ -71,7 +76,11 @@ extension Testscope {
             let coordinator = TestRunCoordinator(request: request, note: { terminal.note($0) })
             let run = try coordinator.run(log: log)
             try log.commit()
-            if run.swiftTestStderr.contains("no tests found") {
+            if run.buildFailed {
+                Terminal.error("the package or its tests did not build (see the output above and \(logURL.path)); no tests ran")
+                return .testsFailed
+            }
+            if run.testBinary == nil {
                 throw CoverageError.noTests(package: root.path)
             }
             var tests = run.results
@@ -103,7 +112,7 @@ extension Testscope {
             if testsFailed || testStatus == .testsFailed {
                 Terminal.error(tests.hasFailures
                     ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
-                    : "swift test exited with status \(run.swiftTestStatus); coverage above covers the tests that ran")
+                    : "the test binary exited with status \(run.swiftTestStatus); coverage above covers the tests that ran")
                 return .testsFailed
             }
             return gate

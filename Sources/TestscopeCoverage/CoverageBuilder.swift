@@ -118,6 +118,10 @@ public struct CoverageBuilder {
         if let source, let last = lines.last, Int(last.line) > source.lineCount {
             warnings.append("\(relative): has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run")
         }
+        let clamped = lines.filter { $0.count == UInt64(Int64.max) }.map(\.line)
+        if let first = clamped.first {
+            warnings.append("\(relative):\(first): \(clamped.count) line(s) have the count 2^63-1, which llvm-cov export writes for a counter that went negative (a compiler or data-race artifact); the real count is not in the export (llvm-cov show prints it as ~18.4E)")
+        }
         var excluded = Set<UInt32>()
         if let source {
             let markers = ExclusionMarkers.excludedLines(in: source)

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// How to turn exports into Testscope's coverage model.
 public struct CoverageBuildOptions: Sendable {
@@ -12,6 +13,8 @@ public struct CoverageBuildOptions: Sendable {
     /// When the coverage data was recorded; sources changed after it get a warning.
     public var dataRecordedAt: Date?
     public var createdAt: Date
+    /// False when no output shows function names (the text table): demangling is skipped.
+    public var needsFunctionNames = true
 
     public init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
                 demangler: SwiftDemangler = SwiftDemangler(tool: nil), toolchainDescription: String? = nil,
@@ -65,33 +68,57 @@ public struct CoverageBuilder {
 
     public func build(exports: [URL]) throws -> CoverageReport {
         guard !exports.isEmpty else { throw CoverageError.noInput }
+        // With one export, each file's lines are computed as soon as it is read and its segments
+        // dropped; several exports keep segments until all are read, to merge them.
+        let single = exports.count == 1
         var segmentsByFile: [String: [[ExportSegment]]] = [:]
+        var linesByFile: [String: (lines: [LineCoverage], source: SourceText?)] = [:]
         var functionsByFile: [String: [FunctionRecord]] = [:]
+        var interned: [String: String] = [:]
         let equivalences = options.pathEquivalences
-        let filter = options.filter
+        let filter = CachedSourceFilter(options.filter)
         for export in exports {
             let reader = LLVMCovExportReader(
                 includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
                 onFile: { file in
                     guard let segments = file.segments else { throw CoverageError.summaryOnlyExport(path: export.path) }
-                    segmentsByFile[PathEquivalence.apply(equivalences, to: file.filename), default: []].append(segments)
+                    let path = PathEquivalence.apply(equivalences, to: file.filename)
+                    interned[path] = path
+                    if single {
+                        let source = SourceText.read(URL(fileURLWithPath: path))
+                        linesByFile[path] = (LineCoverageBuilder.lines(from: segments, source: source), source)
+                    } else {
+                        segmentsByFile[path, default: []].append(segments)
+                    }
                 },
                 onFunction: { function in
-                    guard let record = FunctionRecord(function, equivalences: equivalences),
+                    guard var record = FunctionRecord(function, equivalences: equivalences),
                           filter.includes(record.file) else { return }
+                    if let shared = interned[record.file] { record.file = shared } else { interned[record.file] = record.file }
                     functionsByFile[record.file, default: []].append(record)
                 })
             _ = try reader.read(export)
         }
-        let allNames = functionsByFile.values.flatMap { $0.map(\.mangledName) }
-        let names = options.demangler.displayNames(for: allNames)
+        PhaseTimer.mark("read export")
+        for (path, lists) in segmentsByFile {
+            let source = SourceText.read(URL(fileURLWithPath: path))
+            linesByFile[path] = (Self.mergedLines(lists, source: source), source)
+        }
+        segmentsByFile = [:]
+        var allNames: [String] = []
+        for records in functionsByFile.values { for record in records { allNames.append(record.mangledName) } }
+        let names = options.needsFunctionNames ? options.demangler.displayNames(for: allNames) : [:]
+        allNames = []
+        PhaseTimer.mark("demangle")
         var warnings: [String] = []
         var files: [FileCoverage] = []
-        for (path, segmentLists) in segmentsByFile {
-            let records = FunctionRecord.mergeAcrossExports(functionsByFile[path] ?? [])
-            files.append(buildFile(path: path, segmentLists: segmentLists, records: records,
+        for path in linesByFile.keys.sorted() {
+            let (lines, source) = linesByFile.removeValue(forKey: path)!
+            let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [])
+            files.append(buildFile(path: path, lines: lines, source: source, records: records,
                                    names: names, warnings: &warnings))
         }
+        PhaseTimer.mark("build model")
         let metadata = ReportMetadata(
             packageRoot: options.packageRoot.path, inputs: exports.map(\.path),
             toolchain: options.toolchainDescription,
@@ -99,11 +126,9 @@ public struct CoverageBuilder {
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
     }
 
-    private func buildFile(path: String, segmentLists: [[ExportSegment]], records: [FunctionRecord],
+    private func buildFile(path: String, lines computed: [LineCoverage], source: SourceText?, records: [FunctionRecord],
                            names: [String: String], warnings: inout [String]) -> FileCoverage {
         let relative = options.filter.relativePath(path) ?? path
-        let url = URL(fileURLWithPath: path)
-        let source = SourceText.read(url)
         if source == nil {
             warnings.append("\(relative): source file not found (deleted or moved since the run); reporting counts without source text")
         } else if let source, !source.isValidUTF8 {
@@ -114,7 +139,7 @@ public struct CoverageBuilder {
            modified.timeIntervalSince(recorded) > 1 {
             warnings.append("\(relative): changed after the coverage data was recorded; line numbers may not match (re-run the tests)")
         }
-        var lines = Self.mergedLines(segmentLists, source: source)
+        var lines = computed
         if let source, let last = lines.last, Int(last.line) > source.lineCount {
             warnings.append("\(relative): has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run")
         }

@@ -1,10 +1,17 @@
+/// A code region reduced to what the totals need (8 bytes instead of 40).
+struct CompactRegion {
+    var lineStart: UInt32
+    var executionCount: UInt64 { executed ? 1 : 0 }
+    var executed: Bool
+}
+
 /// A function record reduced to what the model needs: its main file's code regions.
 struct FunctionRecord {
     var mangledName: String
     var count: UInt64
     var file: String
     /// Code regions in the function's own file, in export order.
-    var regions: [ExportRegion]
+    var regions: [CompactRegion]
     var start: (line: UInt32, column: UInt32)
     var end: (line: UInt32, column: UInt32)
 
@@ -15,7 +22,7 @@ struct FunctionRecord {
         mangledName = function.name
         count = function.count
         file = PathEquivalence.apply(equivalences, to: function.filenames[mainID])
-        regions = code
+        regions = code.map { CompactRegion(lineStart: $0.lineStart, executed: $0.executionCount > 0) }
         start = (first.lineStart, first.columnStart)
         end = (first.lineEnd, first.columnEnd)
         for r in code {
@@ -28,9 +35,7 @@ struct FunctionRecord {
     mutating func add(_ other: FunctionRecord) {
         count = Self.saturatingAdd(count, other.count)
         if other.regions.count == regions.count {
-            for i in regions.indices {
-                regions[i].executionCount = Self.saturatingAdd(regions[i].executionCount, other.regions[i].executionCount)
-            }
+            for i in regions.indices { regions[i].executed = regions[i].executed || other.regions[i].executed }
         }
     }
 

@@ -197,21 +197,32 @@ public struct LLVMCovExportReader {
         var first = true
         while try s.nextElement(first: &first) {
             try s.beginArray()
-            var v: [UInt64] = [0, 0, 0, 0, 0, 0, 0, 0]
+            // A fixed-size tuple, not an array: no allocation per region.
+            var v: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
             var index = 0
             var firstValue = true
             while try s.nextElement(first: &firstValue) {
-                if index < 8 { v[index] = try s.readUInt64() } else { try s.skipValue() }
+                switch index {
+                case 0: v.0 = try s.readUInt64()
+                case 1: v.1 = try s.readUInt64()
+                case 2: v.2 = try s.readUInt64()
+                case 3: v.3 = try s.readUInt64()
+                case 4: v.4 = try s.readUInt64()
+                case 5: v.5 = try s.readUInt64()
+                case 6: v.6 = try s.readUInt64()
+                case 7: v.7 = try s.readUInt64()
+                default: try s.skipValue()
+                }
                 index += 1
             }
             guard index >= 5 else {
                 throw JSONScanner.Failure(message: "a region has \(index) elements (expected 8)", offset: s.position)
             }
             regions.append(ExportRegion(
-                lineStart: UInt32(clamping: v[0]), columnStart: UInt32(clamping: v[1]),
-                lineEnd: UInt32(clamping: v[2]), columnEnd: UInt32(truncatingIfNeeded: v[3]),
-                executionCount: v[4], fileID: UInt32(clamping: v[5]), expandedFileID: UInt32(clamping: v[6]),
-                kind: RegionKind(rawValue: UInt8(clamping: v[7])) ?? .unknown))
+                lineStart: UInt32(clamping: v.0), columnStart: UInt32(clamping: v.1),
+                lineEnd: UInt32(clamping: v.2), columnEnd: UInt32(truncatingIfNeeded: v.3),
+                executionCount: v.4, fileID: UInt32(clamping: v.5), expandedFileID: UInt32(clamping: v.6),
+                kind: RegionKind(rawValue: UInt8(clamping: v.7)) ?? .unknown))
         }
         return regions
     }

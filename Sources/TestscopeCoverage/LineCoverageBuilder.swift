@@ -6,7 +6,6 @@ public enum LineCoverageBuilder {
     public static func lines(from segments: [ExportSegment], source: SourceText? = nil) -> [LineCoverage] {
         var result: [LineCoverage] = []
         guard let firstLine = segments.first?.line else { return result }
-        result.reserveCapacity(segments.count)
         var wrapped: ExportSegment? = nil
         var index = 0
         var line = firstLine
@@ -30,7 +29,8 @@ public enum LineCoverageBuilder {
             wrapped = segments[index - 1]
             line += 1
         }
-        return result
+        // Keep only what is used: the model holds every file's lines at once.
+        return result.capacity > result.count + result.count / 4 + 16 ? Array(result) : result
     }
 
     /// `LineCoverageStats::LineCoverageStats` for one line with segments.

@@ -19,10 +19,23 @@ public struct SourceFilter: Sendable {
 
     /// The path relative to the root, or nil when it lies outside.
     public func relativePath(_ path: String) -> String? {
-        let standardized = (path as NSString).standardizingPath
+        let standardized = Self.normalized(path)
         if root == "/" { return String(standardized.dropFirst()) }
         guard standardized.hasPrefix(root + "/") else { return nil }
         return String(standardized.dropFirst(root.count + 1))
+    }
+
+    /// Removes `.` and `..` components and repeated slashes, without touching the file system
+    /// (symlinks are not resolved: the paths are llvm's, and may not exist here).
+    public static func normalized(_ path: String) -> String {
+        guard path.contains("/.") || path.contains("//") else { return path }
+        var parts: [Substring] = []
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if component == "." { continue }
+            if component == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            parts.append(component)
+        }
+        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
     public func includes(_ path: String) -> Bool {
@@ -42,6 +55,21 @@ public struct SourceFilter: Sendable {
         }
         for dir in testDirectories where relative == dir || relative.hasPrefix(dir + "/") { return false }
         return true
+    }
+}
+
+/// Remembers the filter's answer per path: an export names the same files thousands of times.
+public final class CachedSourceFilter: @unchecked Sendable {
+    public let filter: SourceFilter
+    private var answers: [String: Bool] = [:]
+
+    public init(_ filter: SourceFilter) { self.filter = filter }
+
+    public func includes(_ path: String) -> Bool {
+        if let known = answers[path] { return known }
+        let answer = filter.includes(path)
+        answers[path] = answer
+        return answer
     }
 }
 

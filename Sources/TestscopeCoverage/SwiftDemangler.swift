@@ -13,17 +13,24 @@ public struct SwiftDemangler: Sendable {
         let unique = Array(Set(names)).sorted()
         guard let tool, !unique.isEmpty else { return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) }) }
         let symbols = unique.map(Self.symbol(in:))
-        let simplified = run(tool, ["--simplified"], symbols)
-        let full = run(tool, [], symbols)
+        // The two passes run side by side (one process each, whatever the number of symbols).
+        final class Results: @unchecked Sendable { var simplified: [String]?; var full: [String]? }
+        let results = Results()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { results.full = run(tool, [], symbols) }
+        results.simplified = run(tool, ["--simplified"], symbols)
+        group.wait()
+        let simplified = results.simplified
+        let full = results.full
         guard let simplified, simplified.count == unique.count else {
             return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) })
         }
         var modules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "_Concurrency", "XCTest", "Testing", "Dispatch"]
         if let full {
             for name in full {
-                if let dot = name.firstIndex(of: "."), !name[..<dot].contains(where: { " (<[".contains($0) }) {
-                    modules.insert(String(name[..<dot]))
-                }
+                // The module is the first identifier of a plain function's full name (`Shapes.f(…)`).
+                let head = name.utf8.prefix { $0 != UInt8(ascii: ".") && $0 != 0x20 && $0 != UInt8(ascii: "(") && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: "[") }
+                if head.count < name.utf8.count, name.utf8[head.endIndex] == UInt8(ascii: ".") { modules.insert(String(Substring(head))) }
             }
         }
         var result: [String: String] = [:]
@@ -73,37 +80,48 @@ public struct SwiftDemangler: Sendable {
 
     /// The text after the last top-level ` -> ` of a full demangled function name.
     static func returnType(of full: String) -> String? {
+        let bytes = Array(full.utf8)
         var depth = 0
-        var result: String.Index? = nil
-        let chars = Array(full)
+        var start: Int? = nil
         var i = 0
-        var index = full.startIndex
-        while i < chars.count {
-            let c = chars[i]
-            if c == "(" || c == "<" || c == "[" { depth += 1 }
-            if c == ")" || c == "]" || (c == ">" && (i == 0 || chars[i - 1] != "-")) { depth -= 1 }
-            if depth == 0, c == "-", i + 1 < chars.count, chars[i + 1] == ">", i > 0, chars[i - 1] == " " {
-                result = full.index(index, offsetBy: 3, limitedBy: full.endIndex)
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ">"):
+                if i == 0 || bytes[i - 1] != UInt8(ascii: "-") { depth -= 1 }
+            case UInt8(ascii: "-"):
+                if depth == 0, i > 0, i + 2 < bytes.count, bytes[i - 1] == 0x20, bytes[i + 1] == UInt8(ascii: ">") { start = i + 3 }
+            default: break
             }
-            index = full.index(after: index)
             i += 1
         }
-        guard let result, result < full.endIndex else { return nil }
-        let type = String(full[result...]).trimmingCharacters(in: .whitespaces)
+        guard let start, start < bytes.count else { return nil }
+        let type = String(decoding: bytes[start...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
         return type.isEmpty ? nil : type
     }
 
     /// Removes `Module.` qualifiers of known modules from a type.
     static func stripModules(_ type: String, modules: Set<String>) -> String {
-        var out = ""
-        var token = ""
-        for c in type {
-            if c.isLetter || c.isNumber || c == "_" { token.append(c); continue }
-            if c == ".", modules.contains(token) { token = ""; continue }
-            out += token
-            token = ""
-            out.append(c)
+        let bytes = Array(type.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var tokenStart = 0
+        var i = 0
+        func isIdentifier(_ b: UInt8) -> Bool { b >= 0x80 || b == 0x5F || (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) }
+        while i <= bytes.count {
+            if i < bytes.count, isIdentifier(bytes[i]) { i += 1; continue }
+            let token = bytes[tokenStart..<i]
+            if i < bytes.count, bytes[i] == UInt8(ascii: "."), !token.isEmpty, modules.contains(String(decoding: token, as: UTF8.self)) {
+                i += 1
+                tokenStart = i
+                continue
+            }
+            out.append(contentsOf: token)
+            if i < bytes.count { out.append(bytes[i]) }
+            i += 1
+            tokenStart = i
         }
-        return out + token
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The outcome of a finished child process.
 public struct ProcessResult: Sendable {
@@ -15,91 +20,96 @@ public struct ProcessResult: Sendable {
 
 /// Runs child processes: captured, streamed to our own output, or with stdout sent to a file.
 public enum ProcessRunner {
-    /// Runs `executable` and captures both output streams.
+    /// Writing to a child that has exited must be an error, not a fatal SIGPIPE.
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    /// Runs `executable` and captures both output streams (stdout into `stdoutFile` when given).
     public static func run(
         _ executable: URL, _ arguments: [String], input: Data? = nil,
         currentDirectory: URL? = nil, environment: [String: String]? = nil,
         stdoutFile: URL? = nil
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        if let environment { process.environment = environment }
-
-        let errPipe = Pipe()
-        process.standardError = errPipe
-        let outPipe = Pipe()
-        var outHandle: FileHandle? = nil
+        _ = ignoreSIGPIPE
+        let err = try SpawnPipe()
+        let out = stdoutFile == nil ? try SpawnPipe() : nil
+        var fileFD: Int32 = -1
         if let stdoutFile {
-            _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-            guard let handle = FileHandle(forWritingAtPath: stdoutFile.path) else {
-                throw ExecutionError.cannotWrite(path: stdoutFile.path, reason: "cannot open for writing")
+            fileFD = open(stdoutFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fileFD >= 0 else {
+                closeFD(err.read); closeFD(err.write)
+                throw ExecutionError.cannotWrite(path: stdoutFile.path, reason: String(cString: strerror(errno)))
             }
-            outHandle = handle
-            process.standardOutput = handle
-        } else {
-            process.standardOutput = outPipe
         }
-        let inPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+        let inPipe = input == nil ? nil : try SpawnPipe()
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { closeFD(null) }
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess.start(executable, arguments, environment: environment, currentDirectory: currentDirectory,
+                                             stdin: inPipe?.read ?? null, stdout: out?.write ?? fileFD, stderr: err.write)
+        } catch {
+            for fd in [err.read, err.write, out?.read ?? -1, out?.write ?? -1, fileFD, inPipe?.read ?? -1, inPipe?.write ?? -1] where fd >= 0 { closeFD(fd) }
+            throw error
+        }
+        closeFD(err.write)
+        if let out { closeFD(out.write) }
+        if fileFD >= 0 { closeFD(fileFD) }
+        if let inPipe { closeFD(inPipe.read) }
 
-        do { try process.run() } catch {
-            throw ExecutionError.launchFailed(tool: executable.lastPathComponent, reason: error.localizedDescription)
-        }
-        // Read both pipes concurrently so that neither can fill up and block the child.
-        let group = DispatchGroup()
         let box = OutputBox()
-        if stdoutFile == nil {
-            group.enter()
-            DispatchQueue.global().async {
-                box.setOut(outPipe.fileHandleForReading.readDataToEndOfFile())
-                group.leave()
+        let group = DispatchGroup()
+        if let out {
+            DispatchQueue.global().async(group: group) { box.setOut(SpawnPipe.readAll(out.read)); closeFD(out.read) }
+        }
+        DispatchQueue.global().async(group: group) { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) }
+        if let input, let inPipe {
+            input.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(inPipe.write, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 { if errno == EINTR { continue } else { break } }
+                    offset += n
+                }
             }
+            closeFD(inPipe.write)
         }
-        group.enter()
-        DispatchQueue.global().async {
-            box.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
-        }
-        if let input {
-            inPipe.fileHandleForWriting.write(input)
-            try? inPipe.fileHandleForWriting.close()
-        }
-        process.waitUntilExit()
         group.wait()
-        try? outHandle?.close()
-        return ProcessResult(
-            status: process.terminationStatus,
-            terminatedBySignal: process.terminationReason == .uncaughtSignal,
-            stdout: box.out, stderr: box.err)
+        let ended = child.wait()
+        return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: box.out, stderr: box.err)
     }
 
-    /// Runs `executable` with output streamed live to our stdout/stderr and also appended to `log`.
+    /// Runs `executable` with output streamed live to our stdout/stderr (when `echo`), handed to
+    /// `onLine` line by line, and with stderr captured. `mergeStderr` sends the child's stderr into
+    /// its stdout pipe, keeping the order of lines written to both (as `swift test` shows them).
     public static func stream(
         _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
         environment: [String: String]? = nil, log: FileHandle? = nil,
-        echo: Bool = true, onStart: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
+        echo: Bool = true, mergeStderr: Bool = false,
+        onStart: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
+        _ = ignoreSIGPIPE
+        let out = try SpawnPipe()
+        let err = try SpawnPipe()
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { closeFD(null) }
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess.start(executable, arguments, environment: environment, currentDirectory: currentDirectory,
+                                             stdin: null, stdout: out.write, stderr: mergeStderr ? out.write : err.write)
+        } catch {
+            for fd in [out.read, out.write, err.read, err.write] { closeFD(fd) }
+            throw error
+        }
+        closeFD(out.write)
+        closeFD(err.write)
+        onStart?(child.pid)
         let lock = NSLock()
         let capturedErr = OutputBox()
 
-        func pump(_ pipe: Pipe, to target: FileHandle, captureErr: Bool) -> DispatchWorkItem {
+        func pump(_ fd: Int32, to target: FileHandle, captureErr: Bool) -> DispatchWorkItem {
             DispatchWorkItem {
-                let handle = pipe.fileHandleForReading
                 var pending = Data()
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
+                _ = SpawnPipe.readAll(fd) { chunk in
                     lock.lock()
                     if echo { target.write(chunk) }
                     log?.write(chunk)
@@ -108,30 +118,23 @@ public enum ProcessRunner {
                     if let onLine {
                         pending.append(chunk)
                         while let newline = pending.firstIndex(of: 0x0A) {
-                            let line = pending[pending.startIndex..<newline]
-                            onLine(String(decoding: line, as: UTF8.self))
+                            onLine(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                             pending.removeSubrange(pending.startIndex...newline)
                         }
                     }
                 }
+                closeFD(fd)
                 if let onLine, !pending.isEmpty { onLine(String(decoding: pending, as: UTF8.self)) }
             }
         }
-        do { try process.run() } catch {
-            throw ExecutionError.launchFailed(tool: executable.lastPathComponent, reason: error.localizedDescription)
-        }
-        onStart?(process.processIdentifier)
-        let outWork = pump(outPipe, to: FileHandle.standardOutput, captureErr: false)
-        let errWork = pump(errPipe, to: FileHandle.standardError, captureErr: true)
+        let outWork = pump(out.read, to: FileHandle.standardOutput, captureErr: false)
+        let errWork = pump(err.read, to: FileHandle.standardError, captureErr: true)
         DispatchQueue.global().async(execute: outWork)
         DispatchQueue.global().async(execute: errWork)
-        process.waitUntilExit()
         outWork.wait()
         errWork.wait()
-        return ProcessResult(
-            status: process.terminationStatus,
-            terminatedBySignal: process.terminationReason == .uncaughtSignal,
-            stdout: Data(), stderr: capturedErr.err)
+        let ended = child.wait()
+        return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: Data(), stderr: capturedErr.err)
     }
 }
 

@@ -4,6 +4,8 @@ import TestscopeExecution
 /// Where a renderer writes text: a file being written atomically, or a string.
 public protocol TextOutput {
     mutating func write(_ text: String) throws
+    /// UTF-8 bytes; files take them as they are.
+    mutating func write(bytes: [UInt8]) throws
 }
 
 extension AtomicFileWriter: TextOutput {}

@@ -30,55 +30,109 @@ public struct JSONReport: CoverageRenderer {
     }
 
     private func writeFile<Output: TextOutput>(_ file: FileCoverage, to out: inout Output) throws {
-        try out.write("    {\"path\": \(Self.string(file.relativePath)), \"absolutePath\": \(Self.string(file.path)), ")
-        try out.write("\"target\": \(file.target.map(Self.string) ?? "null"), \"sourceAvailable\": \(file.sourceAvailable),\n")
-        try out.write("     \"summary\": \(Self.summary(file.summary)),\n")
-        var chunk = "     \"lines\": ["
+        var w = ByteWriter()
+        w.append("    {\"path\": "); w.append(json: file.relativePath)
+        w.append(", \"absolutePath\": "); w.append(json: file.path)
+        w.append(", \"target\": ")
+        if let target = file.target { w.append(json: target) } else { w.append("null") }
+        w.append(", \"sourceAvailable\": "); w.append(file.sourceAvailable ? "true" : "false")
+        w.append(",\n     \"summary\": "); Self.summary(file.summary, into: &w)
+        w.append(",\n     \"lines\": [")
         for (i, line) in file.lines.enumerated() {
-            if i > 0 { chunk += ", " }
-            chunk += "{\"line\": \(line.line), \"count\": \(line.count)}"
-            if chunk.utf8.count > 8192 { try out.write(chunk); chunk = "" }
+            if i > 0 { w.append(", ") }
+            w.append("{\"line\": "); w.append(int: line.line); w.append(", \"count\": "); w.append(int: line.count); w.append("}")
+            try w.flush(to: &out)
         }
-        chunk += "],\n     \"partialLines\": ["
+        w.append("],\n     \"partialLines\": [")
         var first = true
         for line in file.lines where line.isPartial {
-            if !first { chunk += ", " }
+            if !first { w.append(", ") }
             first = false
-            let spans = line.uncoveredSpans.map {
-                "{\"startColumn\": \($0.start), \"endColumn\": \($0.end.map(String.init) ?? "null"), \"count\": \($0.count)}"
+            w.append("{\"line\": "); w.append(int: line.line); w.append(", \"count\": "); w.append(int: line.count)
+            w.append(", \"uncovered\": [")
+            for (k, span) in line.uncoveredSpans.enumerated() {
+                if k > 0 { w.append(", ") }
+                w.append("{\"startColumn\": "); w.append(int: span.start); w.append(", \"endColumn\": ")
+                if let end = span.end { w.append(int: end) } else { w.append("null") }
+                w.append(", \"count\": "); w.append(int: span.count); w.append("}")
             }
-            chunk += "{\"line\": \(line.line), \"count\": \(line.count), \"uncovered\": [\(spans.joined(separator: ", "))]}"
+            w.append("]}")
         }
-        chunk += "],\n     \"missingLines\": [\(file.missingRanges.map { "[\($0.lowerBound), \($0.upperBound)]" }.joined(separator: ", "))],"
-        chunk += "\n     \"excludedLines\": [\(file.excludedLines.map(String.init).joined(separator: ", "))],\n     \"functions\": ["
-        try out.write(chunk)
+        w.append("],\n     \"missingLines\": [")
+        for (i, range) in file.missingRanges.enumerated() {
+            if i > 0 { w.append(", ") }
+            w.append("["); w.append(int: range.lowerBound); w.append(", "); w.append(int: range.upperBound); w.append("]")
+        }
+        w.append("],\n     \"excludedLines\": [")
+        for (i, line) in file.excludedLines.enumerated() {
+            if i > 0 { w.append(", ") }
+            w.append(int: line)
+        }
+        w.append("],\n     \"functions\": [")
         for (i, function) in file.functions.enumerated() {
-            try out.write((i == 0 ? "\n       " : ",\n       ") + Self.function(function, nested: true))
+            w.append(i == 0 ? "\n       " : ",\n       ")
+            Self.function(function, nested: true, into: &w)
+            try w.flush(to: &out)
         }
-        try out.write(file.functions.isEmpty ? "]}" : "\n     ]}")
+        w.append(file.functions.isEmpty ? "]}" : "\n     ]}")
+        try w.flush(to: &out, force: true)
+    }
+
+    static func function(_ f: FunctionCoverage, nested: Bool, into w: inout ByteWriter) {
+        w.append("{\"name\": "); w.append(json: f.name)
+        w.append(", \"mangledName\": "); w.append(json: f.mangledName)
+        w.append(", \"line\": "); w.append(int: f.line)
+        w.append(", \"column\": "); w.append(int: f.column)
+        w.append(", \"endLine\": "); w.append(int: f.endLine)
+        w.append(", \"count\": "); w.append(int: f.count)
+        w.append(", \"lines\": "); ratio(f.lines, into: &w)
+        w.append(", \"regions\": "); ratio(f.regions, into: &w)
+        w.append(", \"instantiations\": "); ratio(f.instantiations, into: &w)
+        if nested {
+            w.append(", \"closures\": [")
+            for (i, closure) in f.closures.enumerated() {
+                if i > 0 { w.append(", ") }
+                function(closure, nested: false, into: &w)
+            }
+            w.append("]")
+        }
+        w.append("}")
+    }
+
+    static func summary(_ s: CoverageSummary, into w: inout ByteWriter) {
+        w.append("{\"lines\": "); ratio(s.lines, into: &w)
+        w.append(", \"functions\": "); ratio(s.functions, into: &w)
+        w.append(", \"regions\": "); ratio(s.regions, into: &w)
+        w.append(", \"instantiations\": "); ratio(s.instantiations, into: &w)
+        w.append("}")
+    }
+
+    static func ratio(_ r: CoverageRatio, into w: inout ByteWriter) {
+        w.append("{\"covered\": "); w.append(int: r.covered)
+        w.append(", \"total\": "); w.append(int: r.total)
+        w.append(", \"percent\": ")
+        if let p = r.percent { w.append(string: Format.fixed(p, decimals: 4)) } else { w.append("null") }
+        w.append("}")
     }
 
     static func function(_ f: FunctionCoverage, nested: Bool) -> String {
-        var text = "{\"name\": \(string(f.name)), \"mangledName\": \(string(f.mangledName)), \"line\": \(f.line), "
-            + "\"column\": \(f.column), \"endLine\": \(f.endLine), \"count\": \(f.count), "
-            + "\"lines\": \(ratio(f.lines)), \"regions\": \(ratio(f.regions)), \"instantiations\": \(ratio(f.instantiations))"
-        if nested {
-            text += ", \"closures\": [\(f.closures.map { function($0, nested: false) }.joined(separator: ", "))]"
-        }
-        return text + "}"
+        var w = ByteWriter()
+        function(f, nested: nested, into: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     static func summary(_ s: CoverageSummary) -> String {
-        "{\"lines\": \(ratio(s.lines)), \"functions\": \(ratio(s.functions)), \"regions\": \(ratio(s.regions)), \"instantiations\": \(ratio(s.instantiations))}"
-    }
-
-    static func ratio(_ r: CoverageRatio) -> String {
-        let percent = r.percent.map { Format.fixed($0, decimals: 4) } ?? "null"
-        return "{\"covered\": \(r.covered), \"total\": \(r.total), \"percent\": \(percent)}"
+        var w = ByteWriter()
+        summary(s, into: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     /// A JSON string literal.
     public static func string(_ value: String) -> String {
+        // Fast path: nothing to escape (the common case for paths and names).
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+            return "\"" + value + "\""
+        }
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {

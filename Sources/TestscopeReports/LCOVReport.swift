@@ -14,7 +14,8 @@ public struct LCOVReport: CoverageRenderer {
             var functions: [(name: String, function: FunctionCoverage)] = []
             for function in file.functions {
                 // genhtml needs unique names without commas.
-                var name = Self.clean(function.name).replacingOccurrences(of: ",", with: ";")
+                var name = Self.clean(function.name)
+                if name.utf8.contains(0x2C) { name = name.replacingOccurrences(of: ",", with: ";") }
                 if seen.contains(name) { name += " [line \(function.line)]" }
                 seen.insert(name)
                 functions.append((name, function))
@@ -23,18 +24,20 @@ public struct LCOVReport: CoverageRenderer {
             for (name, function) in functions { chunk += "FNDA:\(function.count),\(name)\n" }
             chunk += "FNF:\(file.summary.functions.total)\nFNH:\(file.summary.functions.covered)\n"
             try out.write(chunk)
-            chunk = ""
+            var w = ByteWriter()
             for line in file.lines {
-                chunk += "DA:\(line.line),\(line.count)\n"
-                if chunk.utf8.count > 8192 { try out.write(chunk); chunk = "" }
+                w.append("DA:"); w.append(int: line.line); w.append(","); w.append(int: line.count); w.append("\n")
+                try w.flush(to: &out)
             }
-            chunk += "LF:\(file.summary.lines.total)\nLH:\(file.summary.lines.covered)\nend_of_record\n"
-            try out.write(chunk)
+            w.append("LF:"); w.append(int: file.summary.lines.total)
+            w.append("\nLH:"); w.append(int: file.summary.lines.covered); w.append("\nend_of_record\n")
+            try w.flush(to: &out, force: true)
         }
     }
 
     /// LCOV is line-based: no line breaks inside a record.
     static func clean(_ text: String) -> String {
-        String(text.map { $0.isNewline ? " " : $0 })
+        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C || $0 >= 0xC2 }) else { return text }
+        return String(text.map { $0.isNewline ? " " : $0 })
     }
 }

@@ -234,7 +234,7 @@ public final class TestRunCoordinator: @unchecked Sendable {
         watchdog.start()
         defer { done.signal() }
         return try ProcessRunner.stream(
-            executable, arguments, environment: environment, echo: request.echo,
+            executable, arguments, environment: environment, echo: request.echo, mergeStderr: true,
             onStart: { [weak self] pid in self?.lock.lock(); self?.childPID = pid; self?.lock.unlock() },
             onLine: { [weak self] line in
                 guard let self else { return }

@@ -50,7 +50,10 @@ struct CoveragePipeline {
         let formats = try options.formats(default: defaultFormats)
         let html = formats.contains(.html) ? try options.htmlReport(watermarks: try options.parsedWatermarks()) : nil
         terminal.progress("reading coverage from \(exports.map(\.lastPathComponent).joined(separator: ", "))")
-        let buildOptions = try options.buildOptions(packageRoot: packageRoot, toolchain: toolchain, dataRecordedAt: dataRecordedAt)
+        PhaseTimer.mark("start")
+        var buildOptions = try options.buildOptions(packageRoot: packageRoot, toolchain: toolchain, dataRecordedAt: dataRecordedAt)
+        buildOptions.needsFunctionNames = formats != [.text]
+        PhaseTimer.mark("package layout")
         let report = try CoverageBuilder(options: buildOptions).build(exports: exports)
         for warning in report.warnings { terminal.warning(warning) }
         if report.files.isEmpty {
@@ -68,8 +71,11 @@ struct CoveragePipeline {
         } else if !options.quiet {
             print(summaryLine(report))
         }
+        PhaseTimer.mark("text")
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: Testscope.version).write(report, into: output)) }
+        PhaseTimer.mark("json")
         if formats.contains(.lcov) { written.append(try LCOVReport().write(report, into: output)) }
+        PhaseTimer.mark("lcov")
         var htmlIndex: String?
         if let html {
             terminal.progress("writing the HTML report")

@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Serializes pipe creation and spawning (see `SpawnedProcess.start`).
+let spawnLock = NSLock()
+
+/// A child process started with `posix_spawn` (Foundation's `Process` costs ~50 ms per launch on
+/// Linux, which adds up over many test-binary runs and tool calls).
+struct SpawnedProcess {
+    let pid: pid_t
+
+    /// Starts `executable`; the given descriptors become the child's 0, 1 and 2.
+    static func start(_ executable: URL, _ arguments: [String], environment: [String: String]?,
+                      currentDirectory: URL?, stdin: Int32, stdout: Int32, stderr: Int32) throws -> SpawnedProcess {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        var executable = executable
+        var arguments = arguments
+        if let currentDirectory {
+            // posix_spawn has no portable chdir action: let env(1) change directory, then exec.
+            arguments = ["-C", currentDirectory.path, executable.path] + arguments
+            executable = URL(fileURLWithPath: "/usr/bin/env")
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Default signal handling in the child (the parent may ignore SIGPIPE).
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in env { free(p) } }
+        var pid: pid_t = 0
+        // Under the lock that also guards pipe creation, so no other child inherits a pipe end
+        // before it is marked close-on-exec.
+        spawnLock.lock()
+        let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, env)
+        spawnLock.unlock()
+        guard status == 0 else {
+            throw ExecutionError.launchFailed(tool: executable.lastPathComponent, reason: String(cString: strerror(status)))
+        }
+        return SpawnedProcess(pid: pid)
+    }
+
+    /// Waits for the child; returns its exit status, or the signal that ended it.
+    func wait() -> (status: Int32, signaled: Bool) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return (-1, false) }
+        }
+        let low = status & 0x7F
+        if low == 0 { return ((status >> 8) & 0xFF, false) }
+        return (low, true)
+    }
+}
+
+/// A pipe whose ends are closed on exec, so children only get the ends dup2'ed to them.
+struct SpawnPipe {
+    let read: Int32
+    let write: Int32
+
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        guard pipe(&fds) == 0 else { throw ExecutionError.launchFailed(tool: "pipe", reason: String(cString: strerror(errno))) }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        read = fds[0]
+        write = fds[1]
+    }
+
+    /// Reads everything until end of file.
+    static func readAll(_ fd: Int32, chunk: ((Data) -> Void)? = nil) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc_read(fd, $0.baseAddress!, 65536) }
+            if n < 0 { if errno == EINTR { continue } else { break } }
+            if n == 0 { break }
+            let piece = Data(buffer[0..<n])
+            if let chunk { chunk(piece) } else { data.append(piece) }
+        }
+        return data
+    }
+}
+
+@inline(__always)
+func Glibc_read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.read(fd, pointer, count)
+    #else
+    return Darwin.read(fd, pointer, count)
+    #endif
+}
+
+@inline(__always)
+func closeFD(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
+}

@@ -105,10 +105,16 @@ public struct CoverageBuilder {
             linesByFile[path] = (Self.mergedLines(lists, source: source), source)
         }
         segmentsByFile = [:]
-        var allNames: [String] = []
-        for records in functionsByFile.values { for record in records { allNames.append(record.mangledName) } }
-        let names = options.needsFunctionNames ? options.demangler.displayNames(for: allNames) : [:]
-        allNames = []
+        // Demangling runs beside the model building; the names are filled in afterwards.
+        final class Names: @unchecked Sendable { var map: [String: String] = [:] }
+        let names = Names()
+        let demangling = DispatchGroup()
+        if options.needsFunctionNames {
+            var allNames: [String] = []
+            for records in functionsByFile.values { for record in records { allNames.append(record.mangledName) } }
+            let demangler = options.demangler
+            DispatchQueue.global().async(group: demangling) { [allNames] in names.map = demangler.displayNames(for: allNames) }
+        }
         PhaseTimer.mark("demangle")
         var warnings: [String] = []
         var files: [FileCoverage] = []
@@ -116,7 +122,15 @@ public struct CoverageBuilder {
             let (lines, source) = linesByFile.removeValue(forKey: path)!
             let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [])
             files.append(buildFile(path: path, lines: lines, source: source, records: records,
-                                   names: names, warnings: &warnings))
+                                   names: [:], warnings: &warnings))
+        }
+        demangling.wait()
+        if !names.map.isEmpty {
+            func rename(_ f: inout FunctionCoverage) {
+                if let display = names.map[f.mangledName] { f.name = display }
+                for i in f.closures.indices { rename(&f.closures[i]) }
+            }
+            for i in files.indices { for k in files[i].functions.indices { rename(&files[i].functions[k]) } }
         }
         PhaseTimer.mark("build model")
         let metadata = ReportMetadata(

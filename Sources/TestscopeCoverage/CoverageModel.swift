@@ -166,4 +166,15 @@ public struct CoverageReport: Equatable, Sendable {
         self.metadata = metadata
         self.warnings = warnings
     }
+
+    /// The report under a more precise package layout: files the filter leaves out are dropped,
+    /// targets reassigned, roll-ups recomputed (the export can be read before SwiftPM has answered).
+    public func refined(layout: PackageLayout, filter: SourceFilter) -> CoverageReport {
+        var kept: [FileCoverage] = []
+        for var file in files where filter.includes(file.path) {
+            file.target = layout.target(for: file.relativePath)
+            kept.append(file)
+        }
+        return CoverageReport(files: kept, metadata: metadata, warnings: warnings)
+    }
 }

@@ -121,15 +121,22 @@ struct CoverageOptions: ParsableArguments {
         return OutputFolder(path.absoluteURL)
     }
 
-    func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?) throws -> CoverageBuildOptions {
-        let layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
-        let filter = SourceFilter(root: packageRoot.path, testDirectories: layout.testDirectories,
-                                  include: try include.map(Glob.init), exclude: try exclude.map(Glob.init))
+    func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?,
+                      layout: PackageLayout? = nil) throws -> CoverageBuildOptions {
+        let layout = layout ?? PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
+        let filter = try sourceFilter(packageRoot: packageRoot, layout: layout)
         return CoverageBuildOptions(
             packageRoot: packageRoot, layout: layout, filter: filter,
             pathEquivalences: try pathEquivalence.map(PathEquivalence.init(parsing:)),
             demangler: SwiftDemangler(tool: toolchain?.swiftDemangle),
             toolchainDescription: toolchain.map { $0.llvmCov.path }, dataRecordedAt: dataRecordedAt)
+    }
+}
+
+extension CoverageOptions {
+    func sourceFilter(packageRoot: URL, layout: PackageLayout) throws -> SourceFilter {
+        SourceFilter(root: packageRoot.path, testDirectories: layout.testDirectories,
+                     include: try include.map(Glob.init), exclude: try exclude.map(Glob.init))
     }
 }
 

@@ -51,10 +51,25 @@ struct CoveragePipeline {
         let html = formats.contains(.html) ? try options.htmlReport(watermarks: try options.parsedWatermarks()) : nil
         terminal.progress("reading coverage from \(exports.map(\.lastPathComponent).joined(separator: ", "))")
         PhaseTimer.mark("start")
-        var buildOptions = try options.buildOptions(packageRoot: packageRoot, toolchain: toolchain, dataRecordedAt: dataRecordedAt)
+        // SwiftPM's view of the targets arrives while the export is read with the folder convention
+        // (whose test folders are a subset of SwiftPM's), then refines the report.
+        final class Described: @unchecked Sendable { var layout: PackageLayout? }
+        let described = Described()
+        let describing = DispatchGroup()
+        DispatchQueue.global().async(group: describing) {
+            described.layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
+        }
+        let conventional = PackageLayout.conventional(root: packageRoot)
+        var buildOptions = try options.buildOptions(packageRoot: packageRoot, toolchain: toolchain,
+                                                    dataRecordedAt: dataRecordedAt, layout: conventional)
         buildOptions.needsFunctionNames = formats != [.text]
+        var report = try CoverageBuilder(options: buildOptions).build(exports: exports)
+        PhaseTimer.mark("model")
+        describing.wait()
+        if let layout = described.layout, layout != conventional {
+            report = report.refined(layout: layout, filter: try options.sourceFilter(packageRoot: packageRoot, layout: layout))
+        }
         PhaseTimer.mark("package layout")
-        let report = try CoverageBuilder(options: buildOptions).build(exports: exports)
         for warning in report.warnings { terminal.warning(warning) }
         if report.files.isEmpty {
             terminal.warning("no source files matched under \(packageRoot.path); check --package-path, --include/--exclude and --path-equivalence")

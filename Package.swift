@@ -20,8 +20,10 @@ let package = Package(
         // One renderer per output format, all reading the coverage model.
         // Test results: XCTest console and Swift Testing event stream parsers, JUnit import, the resilient test run.
         .target(name: "TestscopeTestResults", dependencies: ["TestscopeExecution"]),
+        // Flaky tests: seeded in-process orders (generated test entry point), OD/NOD classification, polluter search.
+        .target(name: "TestscopeFlakiness", dependencies: ["TestscopeTestResults", "TestscopeExecution"]),
         .target(name: "TestscopeReports", dependencies: [
-            "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults",
+            "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness",
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
         // The HTML report's templates and assets (top-level templates/), compiled into the binary.
@@ -33,14 +35,30 @@ let package = Package(
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults",
+                "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Helpers shared by the test targets (golden files).
+        .target(name: "TestscopeTestSupport", path: "Tests/Support"),
         .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
-        .testTarget(name: "TestscopeReportsTests", dependencies: ["TestscopeReports", "TestscopeCoverage"]),
+        .testTarget(
+            name: "TestscopeReportsTests",
+            dependencies: [
+                "TestscopeReports", "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestSupport",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            exclude: ["Goldens"]
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
-        .testTarget(name: "TestResultsTests", dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution"]),
+        .testTarget(
+            name: "TestResultsTests", dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],
+            exclude: ["Goldens"]
+        ),
+        .testTarget(
+            name: "FlakinessTests",
+            dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution"]
+        ),
     ]
 )
 
@@ -49,7 +67,7 @@ enum TemplateFiles {
     static let all = [
         "layout.mustache", "index.mustache", "file.mustache", "directory.mustache", "single.mustache",
         "nav.mustache", "totals.mustache", "file-table.mustache", "functions.mustache", "function-row.mustache",
-        "source-line.mustache", "ratio-cell.mustache",
+        "source-line.mustache", "ratio-cell.mustache", "flaky.mustache",
         "report.css", "report.js", "head.js",
     ]
 }

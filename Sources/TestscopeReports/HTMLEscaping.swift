@@ -77,14 +77,25 @@ public enum HTMLFormat {
         return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction + suffixes[index]
     }
 
-    /// Digits grouped by thousands with thin spaces: `12 345` (locale-independent).
-    public static func grouped(_ count: UInt64) -> String {
-        let digits = Array(String(count))
-        var out = ""
-        for (i, digit) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out += "\u{202F}" }
-            out.append(digit)
+    /// Appends the decimal digits of `value` (no String made).
+    @inline(__always)
+    public static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        guard value >= 10 else {
+            out.append(UInt8(ascii: "0") + UInt8(value))
+            return
         }
-        return out
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            out.append(contentsOf: buffer[(20 - count)...])
+        }
     }
 }

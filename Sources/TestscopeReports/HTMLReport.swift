@@ -141,7 +141,8 @@ public struct HTMLReport: CoverageRenderer {
     }
 
     func fileTable(_ files: [(FileCoverage, String)], pager: Any) -> HTMLModels.Model {
-        ["files": files.map { HTMLModels.fileRow($0.0, href: $0.1, watermarks) }, "count": String(files.count), "pages": pager]
+        ["files": files.map { HTMLModels.fileRow($0.0, href: $0.1, watermarks) }, "count": String(files.count),
+         "countLabel": files.count == 1 ? "1 file" : "\(files.count) files", "pages": pager]
     }
 
     /// A file page's body; `href(i)` links to file i from this page.

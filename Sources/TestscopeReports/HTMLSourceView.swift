@@ -18,9 +18,10 @@ struct HTMLSourceView {
         var excludedLines = 0
     }
 
-    /// One row's values; `code` is HTML already (highlighted and escaped).
+    /// One row's values; `code` is HTML already (highlighted and escaped). The anchor, number and
+    /// state are written as bytes directly (they are made of characters that need no escaping).
     struct Row: HTMLRow {
-        var anchor: String
+        var anchorPrefix: [UInt8]
         var number: UInt32
         var state: State
         var count: String
@@ -29,7 +30,7 @@ struct HTMLSourceView {
 
         func value(_ name: String) -> String? {
             switch name {
-            case "anchor": return anchor
+            case "anchor": return String(decoding: anchorPrefix, as: UTF8.self) + "L" + String(number)
             case "number": return String(number)
             case "state": return state.rawValue
             case "count": return count
@@ -40,9 +41,19 @@ struct HTMLSourceView {
         }
 
         func append(_ name: String, escaped: Bool, to out: inout [UInt8]) {
-            if name == "code" && !escaped {
+            switch name {
+            case "code" where !escaped:
                 out.append(contentsOf: code)
-            } else if let text = value(name) {
+            case "number":
+                HTMLFormat.appendDecimal(UInt64(number), to: &out)
+            case "anchor":
+                out.append(contentsOf: anchorPrefix)
+                out.append(UInt8(ascii: "L"))
+                HTMLFormat.appendDecimal(UInt64(number), to: &out)
+            case "state":
+                out.append(contentsOf: state.rawValue.utf8)
+            default:
+                guard let text = value(name) else { return }
                 if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
             }
         }
@@ -70,6 +81,7 @@ struct HTMLSourceView {
                 + "the counts are shown by line number only.")
         }
         result.rows.reserveCapacity(lineCount * 120 + (source?.bytes.count ?? 0) * 2)
+        let prefix = Array(anchorPrefix.utf8)
         var coverageIndex = 0
         var tokenIndex = 0
         var code: [UInt8] = []
@@ -77,8 +89,7 @@ struct HTMLSourceView {
             while coverageIndex < file.lines.count && Int(file.lines[coverageIndex].line) < number { coverageIndex += 1 }
             let coverage = coverageIndex < file.lines.count && Int(file.lines[coverageIndex].line) == number
                 ? file.lines[coverageIndex] : nil
-            var row = Row(anchor: anchorPrefix + "L" + String(number), number: UInt32(number), state: .none,
-                          count: "", exact: "", code: [])
+            var row = Row(anchorPrefix: prefix, number: UInt32(number), state: .none, count: "", exact: "", code: [])
             if excluded.contains(UInt32(number)) {
                 row.state = .excluded
                 row.exact = "excluded by a testscope:ignore marker"

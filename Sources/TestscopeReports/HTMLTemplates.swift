@@ -10,7 +10,7 @@ public struct HTMLTemplates: Sendable {
     /// The templates the renderer uses (without `.mustache`).
     public static let templateNames = [
         "layout", "nav", "index", "directory", "file", "single", "totals", "file-table", "functions",
-        "function-row", "source-line", "ratio-cell",
+        "function-row", "source-line", "ratio-cell", "flaky",
     ]
     /// The assets (copied to `assets/` or inlined).
     public static let assetNames = ["report.css", "report.js", "head.js"]
@@ -87,7 +87,7 @@ public struct HTMLTemplates: Sendable {
         }
         for name in partials.keys.sorted() {
             if let cycle = Self.cycle(from: name, partials: partials, path: []) {
-                throw ReportError.recursivePartial(template: label(name + ".mustache"), chain: cycle)
+                throw ReportError.recursivePartial(template: label(cycle[0] + ".mustache"), chain: cycle)
             }
         }
         self.library = library

@@ -92,7 +92,9 @@ struct CoveragePipeline {
         if formats.contains(.lcov) { written.append(try LCOVReport().write(report, into: output)) }
         PhaseTimer.mark("lcov")
         var htmlIndex: String?
-        if let html {
+        if var html {
+            // The report's other pages (flaky.html) get their link in the top bar when they exist.
+            html.navigation = HTMLNavigationItem.pages(in: output.url, adding: .coverage)
             terminal.progress("writing the HTML report")
             htmlIndex = try html.write(report, into: output)
             written.append(htmlIndex!)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeFlakiness
 import TestscopeReports
 import TestscopeTestResults
 
@@ -10,6 +11,8 @@ enum ExitStatus: Int32 {
     case success = 0
     case testsFailed = 1
     case belowThreshold = 2
+    /// `testscope flaky --fail-on-flaky` found flaky tests that are not quarantined.
+    case flaky = 3
     case usage = 64
     case badInput = 65
     case internalError = 70
@@ -37,6 +40,14 @@ func withErrorHandling(_ body: () throws -> ExitStatus) throws {
     } catch let error as TestResultsError {
         Terminal.error(error.localizedDescription)
         status = .badInput
+    } catch let error as FlakinessError {
+        Terminal.error(error.localizedDescription)
+        switch error {
+        case .malformedSeed, .unknownReplayIndex: status = .usage
+        case .buildFailed: status = .testsFailed
+        case .testBinaryFailed, .swiftTestingUnavailable: status = .internalError
+        case .unreadableOrderFile, .badOrder, .unreadableQuarantine, .noTests, .unsupportedPlatform: status = .badInput
+        }
     } catch let error as ReportError {
         Terminal.error(error.localizedDescription)
         status = .badInput

@@ -10,9 +10,9 @@ struct Testscope: ParsableCommand {
         abstract: "Run a Swift package's tests with coverage and report exact per-line, per-function coverage.",
         discussion: """
         Exit status: 0 success; 1 tests failed; 2 coverage below a --fail-under threshold; \
-        64 bad usage; 65 bad input (missing, unreadable or invalid files, wrong toolchain); 70 internal error.
+        3 flaky tests (testscope flaky --fail-on-flaky); 64 bad usage; 65 bad input (missing, unreadable or invalid files, wrong toolchain); 70 internal error.
         """,
         version: version,
-        subcommands: [Run.self, Report.self]
+        subcommands: [Run.self, Report.self, Flaky.self]
     )
 }

@@ -1,0 +1,262 @@
+import Foundation
+import TestscopeTestResults
+
+/// Runs an order and returns what every test did (the real one is `OrderExecutor`; tests use a model).
+public protocol OrderRunning: Sendable {
+    func run(_ order: [String]) throws -> ExecutedOrder
+}
+
+extension OrderExecutor: OrderRunning {
+    public func run(_ order: [String]) throws -> ExecutedOrder { try execute(order) }
+}
+
+/// Limits of the confirmation and culprit search.
+public struct AnalysisSettings: Sendable {
+    /// How often a failing prefix, a passing prefix, the test alone and a minimal order are rerun.
+    public var confirmations: Int
+    /// Orders one test's analysis may run at most.
+    public var runBudget: Int
+    /// Polluter (or setter) groups searched for at most.
+    public var maxGroups: Int
+
+    public init(confirmations: Int = 3, runBudget: Int = 80, maxGroups: Int = 4) {
+        self.confirmations = confirmations
+        self.runBudget = runBudget
+        self.maxGroups = maxGroups
+    }
+}
+
+/// A test to classify: its id, library and how it was run.
+public struct AnalyzedTest: Sendable {
+    public var id: String
+    public var framework: TestFramework
+    public var method: DetectionMethod
+
+    public init(id: String, framework: TestFramework, method: DetectionMethod) {
+        self.id = id
+        self.framework = framework
+        self.method = method
+    }
+}
+
+/// Classifies every test from the detection runs. A test that both passed and failed is confirmed
+/// (iDFlakies): its failing and its passing prefix are rerun, and it is run alone; a prefix that both
+/// passes and fails makes it NOD. A victim's polluters are found by delta debugging over its failing
+/// prefixes (each group removed in turn, so several polluters are all found), a brittle test's setters
+/// over its passing prefixes; a cleaner is looked for between a polluter and its victim.
+public struct FlakinessAnalyzer {
+    public var runner: OrderRunning
+    public var settings: AnalysisSettings
+    /// The default order, where a cleaner is looked for when no run shows one.
+    public var defaultOrder: [String]
+
+    public init(runner: OrderRunning, settings: AnalysisSettings = AnalysisSettings(), defaultOrder: [String]) {
+        self.runner = runner
+        self.settings = settings
+        self.defaultOrder = defaultOrder
+    }
+
+    /// One finding per test, in the order of `tests`; candidates are analysed on up to `jobs` threads.
+    public func analyze(_ tests: [AnalyzedTest], executions: [ExecutedOrder], jobs: Int) throws -> [TestFinding] {
+        try Parallel.map(tests.count, jobs: jobs) { index in
+            var analysis = CandidateAnalysis(test: tests[index], executions: executions, analyzer: self)
+            return try analysis.run()
+        }
+    }
+}
+
+/// The analysis of one test (sequential: each step depends on the last).
+struct CandidateAnalysis {
+    let test: AnalyzedTest
+    let executions: [ExecutedOrder]
+    let analyzer: FlakinessAnalyzer
+    var finding: TestFinding
+    /// Every order run for this test, with the result (for cleaner evidence).
+    var seen: [ExecutedOrder]
+    /// Verdicts of orders already run, once the test has shown itself deterministic.
+    var known: [[String]: Verdict] = [:]
+
+    init(test: AnalyzedTest, executions: [ExecutedOrder], analyzer: FlakinessAnalyzer) {
+        self.test = test
+        self.executions = executions
+        self.analyzer = analyzer
+        self.seen = executions
+        let verdicts = executions.map { $0.verdict(test.id) }
+        let failures = executions.enumerated().compactMap { index, execution -> (run: Int, result: TestCaseResult)? in
+            guard let result = execution.results[test.id], Verdict(result.outcome) == .fail else { return nil }
+            return (index, result)
+        }
+        finding = TestFinding(id: test.id, framework: test.framework, classification: .stable, method: test.method,
+                              verdicts: verdicts, failures: failures)
+    }
+
+    var id: String { test.id }
+    var c: Int { max(1, analyzer.settings.confirmations) }
+
+    mutating func run() throws -> TestFinding {
+        let fails = finding.verdicts.indices.filter { finding.verdicts[$0] == .fail }
+        let passes = finding.verdicts.indices.filter { finding.verdicts[$0] == .pass }
+        if fails.isEmpty && passes.isEmpty { return classified(.skipped) }
+        if fails.isEmpty { return classified(.stable) }
+        if passes.isEmpty { return classified(.consistentFailure) }
+        if test.method == .repetition {
+            finding.note = "Swift Testing repetition: the same default run passed and failed; its order could not be controlled"
+            return classified(.nod)
+        }
+        // The same in-process prefix with both outcomes: NOD without another run.
+        var byPrefix: [[String]: (run: Int, verdict: Verdict)] = [:]
+        for run in fails + passes {
+            let prefix = executions[run].prefix(of: id) ?? []
+            if let other = byPrefix[prefix], other.verdict != finding.verdicts[run] {
+                finding.evidence.append(EvidenceStep(label: "same prefix in runs \(min(other.run, run)) and \(max(other.run, run))",
+                                                     order: prefix + [id], verdicts: [other.verdict, finding.verdicts[run]!]))
+                return classified(.nod)
+            }
+            byPrefix[prefix] = (run, finding.verdicts[run]!)
+        }
+        // Confirmation: the failing prefix must fail again, the passing prefix pass again.
+        let failingPrefix = executions[fails[0]].prefix(of: id) ?? []
+        let passingPrefix = executions[passes[0]].prefix(of: id) ?? []
+        guard let failing = try repeated(failingPrefix + [id], label: "failing prefix of run \(fails[0]), rerun") else { return budgetSpent() }
+        guard failing.allSatisfy({ $0 == .fail }) else { return classified(.nod) }
+        guard let passing = try repeated(passingPrefix + [id], label: "passing prefix of run \(passes[0]), rerun") else { return budgetSpent() }
+        guard passing.allSatisfy({ $0 == .pass }) else { return classified(.nod) }
+        guard let alone = try repeated([id], label: "alone") else { return budgetSpent() }
+        guard Set(alone).count == 1, alone[0] != .skip else { return classified(.nod) }
+        known[failingPrefix + [id]] = .fail
+        known[passingPrefix + [id]] = .pass
+        known[[id]] = alone[0]
+        return alone[0] == .pass ? try victim(fails) : try brittle(passes)
+    }
+
+    /// Passes alone, fails after its polluters.
+    mutating func victim(_ fails: [Int]) throws -> TestFinding {
+        var prefixes: [[String]] = []
+        for run in fails { let p = executions[run].prefix(of: id) ?? []; if !p.isEmpty, !prefixes.contains(p) { prefixes.append(p) } }
+        let groups = try culpritGroups(in: prefixes, wanted: .fail)
+        guard let first = groups.first else {
+            finding.note = finding.note ?? "no failing prefix failed again during the search"
+            return classified(.nod)
+        }
+        guard let verified = try repeated(first + [id], label: "minimal order (polluter, victim)") else { return budgetSpent() }
+        guard verified.allSatisfy({ $0 == .fail }) else { return classified(.nod) }
+        finding.polluterGroups = groups
+        finding.failingOrder = first + [id]
+        finding.passingOrder = [id]
+        for group in groups {
+            for cleaner in try cleaners(after: group) where !finding.cleaners.contains(cleaner) { finding.cleaners.append(cleaner) }
+        }
+        return classified(.odVictim)
+    }
+
+    /// Fails alone, passes after its state-setters.
+    mutating func brittle(_ passes: [Int]) throws -> TestFinding {
+        var prefixes: [[String]] = []
+        for run in passes { let p = executions[run].prefix(of: id) ?? []; if !p.isEmpty, !prefixes.contains(p) { prefixes.append(p) } }
+        let groups = try culpritGroups(in: prefixes, wanted: .pass)
+        guard let first = groups.first else {
+            finding.note = finding.note ?? "no passing prefix passed again during the search"
+            return classified(.nod)
+        }
+        guard let verified = try repeated(first + [id], label: "minimal order (setter, brittle)") else { return budgetSpent() }
+        guard verified.allSatisfy({ $0 == .pass }) else { return classified(.nod) }
+        finding.setterGroups = groups
+        finding.failingOrder = [id]
+        finding.passingOrder = first + [id]
+        return classified(.odBrittle)
+    }
+
+    /// Groups of tests that give the test `wanted` when run before it: each prefix is minimized, the
+    /// group found is removed, and what is left is checked again, until it no longer gives `wanted`.
+    mutating func culpritGroups(in prefixes: [[String]], wanted: Verdict) throws -> [[String]] {
+        var groups: [[String]] = []
+        for prefix in prefixes {
+            var candidates = prefix.filter { test in !groups.contains { $0.contains(test) } }
+            while groups.count < analyzer.settings.maxGroups, !candidates.isEmpty {
+                guard let verdict = try verdict(candidates + [id]) else { note("the run budget was spent during the search"); return groups }
+                guard verdict == wanted else { break }
+                let start = candidates
+                let (group, complete) = try DeltaDebugging.minimize(start) { subset in
+                    try self.verdict(subset + [self.id]).map { $0 == wanted }
+                }
+                groups.append(group)
+                if !complete { note("the run budget was spent before the search ended; the group may not be minimal"); return groups }
+                candidates.removeAll { group.contains($0) }
+            }
+            if groups.count >= analyzer.settings.maxGroups { note("stopped after \(groups.count) groups"); break }
+        }
+        return groups
+    }
+
+    /// Tests that make the victim pass when run between `group` and it: from a run that shows it, else
+    /// by probing the other tests at once.
+    mutating func cleaners(after group: [String]) throws -> [String] {
+        let polluters = Set(finding.polluterGroups.flatMap { $0 } + group)
+        var candidateLists: [[String]] = []
+        for execution in seen where execution.verdict(id) == .pass {
+            guard let prefix = execution.prefix(of: id), group.allSatisfy(prefix.contains) else { continue }
+            let last = group.compactMap { prefix.firstIndex(of: $0) }.max()!
+            let between = prefix[(last + 1)...].filter { !polluters.contains($0) }
+            if !between.isEmpty, !candidateLists.contains(between) { candidateLists.append(between) }
+        }
+        let others = analyzer.defaultOrder.filter { $0 != id && !polluters.contains($0) }
+        if !others.isEmpty, !candidateLists.contains(others) { candidateLists.append(others) }
+        for candidates in candidateLists.prefix(3) {
+            guard let cleaned = try passesInProcess(group + candidates, after: group) else { return [] }
+            guard cleaned else { continue }
+            let (cleaners, _) = try DeltaDebugging.minimize(candidates) { subset in
+                try self.passesInProcess(group + subset, after: group)
+            }
+            return cleaners
+        }
+        return []
+    }
+
+    /// True when the test passes after `prefix` with `group` in its own process (a crash in between
+    /// resets the state; that is not cleaning).
+    mutating func passesInProcess(_ prefix: [String], after group: [String]) throws -> Bool? {
+        guard let execution = try execute(prefix + [id]) else { return nil }
+        guard execution.verdict(id) == .pass, let ran = execution.prefix(of: id) else { return false }
+        return group.allSatisfy(ran.contains)
+    }
+
+    /// The test's verdict after `order` (cached once the test has shown itself deterministic).
+    mutating func verdict(_ order: [String]) throws -> Verdict? {
+        if let cached = known[order] { return cached }
+        guard let execution = try execute(order) else { return nil }
+        let verdict = execution.verdict(id) ?? .skip
+        known[order] = verdict
+        return verdict
+    }
+
+    /// Runs `order` `c` times and records the step as evidence.
+    mutating func repeated(_ order: [String], label: String) throws -> [Verdict]? {
+        var verdicts: [Verdict] = []
+        for _ in 0..<c {
+            guard let execution = try execute(order) else { return nil }
+            verdicts.append(execution.verdict(id) ?? .skip)
+        }
+        finding.evidence.append(EvidenceStep(label: label, order: order, verdicts: verdicts))
+        return verdicts
+    }
+
+    mutating func execute(_ order: [String]) throws -> ExecutedOrder? {
+        guard finding.analysisRuns < analyzer.settings.runBudget else { return nil }
+        finding.analysisRuns += 1
+        let execution = try analyzer.runner.run(order)
+        seen.append(execution)
+        return execution
+    }
+
+    mutating func note(_ text: String) { if finding.note == nil { finding.note = text } }
+
+    mutating func budgetSpent() -> TestFinding {
+        note("the run budget (\(analyzer.settings.runBudget) orders) was spent before the test could be confirmed")
+        return classified(.nod)
+    }
+
+    mutating func classified(_ classification: FlakyClassification) -> TestFinding {
+        finding.classification = classification
+        return finding
+    }
+}

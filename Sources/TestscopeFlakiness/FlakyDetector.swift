@@ -1,0 +1,154 @@
+import Foundation
+import TestscopeExecution
+import TestscopeTestResults
+
+/// What a flaky run is asked to do.
+public struct FlakyOptions: Sendable {
+    public var runs: Int
+    public var seed: UInt64
+    public var jobs: Int
+    public var filters: [String]
+    public var skips: [String]
+    public var settings: AnalysisSettings
+    /// Known flaky tests: still run and reported, never counted by the gate.
+    public var quarantine: Set<String>
+    /// Swift Testing by repetition even when its ABI entry point is there (`TESTSCOPE_FLAKY_SWIFT_TESTING=repetition`).
+    public var forceRepetition: Bool
+
+    public init(runs: Int, seed: UInt64, jobs: Int, filters: [String] = [], skips: [String] = [],
+                settings: AnalysisSettings = AnalysisSettings(), quarantine: Set<String> = [], forceRepetition: Bool = false) {
+        self.runs = runs
+        self.seed = seed
+        self.jobs = jobs
+        self.filters = filters
+        self.skips = skips
+        self.settings = settings
+        self.quarantine = quarantine
+        self.forceRepetition = forceRepetition
+    }
+}
+
+/// Runs the plan's orders (in parallel, `jobs` at a time), then classifies every test.
+public final class FlakyDetector {
+    public let binary: FlakyTestBinary
+    public let executor: OrderExecutor
+    /// Where each detection run's output is kept (`run-<k>.log`), or nil.
+    public let logsFolder: URL?
+
+    public init(binary: FlakyTestBinary, executor: OrderExecutor, logsFolder: URL?) {
+        self.binary = binary
+        self.executor = executor
+        self.logsFolder = logsFolder
+    }
+
+    /// The tests `--filter`/`--skip` select, in the default order (XCTest as listed, then Swift Testing).
+    public func selectedTests(_ options: FlakyOptions) throws -> TestList {
+        let selected = binary.tests.applying(filters: options.filters, skips: options.skips)
+        guard !(selected.xctest.isEmpty && selected.swiftTesting.isEmpty) else {
+            throw FlakinessError.noTests(package: binary.binary.path)
+        }
+        return selected
+    }
+
+    /// Detection runs and analysis. `progress` receives one line per run, in run order.
+    public func detect(_ options: FlakyOptions, reproduction: Reproduction, packageRoot: String,
+                       progress: @escaping (String) -> Void) throws -> FlakyReport {
+        let started = Date()
+        let selected = try selectedTests(options)
+        var method: DetectionMethod = options.forceRepetition && !selected.swiftTesting.isEmpty ? .repetition : .inProcessOrder
+        var result: (orders: [PlannedOrder], executions: [ExecutedOrder])
+        do {
+            result = try detectionRuns(selected, method: method, options: options, progress: progress)
+        } catch FlakinessError.swiftTestingUnavailable {
+            method = .repetition
+            progress("Swift Testing's ABI entry point is not in the binary: its tests are repeated in their default run instead of reordered")
+            result = try detectionRuns(selected, method: method, options: options, progress: progress)
+        }
+        let detectionSeconds = Date().timeIntervalSince(started)
+        let analysisStart = Date()
+        let tests = selected.xctest.map { AnalyzedTest(id: $0, framework: .xctest, method: .inProcessOrder) }
+            + selected.swiftTesting.map { AnalyzedTest(id: $0, framework: .swiftTesting, method: method) }
+        let analyzer = FlakinessAnalyzer(runner: executor, settings: options.settings, defaultOrder: result.orders.first?.tests ?? [])
+        var findings = try analyzer.analyze(tests, executions: result.executions, jobs: options.jobs)
+        for i in findings.indices { findings[i].quarantined = options.quarantine.contains(findings[i].id) }
+        var report = FlakyReport(seed: options.seed, orders: result.orders, executions: result.executions, findings: findings,
+                                 jobs: options.jobs, packageRoot: packageRoot, binary: binary.binary.path,
+                                 swiftTestingMethod: selected.swiftTesting.isEmpty ? .inProcessOrder : method,
+                                 startedAt: started, reproduction: reproduction)
+        report.detectionSeconds = detectionSeconds
+        report.analysisSeconds = Date().timeIntervalSince(analysisStart)
+        return report
+    }
+
+    /// The plan's runs: in-process orders of every test (or of the XCTest tests, with Swift Testing
+    /// repeated in its default run beside each).
+    func detectionRuns(_ selected: TestList, method: DetectionMethod, options: FlakyOptions,
+                       progress: @escaping (String) -> Void) throws -> (orders: [PlannedOrder], executions: [ExecutedOrder]) {
+        let orders = plan(selected, method: method, seed: options.seed).orders(count: options.runs)
+        let printer = OrderedPrinter(progress)
+        if let logsFolder { try FileManager.default.createDirectory(at: logsFolder, withIntermediateDirectories: true) }
+        let executions = try Parallel.map(orders.count, jobs: options.jobs) { index -> ExecutedOrder in
+            let planned = orders[index]
+            let log = try self.logsFolder.map { try LineLog($0.appendingPathComponent(String(format: "run-%02d.log", index))) }
+            var execution = planned.tests.isEmpty ? ExecutedOrder(order: []) : try self.executor.execute(planned.tests, log: log)
+            if method == .repetition, !selected.swiftTesting.isEmpty {
+                let repeated = try self.executor.executeDefaultSwiftTesting(selected.swiftTesting, log: log)
+                for (id, result) in repeated.results { execution.results[id] = result }
+                execution.processes += repeated.processes
+                execution.notRun += repeated.notRun
+            }
+            try log?.commit()
+            printer.print(index, Self.line(planned, execution, of: orders.count))
+            return execution
+        }
+        return (orders, executions)
+    }
+
+    /// The plan of a seed: every selected test (with Swift Testing by repetition: the XCTest tests only).
+    public func plan(_ selected: TestList, method: DetectionMethod, seed: UInt64) -> OrderPlan {
+        let ordered = method == .inProcessOrder ? selected.xctest + selected.swiftTesting : selected.xctest
+        return OrderPlan(seed: seed, defaultOrder: ordered, fixedWithinGroup: binary.swiftTestingRanks)
+    }
+
+    /// Run `index` of the plan of `options` (`--replay`).
+    public func replayOrder(_ options: FlakyOptions, index: Int) throws -> PlannedOrder {
+        let selected = try selectedTests(options)
+        let method: DetectionMethod = options.forceRepetition && !selected.swiftTesting.isEmpty ? .repetition : .inProcessOrder
+        return plan(selected, method: method, seed: options.seed).order(index)
+    }
+
+    /// Re-runs one order `count` times (`--order`, `--order-file`, `--replay`).
+    public func replay(_ order: [String], count: Int, jobs: Int) throws -> [ExecutedOrder] {
+        try Parallel.map(count, jobs: jobs) { _ in try self.executor.execute(order) }
+    }
+
+    /// `run 3/12  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`.
+    public static func line(_ planned: PlannedOrder, _ execution: ExecutedOrder, of total: Int) -> String {
+        let verdicts = execution.results.values.map { Verdict($0.outcome) }
+        var parts = ["\(verdicts.filter { $0 == .pass }.count) passed", "\(verdicts.filter { $0 == .fail }.count) failed"]
+        let skipped = verdicts.filter { $0 == .skip }.count
+        if skipped > 0 { parts.append("\(skipped) skipped") }
+        if execution.relaunches > 0 { parts.append("\(execution.relaunches) relaunch\(execution.relaunches == 1 ? "" : "es")") }
+        let number = "run \(planned.index)/\(total - 1)"
+        return "\(number)  \(planned.label)  \(parts.joined(separator: ", "))  \(String(format: "%.2f", execution.seconds)) s"
+    }
+}
+
+/// Prints lines given out of order (by parallel runs) in index order.
+final class OrderedPrinter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [Int: String] = [:]
+    private var next = 0
+    private let sink: (String) -> Void
+
+    init(_ sink: @escaping (String) -> Void) { self.sink = sink }
+
+    func print(_ index: Int, _ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        pending[index] = line
+        while let ready = pending.removeValue(forKey: next) {
+            sink(ready)
+            next += 1
+        }
+    }
+}

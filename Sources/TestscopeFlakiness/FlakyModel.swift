@@ -1,0 +1,182 @@
+import Foundation
+import TestscopeTestResults
+
+/// A test's class in iDFlakies' vocabulary.
+public enum FlakyClassification: String, Sendable, Equatable, CaseIterable {
+    /// Passed in every run.
+    case stable
+    /// Failed (or crashed, or timed out) in every run it ran in.
+    case consistentFailure = "consistent-failure"
+    /// Order-dependent victim: passes alone (and in the default order), fails after a polluter.
+    case odVictim = "od-victim"
+    /// Order-dependent brittle test: fails alone or early, passes only after a state-setter.
+    case odBrittle = "od-brittle"
+    /// Not order-dependent: the same order prefix gave different results.
+    case nod
+    /// Skipped in every run (or never ran).
+    case skipped
+
+    /// Victims, brittle tests and NOD tests: the ones the gate counts.
+    public var isFlaky: Bool { self == .odVictim || self == .odBrittle || self == .nod }
+}
+
+/// How a test's flakiness was looked for.
+public enum DetectionMethod: String, Sendable, Equatable {
+    /// In one process, in the run's order (XCTest through `XCTMain`, Swift Testing through its ABI entry point).
+    case inProcessOrder = "in-process-order"
+    /// Swift Testing without an ABI entry point: the same default run repeated (order-dependence cannot be told from NOD).
+    case repetition
+}
+
+/// One step of the evidence for a classification: an order that was run and what the test did in it.
+public struct EvidenceStep: Sendable, Equatable {
+    /// What the step checks, e.g. `failing prefix rerun`, `alone`, `minimal order`.
+    public var label: String
+    /// The order run (the test itself last).
+    public var order: [String]
+    /// The test's verdict in each repetition of the order.
+    public var verdicts: [Verdict]
+
+    public init(label: String, order: [String], verdicts: [Verdict]) {
+        self.label = label
+        self.order = order
+        self.verdicts = verdicts
+    }
+}
+
+/// What Testscope found out about one test.
+public struct TestFinding: Sendable {
+    /// As `swift test list` prints it.
+    public var id: String
+    public var framework: TestFramework
+    public var classification: FlakyClassification
+    public var method: DetectionMethod
+    /// The verdict in each detection run (nil: did not run).
+    public var verdicts: [Verdict?]
+    /// Results of the detection runs in which the test failed, by run index.
+    public var failures: [(run: Int, result: TestCaseResult)]
+    /// Polluter groups of a victim (usually one test each); a group is needed as a whole.
+    public var polluterGroups: [[String]] = []
+    /// State-setter groups of a brittle test.
+    public var setterGroups: [[String]] = []
+    /// Tests that, run between a polluter and its victim, make the victim pass.
+    public var cleaners: [String] = []
+    /// The shortest order that shows the failure (victim: polluters then the test; brittle: the test alone).
+    public var failingOrder: [String]?
+    /// An order in which the test passes (brittle: setters then the test).
+    public var passingOrder: [String]?
+    public var evidence: [EvidenceStep] = []
+    /// Orders run while confirming and minimizing.
+    public var analysisRuns = 0
+    /// Why a search stopped early, or what is unusual.
+    public var note: String?
+    public var quarantined = false
+
+    public init(id: String, framework: TestFramework, classification: FlakyClassification, method: DetectionMethod,
+                verdicts: [Verdict?], failures: [(run: Int, result: TestCaseResult)] = []) {
+        self.id = id
+        self.framework = framework
+        self.classification = classification
+        self.method = method
+        self.verdicts = verdicts
+        self.failures = failures
+    }
+
+    public var polluters: [String] { Self.flatten(polluterGroups) }
+    public var setters: [String] { Self.flatten(setterGroups) }
+    /// Runs it ran in, and those it failed in.
+    public var runs: Int { verdicts.filter { $0 == .pass || $0 == .fail }.count }
+    public var failedRuns: Int { verdicts.filter { $0 == .fail }.count }
+
+    static func flatten(_ groups: [[String]]) -> [String] {
+        var seen = Set<String>()
+        return groups.flatMap { $0 }.filter { seen.insert($0).inserted }
+    }
+}
+
+/// Everything `testscope flaky` found: the plan, every detection run, and each test's finding.
+public struct FlakyReport: Sendable {
+    public var seed: UInt64
+    public var orders: [PlannedOrder]
+    public var executions: [ExecutedOrder]
+    public var findings: [TestFinding]
+    public var jobs: Int
+    public var packageRoot: String
+    public var binary: String
+    public var swiftTestingMethod: DetectionMethod
+    public var startedAt: Date
+    /// Wall seconds of the build, the detection runs and the analysis.
+    public var buildSeconds: Double = 0
+    public var detectionSeconds: Double = 0
+    public var analysisSeconds: Double = 0
+    /// `testscope flaky …` and the raw binary prefix for reproduction commands.
+    public var reproduction: Reproduction
+
+    public init(seed: UInt64, orders: [PlannedOrder], executions: [ExecutedOrder], findings: [TestFinding], jobs: Int,
+                packageRoot: String, binary: String, swiftTestingMethod: DetectionMethod, startedAt: Date, reproduction: Reproduction) {
+        self.seed = seed
+        self.orders = orders
+        self.executions = executions
+        self.findings = findings
+        self.jobs = jobs
+        self.packageRoot = packageRoot
+        self.binary = binary
+        self.swiftTestingMethod = swiftTestingMethod
+        self.startedAt = startedAt
+        self.reproduction = reproduction
+    }
+
+    public func count(_ classification: FlakyClassification) -> Int { findings.filter { $0.classification == classification }.count }
+
+    /// Flaky tests that are not quarantined (what `--fail-on-flaky` counts).
+    public var gatingFlaky: [TestFinding] { findings.filter { $0.classification.isFlaky && !$0.quarantined } }
+    /// Consistently failing tests that are not quarantined.
+    public var gatingFailures: [TestFinding] { findings.filter { $0.classification == .consistentFailure && !$0.quarantined } }
+
+    /// `3 stable, 2 od-victim, …` in the order of `FlakyClassification.allCases`, zero counts left out.
+    public var summaryLine: String {
+        FlakyClassification.allCases.compactMap { c in count(c) > 0 ? "\(count(c)) \(c.rawValue)" : nil }.joined(separator: ", ")
+    }
+
+    /// The reproduction commands of a finding (nil for stable and skipped tests).
+    public func reproduce(_ finding: TestFinding) -> (testscope: String, binary: String)? {
+        switch finding.classification {
+        case .stable, .skipped: return nil
+        case .nod:
+            let order = finding.failingOrder ?? [finding.id]
+            return (reproduction.testscope(order: order, repeat: 10), reproduction.binary(order: order))
+        default:
+            let order = finding.failingOrder ?? [finding.id]
+            return (reproduction.testscope(order: order), reproduction.binary(order: order))
+        }
+    }
+}
+
+/// Builds the one-line commands that reproduce an order: `testscope flaky … --order 'A,B'` and the raw
+/// binary `TESTSCOPE_ORDER='A,B' <binary>`.
+public struct Reproduction: Sendable {
+    /// `testscope flaky --package-path DIR` (with `--scratch-path`/`-c` when they were given).
+    public var testscopePrefix: String
+    /// The binary as the user can run it from the current directory.
+    public var binaryPath: String
+
+    public init(testscopePrefix: String, binaryPath: String) {
+        self.testscopePrefix = testscopePrefix
+        self.binaryPath = binaryPath
+    }
+
+    public func testscope(order: [String], repeat count: Int = 1) -> String {
+        testscopePrefix + " --order " + Self.quote(order.joined(separator: ",")) + (count > 1 ? " --repeat \(count)" : "")
+    }
+
+    public func binary(order: [String]) -> String {
+        "\(EntryPointSource.orderVariable)=" + Self.quote(order.joined(separator: ",")) + " " + Self.quote(binaryPath)
+    }
+
+    /// POSIX shell single quotes (only when needed).
+    public static func quote(_ text: String) -> String {
+        let safe = text.unicodeScalars.allSatisfy { CharacterSetASCII.isAlphanumeric($0) || "/._-,:=+@".unicodeScalars.contains($0) }
+        if safe && !text.isEmpty { return text }
+        return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import TestscopeFlakiness
+import TestscopeTestResults
+
+/// `flaky.json` (documented in docs/flaky-json.md): the seed and plan, every run's order and outcomes,
+/// and per test its classification, culprits, reproduction commands and evidence.
+public struct FlakyJSONReport: FlakyRenderer {
+    public var fileName: String { "flaky.json" }
+    public var paths: PathDisplay
+
+    public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
+
+    public func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
+        let s = JSONReport.string
+        try out.write("{\n")
+        try out.write("  \"schema\": \"https://testscope.dev/schemas/flaky/1\",\n")
+        try out.write("  \"seed\": \(report.seed),\n")
+        try out.write("  \"runs\": \(report.orders.count),\n")
+        try out.write("  \"jobs\": \(report.jobs),\n")
+        try out.write("  \"package\": \(s(report.packageRoot)),\n")
+        try out.write("  \"binary\": \(s(report.binary)),\n")
+        try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
+        try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
+        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds))},\n")
+        var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
+        counts.append("\"flaky\": \(report.findings.filter { $0.classification.isFlaky }.count)")
+        counts.append("\"quarantined\": \(report.findings.filter(\.quarantined).count)")
+        try out.write("  \"summary\": {\(counts.joined(separator: ", "))},\n")
+        try out.write("  \"orders\": [\n")
+        for (index, order) in report.orders.enumerated() {
+            let execution = report.executions[index]
+            let outcomes = order.tests.map { FlakyText.outcome(report, run: index, test: $0) }
+            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(Self.hex($0)) } ?? "null"), ")
+            try out.write("\"processes\": \(execution.processes.count), \"seconds\": \(Self.number(execution.seconds)), ")
+            try out.write("\"replay\": \(s(FlakyText.replay(report, run: index))),\n")
+            try out.write("     \"tests\": \(Self.array(order.tests)),\n")
+            try out.write("     \"outcomes\": \(Self.array(outcomes))}\(index + 1 < report.orders.count ? "," : "")\n")
+        }
+        try out.write("  ],\n")
+        try out.write("  \"tests\": [\n")
+        for (index, finding) in report.findings.enumerated() {
+            try writeFinding(finding, report: report, to: &out)
+            try out.write(index + 1 < report.findings.count ? ",\n" : "\n")
+        }
+        try out.write("  ]\n}\n")
+    }
+
+    private func writeFinding<Output: TextOutput>(_ f: TestFinding, report: FlakyReport, to out: inout Output) throws {
+        let s = JSONReport.string
+        let reproduce = report.reproduce(f)
+        try out.write("    {\"id\": \(s(f.id)), \"framework\": \(s(f.framework.rawValue)), \"classification\": \(s(f.classification.rawValue)), ")
+        try out.write("\"method\": \(s(f.method.rawValue)), \"failedRuns\": \(f.failedRuns), \"runs\": \(f.runs), \"quarantined\": \(f.quarantined),\n")
+        let outcomes = report.executions.map { $0.results[f.id].map { s($0.outcome.rawValue) } ?? "null" }
+        try out.write("     \"outcomes\": [\(outcomes.joined(separator: ", "))],\n")
+        try out.write("     \"polluters\": \(Self.array(f.polluters)), \"setters\": \(Self.array(f.setters)), \"cleaners\": \(Self.array(f.cleaners)),\n")
+        try out.write("     \"polluterGroups\": [\(f.polluterGroups.map(Self.array).joined(separator: ", "))], \"setterGroups\": [\(f.setterGroups.map(Self.array).joined(separator: ", "))],\n")
+        try out.write("     \"reproduce\": \(reproduce.map { s($0.testscope) } ?? "null"), \"reproduceBinary\": \(reproduce.map { s($0.binary) } ?? "null"),\n")
+        try out.write("     \"failingOrder\": \(f.failingOrder.map(Self.array) ?? "null"), \"passingOrder\": \(f.passingOrder.map(Self.array) ?? "null"),\n")
+        let failures = f.failures.map { failure -> String in
+            let location = failure.result.primaryLocation.map { "\(paths.relative($0.file)):\($0.line)" }
+            return "{\"run\": \(failure.run), \"outcome\": \(s(failure.result.outcome.rawValue)), \"message\": \(s(TestText.headline(failure.result))), \"location\": \(location.map(s) ?? "null")}"
+        }
+        try out.write("     \"failures\": [\(failures.joined(separator: ", "))],\n")
+        let evidence = f.evidence.map { step in
+            "{\"step\": \(s(step.label)), \"order\": \(Self.array(step.order)), \"results\": \(Self.array(step.verdicts.map(\.rawValue)))}"
+        }
+        try out.write("     \"evidence\": [\(evidence.joined(separator: ", "))],\n")
+        try out.write("     \"analysisRuns\": \(f.analysisRuns), \"note\": \(f.note.map(s) ?? "null")}")
+    }
+
+    static func array(_ values: [String]) -> String { "[" + values.map(JSONReport.string).joined(separator: ", ") + "]" }
+
+    static func number(_ value: Double) -> String { Format.fixed(value, decimals: 3) }
+
+    static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}

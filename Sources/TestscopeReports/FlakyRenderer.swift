@@ -1,0 +1,58 @@
+import Foundation
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeTestResults
+
+/// One output format of `testscope flaky`.
+public protocol FlakyRenderer {
+    var fileName: String { get }
+    func render<Output: TextOutput>(_ report: FlakyReport, to output: inout Output) throws
+}
+
+extension FlakyRenderer {
+    public func renderString(_ report: FlakyReport) throws -> String {
+        var output = StringOutput()
+        try render(report, to: &output)
+        return output.text
+    }
+
+    /// Renders into `folder/fileName` atomically and returns the path.
+    @discardableResult
+    public func write(_ report: FlakyReport, into folder: OutputFolder) throws -> String {
+        let url = try folder.file(fileName)
+        var writer = try AtomicFileWriter(destination: url)
+        try render(report, to: &writer)
+        try writer.commit()
+        return url.path
+    }
+}
+
+/// Wording shared by the flaky reports.
+enum FlakyText {
+    /// `polluter: A; cleaner: C`, `setter: S`, or "".
+    static func culprits(_ finding: TestFinding) -> String {
+        var parts: [String] = []
+        if !finding.polluters.isEmpty { parts.append("polluter\(finding.polluters.count == 1 ? "" : "s"): " + finding.polluters.joined(separator: ", ")) }
+        if !finding.setters.isEmpty { parts.append("setter\(finding.setters.count == 1 ? "" : "s"): " + finding.setters.joined(separator: ", ")) }
+        if !finding.cleaners.isEmpty { parts.append("cleaner\(finding.cleaners.count == 1 ? "" : "s"): " + finding.cleaners.joined(separator: ", ")) }
+        return parts.joined(separator: "; ")
+    }
+
+    static func classAndName(_ id: String) -> (className: String, name: String) { TestIdentity.classAndName(of: id) }
+
+    /// `testscope flaky --package-path P --seed S --replay K [--runs N]`.
+    static func replay(_ report: FlakyReport, run: Int) -> String {
+        let runs = report.orders.count == FlakyDefaults.runs ? "" : " --runs \(report.orders.count)"
+        return "\(report.reproduction.testscopePrefix) --seed \(report.seed) --replay \(run)\(runs)"
+    }
+
+    /// What happened in a run for the outcome matrix: the outcome's name, or `not run`.
+    static func outcome(_ report: FlakyReport, run: Int, test: String) -> String {
+        report.executions[run].results[test]?.outcome.rawValue ?? "not-run"
+    }
+}
+
+/// Defaults of `testscope flaky` that the reports need to know (to leave them out of commands).
+public enum FlakyDefaults {
+    public static let runs = 10
+}

@@ -1,0 +1,192 @@
+import Foundation
+import XCTest
+
+/// `testscope flaky` on the Flaky fixture, through the real binary: a fixed-seed run finds exactly the
+/// planted cases, writes valid reports and only into --output, and every reproduction command it prints
+/// reproduces the failure; the gate, quarantine, replays, timeouts and bad input.
+final class FlakyCommandTests: XCTestCase {
+    static let package = TestscopeProcess.samples.appendingPathComponent("packages/Flaky")
+    var output: URL!
+
+    override func setUpWithError() throws { output = try TestscopeProcess.temporaryDirectory("flaky") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: output) }
+
+    func flaky(_ arguments: [String], environment: [String: String] = [:]) throws -> TestscopeProcess.Result {
+        try TestscopeProcess.run(["flaky", "--package-path", Self.package.path] + arguments, environment: environment)
+    }
+
+    func json(_ name: String = "flaky.json") throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent(name))) as? [String: Any])
+    }
+
+    /// Runs a printed command with `testscope` meaning the binary under test.
+    func shell(_ command: String) throws -> (status: Int32, output: String) {
+        let resolved = command.hasPrefix("testscope ") ? TestscopeProcess.executable.path + command.dropFirst("testscope".count) : command
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", resolved + " 2>&1"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The fixture's files outside the scratch folder (and outside .testscope), with their sizes and dates.
+    func fixtureSnapshot() throws -> [String: String] {
+        var snapshot: [String: String] = [:]
+        let root = Self.package.path
+        let enumerator = FileManager.default.enumerator(atPath: root)!
+        while let path = enumerator.nextObject() as? String {
+            let top = path.split(separator: "/").first.map(String.init) ?? path
+            if top.hasPrefix(".build") || top == ".testscope" || top == ".swiftpm" { enumerator.skipDescendants(); continue }
+            let attributes = try FileManager.default.attributesOfItem(atPath: root + "/" + path)
+            snapshot[path] = "\(attributes[.size] ?? 0) \(attributes[.modificationDate] ?? "")"
+        }
+        return snapshot
+    }
+
+    func testFixedSeedRunFindsThePlantedCasesAndItsCommandsReproduceThem() throws {
+        let before = try fixtureSnapshot()
+        let result = try flaky(["--seed", "7", "--runs", "12", "--jobs", "2", "--output", output.path])
+        XCTAssertEqual(result.status, 1, "a test fails in every run\n\(result.stderr)")
+        XCTAssertEqual(result.errorLines.last, "testscope: error: 1 test(s) failed in every run: FlakyTests.LegacyTests/testAlwaysFails")
+        XCTAssertTrue(result.stdout.hasPrefix("testscope flaky: seed 7, 12 runs, 2 jobs\n"), result.stdout)
+        for run in 0..<12 { XCTAssertTrue(result.stdout.contains("run \(run)/11  "), "run \(run) is printed") }
+        XCTAssertTrue(result.stdout.contains("Seed 7: replay run K with `testscope flaky --package-path \(Self.package.path) --seed 7 --replay K --runs 12`"))
+        XCTAssertEqual(try fixtureSnapshot(), before, "nothing is written into the package but the scratch folder")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.package.appendingPathComponent(".build-testscope-flaky").path))
+
+        let report = try json()
+        XCTAssertEqual(report["seed"] as? Int, 7)
+        XCTAssertEqual(report["runs"] as? Int, 12)
+        let tests = try XCTUnwrap(report["tests"] as? [[String: Any]])
+        let listed = try String(contentsOf: TestscopeProcess.samples.appendingPathComponent("recorded/Flaky/test-list.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(Set(tests.compactMap { $0["id"] as? String }), Set(listed), "ids as `swift test list` prints them")
+        let expected: [String: String] = [
+            "FlakyTests.CacheTests/testA_lookupStartsEmpty": "od-victim", "FlakyTests.FormatterTests/testJoinsWithComma": "od-victim",
+            "FlakyTests.RegistryTests/testDefaultHandlerDoubles": "od-victim", "FlakyTests.CounterSuite/countStartsAtZero()": "od-victim",
+            "FlakyTests.SessionTests/testProfileOfSignedInUser": "od-brittle", "FlakyTests.NetworkTests/testRetriesWithJitter": "nod",
+            "FlakyTests.LegacyTests/testAlwaysFails": "consistent-failure", "FlakyTests.LegacyTests/testSkippedEverywhere": "skipped",
+        ]
+        var byID: [String: [String: Any]] = [:]
+        for test in tests {
+            let id = try XCTUnwrap(test["id"] as? String)
+            byID[id] = test
+            XCTAssertEqual(test["classification"] as? String, expected[id] ?? "stable", id)
+        }
+        XCTAssertEqual(byID["FlakyTests.CacheTests/testA_lookupStartsEmpty"]?["polluters"] as? [String], ["FlakyTests.CacheTests/testB_storeKeepsValue"])
+        XCTAssertEqual(byID["FlakyTests.CacheTests/testA_lookupStartsEmpty"]?["cleaners"] as? [String], ["FlakyTests.CacheTests/testC_clearEmptiesCache"])
+        XCTAssertEqual(Set(byID["FlakyTests.FormatterTests/testJoinsWithComma"]?["polluters"] as? [String] ?? []),
+                       ["FlakyTests.LocaleTests/testSemicolonLocale", "FlakyTests.TSVExportTests/testTabSeparatedExport"])
+        XCTAssertEqual(byID["FlakyTests.RegistryTests/testDefaultHandlerDoubles"]?["polluters"] as? [String], ["FlakyTests.ShutdownTests/testShutdownRemovesHandlers"])
+        XCTAssertEqual(byID["FlakyTests.CounterSuite/countStartsAtZero()"]?["polluters"] as? [String], ["FlakyTests.CounterSuite/incrementsTheCount()"])
+        XCTAssertEqual(byID["FlakyTests.SessionTests/testProfileOfSignedInUser"]?["setters"] as? [String], ["FlakyTests.AuthTests/testSignIn"])
+
+        // Every printed reproduction reproduces: Testscope's command and the raw test binary's.
+        for (id, test) in byID where expected[id] != nil && expected[id] != "skipped" {
+            let command = try XCTUnwrap(test["reproduce"] as? String, id)
+            XCTAssertTrue(result.stdout.contains(command), "the table shows \(command)")
+            let run = try shell(command)
+            XCTAssertEqual(run.status, 1, "\(command)\n\(run.output)")
+            let line = try XCTUnwrap(run.output.split(separator: "\n").first { $0.contains(". \(id): ") }, run.output)
+            XCTAssertTrue(line.hasSuffix(": failed") || line.hasSuffix(": crashed") || line.contains(": failed ") && !line.contains("failed 0 of"), "\(line)")
+            let binary = try XCTUnwrap(test["reproduceBinary"] as? String, id)
+            XCTAssertNotEqual(try shell(binary).status, 0, binary)
+        }
+        XCTAssertNil(byID["FlakyTests.MathTests/testAdds"]?["reproduce"] as? String)
+
+        // JUnit: valid against Jenkins' schema, flaky failures marked.
+        let junit = try String(contentsOf: output.appendingPathComponent("flaky-junit.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("<flakyFailure ") && junit.contains("<rerunFailure ") && junit.contains("<flakyError "), "crash → flakyError")
+        let schema = TestscopeProcess.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/junit-schemas/jenkins-junit-10.xsd")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint"), FileManager.default.fileExists(atPath: schema.path) {
+            let check = try shell("/usr/bin/xmllint --noout --schema '\(schema.path)' '\(output.appendingPathComponent("flaky-junit.xml").path)'")
+            XCTAssertEqual(check.status, 0, check.output)
+        }
+        let html = try String(contentsOf: output.appendingPathComponent("flaky.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("FlakyTests.CacheTests/testA_lookupStartsEmpty") && html.contains("data-section=\"matrix\""))
+        XCTAssertTrue(result.stdout.contains("HTML report: \(output.appendingPathComponent("flaky.html").path)"))
+    }
+
+    func testGateQuarantineAndFlakyExitStatus() throws {
+        let base = ["--filter", "CacheTests", "--seed", "1", "--runs", "3", "--output", output.path]
+        let warned = try flaky(base)
+        XCTAssertEqual(warned.status, 0, warned.stderr)
+        XCTAssertTrue(warned.stderr.contains("testscope: warning: 1 flaky test(s): FlakyTests.CacheTests/testA_lookupStartsEmpty (od-victim)"), warned.stderr)
+        let gated = try flaky(base + ["--fail-on-flaky"])
+        XCTAssertEqual(gated.status, 3, gated.stderr)
+        XCTAssertEqual(gated.errorLines.last, "testscope: error: 1 flaky test(s): FlakyTests.CacheTests/testA_lookupStartsEmpty (od-victim) (--fail-on-flaky)")
+        let quarantine = output.appendingPathComponent("quarantine.txt")
+        try "# known flaky\nFlakyTests.CacheTests/testA_lookupStartsEmpty\n".write(to: quarantine, atomically: true, encoding: .utf8)
+        let quarantined = try flaky(base + ["--fail-on-flaky", "--quarantine", quarantine.path])
+        XCTAssertEqual(quarantined.status, 0, quarantined.stderr)
+        XCTAssertTrue(quarantined.stdout.contains("od-victim (quarantined)"), quarantined.stdout)
+        let test = (try json()["tests"] as? [[String: Any]])?.first { $0["id"] as? String == "FlakyTests.CacheTests/testA_lookupStartsEmpty" }
+        XCTAssertEqual(test?["quarantined"] as? Bool, true)
+        XCTAssertEqual(test?["classification"] as? String, "od-victim", "still run and reported")
+    }
+
+    func testReplayAndOrderFileRunExactlyOneOrder() throws {
+        let replay = try flaky(["--seed", "7", "--runs", "12", "--replay", "1", "--filter", "CacheTests"])
+        XCTAssertEqual(replay.status, 1, replay.stderr)
+        XCTAssertTrue(replay.stdout.hasPrefix("Replaying run 1 of seed 7: reverse of run 0\n"), replay.stdout)
+        XCTAssertTrue(replay.stdout.contains("""
+            1. FlakyTests.CacheTests/testC_clearEmptiesCache: passed
+            2. FlakyTests.CacheTests/testB_storeKeepsValue: passed
+            3. FlakyTests.CacheTests/testA_lookupStartsEmpty: failed
+            """), replay.stdout)
+        let file = output.appendingPathComponent("order.txt")
+        try "FlakyTests.AuthTests/testSignIn\nFlakyTests.SessionTests/testProfileOfSignedInUser\n".write(to: file, atomically: true, encoding: .utf8)
+        let passing = try flaky(["--order-file", file.path])
+        XCTAssertEqual(passing.status, 0, passing.stdout + passing.stderr)
+        XCTAssertTrue(passing.stdout.contains("2. FlakyTests.SessionTests/testProfileOfSignedInUser: passed"), passing.stdout)
+    }
+
+    func testAHangIsKilledAfterTheTestTimeout() throws {
+        let result = try flaky(["--filter", "ShutdownTests", "--runs", "2", "--seed", "1", "--test-timeout", "1", "--output", output.path],
+                               environment: ["FLAKY_HANG": "1"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let tests = try XCTUnwrap(try json()["tests"] as? [[String: Any]])
+        let hung = try XCTUnwrap(tests.first { $0["id"] as? String == "FlakyTests.ShutdownTests/testWaitsForShutdown" })
+        XCTAssertEqual(hung["classification"] as? String, "consistent-failure")
+        XCTAssertEqual(hung["outcomes"] as? [String], ["timed-out", "timed-out"])
+        XCTAssertEqual(tests.first { $0["id"] as? String == "FlakyTests.ShutdownTests/testShutdownRemovesHandlers" }?["classification"] as? String, "stable",
+                       "the rest of the order ran in a new process")
+    }
+
+    func testBadInputIsOneErrorLineAndTheDocumentedStatus() throws {
+        let missing = output.appendingPathComponent("missing-order.txt").path
+        let cases: [(arguments: [String], status: Int32, mentions: String)] = [
+            (["--seed", "abc"], 64, "--seed takes an integer from 0 to 9007199254740991, not 'abc'"),
+            (["--seed=-5"], 64, "not '-5'"),
+            (["--seed", "1e3"], 64, "not '1e3'"),
+            (["--seed", "7", "--replay", "10"], 64, "--replay 10 is not a run of this plan: --runs 10 has runs 0 to 9"),
+            (["--order-file", missing], 65, "cannot read the order file \(missing)"),
+            (["--quarantine", missing], 65, "cannot read the quarantine file \(missing)"),
+            (["--order", "FlakyTests.Nope/testNothing"], 65, "'FlakyTests.Nope/testNothing' is not a test of this package"),
+        ]
+        for (arguments, status, mentions) in cases {
+            let result = try flaky(arguments + ["--output", output.path])
+            XCTAssertEqual(result.status, status, "\(arguments): \(result.stderr)")
+            let errors = result.errorLines.filter { $0.hasPrefix("testscope: error:") }
+            XCTAssertEqual(errors.count, 1, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(errors.first?.contains(mentions) == true, "\(arguments): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("Fatal error"), "\(arguments)")
+        }
+    }
+
+    func testTheCoverageIndexLinksTheFlakyPage() throws {
+        try "<!DOCTYPE html><title>flaky</title>".write(to: output.appendingPathComponent("flaky.html"), atomically: true, encoding: .utf8)
+        let result = try TestscopeProcess.run(try TestscopeProcess.recordedReportArguments("Shapes") + ["--output", output.path, "--format", "html", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let index = try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8)
+        XCTAssertTrue(index.contains("<a href=\"flaky.html\">Flaky</a>"), "the top bar links the Flaky page")
+        XCTAssertTrue(index.contains("<a href=\"index.html\" aria-current=\"page\">Coverage</a>"))
+    }
+}

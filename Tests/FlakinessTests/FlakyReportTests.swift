@@ -1,0 +1,131 @@
+import Foundation
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeReports
+import TestscopeTestResults
+import XCTest
+
+/// flaky.json, flaky-junit.xml, flaky.html and the terminal table, from a simulated suite whose test
+/// names are markup: contents checked against the findings, JUnit validated against Jenkins' schema,
+/// everything from the package escaped in the HTML.
+final class FlakyReportTests: XCTestCase {
+    static let victim = "M.Cache/test<script>alert(1)</script>"
+    static let polluter = "M.Cache/testPolluter"
+    static let brittle = "M.Session/it's \"brittle\" & <b>"
+    static let setter = "M.Auth/testSetter"
+    static let fails = "M.Legacy/testFails"
+    static let stable = "M.Math/testAdds"
+    static let tests = [victim, polluter, brittle, setter, fails, stable, "M.Legacy/testSkipped"]
+
+    func report() throws -> FlakyReport {
+        let suite = SimulatedSuite()
+        suite.victims[Self.victim] = .init(polluterGroups: [[Self.polluter]])
+        suite.brittle[Self.brittle] = [Self.setter]
+        suite.alwaysFails = [Self.fails]
+        suite.skipped = ["M.Legacy/testSkipped"]
+        let orders = OrderPlan(seed: 5, defaultOrder: Self.tests).orders(count: 6)
+        let executions = try orders.map { try suite.run($0.tests) }
+        let findings = try FlakinessAnalyzer(runner: suite, defaultOrder: Self.tests)
+            .analyze(Self.tests.map { AnalyzedTest(id: $0, framework: .xctest, method: .inProcessOrder) }, executions: executions, jobs: 2)
+        var report = FlakyReport(seed: 5, orders: orders, executions: executions, findings: findings, jobs: 2, packageRoot: "/pkg/Demo",
+                                 binary: "/pkg/Demo/.build-testscope-flaky/debug/DemoPackageTests.xctest", swiftTestingMethod: .inProcessOrder,
+                                 startedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                 reproduction: Reproduction(testscopePrefix: "testscope flaky --package-path /pkg/Demo", binaryPath: "/pkg/bin.xctest"))
+        report.findings[report.findings.firstIndex { $0.id == Self.brittle }!].quarantined = true
+        return report
+    }
+
+    func testFlakyJSONHasTheDocumentedShape() throws {
+        let report = try report()
+        let text = try FlakyJSONReport(packageRoot: "/pkg/Demo").renderString(report)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(json["seed"] as? Int, 5)
+        XCTAssertEqual(json["runs"] as? Int, 6)
+        let tests = try XCTUnwrap(json["tests"] as? [[String: Any]])
+        XCTAssertEqual(tests.compactMap { $0["id"] as? String }, Self.tests)
+        let byID = Dictionary(uniqueKeysWithValues: tests.map { ($0["id"] as! String, $0) })
+        let victim = try XCTUnwrap(byID[Self.victim])
+        XCTAssertEqual(victim["classification"] as? String, "od-victim")
+        XCTAssertEqual(victim["polluters"] as? [String], [Self.polluter])
+        XCTAssertEqual(victim["setters"] as? [String], [])
+        XCTAssertEqual(victim["runs"] as? Int, 6)
+        XCTAssertEqual(victim["failedRuns"] as? Int, report.findings.first { $0.id == Self.victim }!.failedRuns)
+        XCTAssertGreaterThan(victim["failedRuns"] as? Int ?? 0, 0)
+        XCTAssertEqual(victim["reproduce"] as? String, "testscope flaky --package-path /pkg/Demo --order 'M.Cache/testPolluter,M.Cache/test<script>alert(1)</script>'")
+        XCTAssertEqual((victim["outcomes"] as? [Any])?.count, 6)
+        XCTAssertFalse((victim["evidence"] as? [[String: Any]] ?? []).isEmpty)
+        let brittle = try XCTUnwrap(byID[Self.brittle])
+        XCTAssertEqual(brittle["classification"] as? String, "od-brittle")
+        XCTAssertEqual(brittle["setters"] as? [String], [Self.setter])
+        XCTAssertEqual(brittle["quarantined"] as? Bool, true)
+        XCTAssertEqual(byID[Self.fails]?["classification"] as? String, "consistent-failure")
+        XCTAssertTrue(byID[Self.stable]?["reproduce"] is NSNull)
+        XCTAssertEqual(byID["M.Legacy/testSkipped"]?["classification"] as? String, "skipped")
+        let summary = try XCTUnwrap(json["summary"] as? [String: Int])
+        XCTAssertEqual(summary["od-victim"], 1)
+        XCTAssertEqual(summary["flaky"], 2)
+        XCTAssertEqual(summary["quarantined"], 1)
+        let orders = try XCTUnwrap(json["orders"] as? [[String: Any]])
+        XCTAssertEqual(orders.map { $0["kind"] as? String }, ["default", "reverse", "class-shuffle", "method-shuffle", "class-shuffle", "method-shuffle"])
+        XCTAssertEqual(orders[3]["replay"] as? String, "testscope flaky --package-path /pkg/Demo --seed 5 --replay 3 --runs 6")
+        XCTAssertEqual(orders[2]["tests"] as? [String], report.orders[2].tests)
+    }
+
+    func testJUnitMarksFlakyAndRerunFailuresAndIsValid() throws {
+        let report = try report()
+        let xml = try FlakyJUnitReport(packageRoot: "/pkg/Demo", hostname: "ci").renderString(report)
+        let victimFailures = report.findings.first { $0.id == Self.victim }!.failedRuns
+        XCTAssertEqual(xml.components(separatedBy: "<flakyFailure ").count - 1,
+                       victimFailures + report.findings.first { $0.id == Self.brittle }!.failedRuns)
+        XCTAssertEqual(xml.components(separatedBy: "<failure ").count - 1, 1, "the consistent failure's first run")
+        XCTAssertEqual(xml.components(separatedBy: "<rerunFailure ").count - 1, 5, "and its other runs")
+        XCTAssertTrue(xml.contains("name=\"test&lt;script&gt;alert(1)&lt;/script&gt;\""))
+        XCTAssertEqual(xml.components(separatedBy: "<testcase ").count - 1, Self.tests.count)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("flaky-junit-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try xml.write(to: file, atomically: true, encoding: .utf8)
+        let schema = FlakyFixture.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/junit-schemas/jenkins-junit-10.xsd")
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint"), FileManager.default.fileExists(atPath: schema.path) else {
+            throw XCTSkip("needs xmllint (libxml2-utils) and ../shared/junit-schemas")
+        }
+        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/xmllint"), ["--noout", "--schema", schema.path, file.path])
+        XCTAssertEqual(result.status, 0, result.stderrText)
+    }
+
+    func testHTMLPageEscapesEverythingAndLinksTheReport() throws {
+        let report = try report()
+        let page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), navigation: [.coverage, .flaky], generatorVersion: "test", packageRoot: "/pkg/Demo")
+        let html = try page.renderString(report)
+        XCTAssertFalse(html.contains("<script>alert(1)"), "a test name is text, never markup")
+        XCTAssertFalse(html.contains("<b>"))
+        XCTAssertTrue(html.contains("test&lt;script&gt;alert(1)&lt;/script&gt;"))
+        XCTAssertTrue(html.contains("<a href=\"flaky.html\" aria-current=\"page\">Flaky</a>"), "the Flaky page is current in the nav")
+        XCTAssertTrue(html.contains("<a href=\"index.html\">Coverage</a>"))
+        XCTAssertFalse(html.contains("<link rel=\"stylesheet\""), "self-contained: CSS inlined")
+        XCTAssertFalse(html.contains("http://") || html.contains("https://"), "offline")
+        // The outcome matrix: one row per test, one cell per run.
+        XCTAssertEqual(html.components(separatedBy: "<td class=\"o ").count - 1, Self.tests.count * report.orders.count)
+        XCTAssertTrue(html.contains("data-section=\"evidence\""))
+        XCTAssertTrue(html.contains("od-victim"))
+        // Only the Flaky link when there is no coverage report beside it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nav-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.flaky])
+        try Data().write(to: folder.appendingPathComponent("index.html"))
+        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.coverage, .flaky])
+        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .coverage), [.coverage])
+    }
+
+    func testTerminalTableListsWhatIsNotStableWithSeedAndCommands() throws {
+        let report = try report()
+        let text = try FlakyTableReport(terminal: Terminal(useColor: false, showProgress: false, quiet: false)).renderString(report)
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines[0].hasPrefix("test") && lines[0].contains("classification") && lines[0].contains("reproduce"), lines[0])
+        XCTAssertTrue(text.contains(Self.victim) && text.contains("od-victim") && text.contains("polluter: \(Self.polluter)"))
+        XCTAssertTrue(text.contains("od-brittle (quarantined)") && text.contains("setter: \(Self.setter)"))
+        XCTAssertFalse(text.contains(Self.stable + " "), "stable tests are not listed")
+        XCTAssertTrue(text.contains("Seed 5: replay run K with `testscope flaky --package-path /pkg/Demo --seed 5 --replay K --runs 6`"), text)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("2 stable") || $0.contains("1 od-victim") }, text)
+    }
+}

@@ -65,6 +65,9 @@ struct CoverageOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Render the HTML report with the templates in this folder (copies of Testscope's templates/; missing ones are taken from the built-in set).", valueName: "dir"))
     var templates: String?
 
+    /// Every format: the default of `run` and `report`.
+    static let defaultFormats: [OutputFormat] = [.text, .json, .lcov, .junit, .html]
+
     func validate() throws {
         _ = try formats(default: [])
         _ = try parsedWatermarks()
@@ -79,8 +82,7 @@ struct CoverageOptions: ParsableArguments {
     func formats(default defaults: [OutputFormat]) throws -> [OutputFormat] {
         let names = format.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
             .filter { !$0.isEmpty }
-        // The HTML report is on by default for both `run` and `report`.
-        if names.isEmpty { return defaults.contains(.html) ? defaults : defaults + [.html] }
+        if names.isEmpty { return defaults }
         var result: [OutputFormat] = []
         for name in names {
             guard let format = OutputFormat(rawValue: name) else {

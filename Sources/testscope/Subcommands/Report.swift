@@ -64,7 +64,7 @@ extension Testscope {
         private func execute() throws -> ExitStatus {
             let root = absoluteURL(packagePath)
             let output = coverage.outputFolder(packageRoot: root)
-            let pipeline = CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov, .junit])
+            let pipeline = CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
             let tests = try importTests()
             let hasCoverage = !export.isEmpty || !profile.isEmpty || buildPath != nil
             var status = ExitStatus.success

@@ -61,6 +61,10 @@ extension Testscope {
                 throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
             }
             let output = coverage.outputFolder(packageRoot: root)
+            // A broken --templates folder is reported before the tests run, not after.
+            if try coverage.formats(default: CoverageOptions.defaultFormats).contains(.html) {
+                _ = try coverage.htmlReport(watermarks: try coverage.parsedWatermarks())
+            }
             try output.prepare()
 
             var buildArguments = ["--package-path", root.path]
@@ -89,7 +93,7 @@ extension Testscope {
 
             guard !run.profiles.isEmpty, let binary = run.testBinary else {
                 if testsFailed {
-                    if !tests.results.isEmpty { _ = try CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov, .junit])
+                    if !tests.results.isEmpty { _ = try CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
                         .processTests(tests, packageRoot: root, output: output, coverageLine: nil) }
                     Terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
                     return .testsFailed
@@ -104,7 +108,7 @@ extension Testscope {
             terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
             try collector.export(profile: profdata, binaries: [binary], to: export)
 
-            let pipeline = CoveragePipeline(options: coverage, defaultFormats: [.text, .json, .lcov, .junit])
+            let pipeline = CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
             let (gate, report) = try pipeline.processCoverage(exports: [export], packageRoot: root, toolchain: toolchain,
                                                               output: output, dataRecordedAt: started)
             let testStatus = try pipeline.processTests(tests, packageRoot: root, output: output,

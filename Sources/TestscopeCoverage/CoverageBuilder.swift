@@ -30,6 +30,23 @@ public struct CoverageBuildOptions: Sendable {
     }
 }
 
+/// What the model needs from a source file once its lines are computed (the text is not kept:
+/// an export can name thousands of files).
+struct SourceFacts {
+    var lineCount: Int
+    var isValidUTF8: Bool
+    var excluded: Set<UInt32>
+    var unclosedBlockAt: Int?
+
+    init(_ source: SourceText) {
+        lineCount = source.lineCount
+        isValidUTF8 = source.isValidUTF8
+        let markers = ExclusionMarkers.excludedLines(in: source)
+        excluded = markers.lines
+        unclosedBlockAt = markers.unclosedBlockAt
+    }
+}
+
 /// A `FROM,TO` path prefix rewrite.
 public struct PathEquivalence: Sendable, Equatable {
     public var from: String
@@ -72,7 +89,7 @@ public struct CoverageBuilder {
         // dropped; several exports keep segments until all are read, to merge them.
         let single = exports.count == 1
         var segmentsByFile: [String: [[ExportSegment]]] = [:]
-        var linesByFile: [String: (lines: [LineCoverage], source: SourceText?)] = [:]
+        var linesByFile: [String: (lines: [LineCoverage], source: SourceFacts?)] = [:]
         var functionsByFile: [String: [FunctionRecord]] = [:]
         var interned: [String: String] = [:]
         let equivalences = options.pathEquivalences
@@ -86,7 +103,7 @@ public struct CoverageBuilder {
                     interned[path] = path
                     if single {
                         let source = SourceText.read(URL(fileURLWithPath: path))
-                        linesByFile[path] = (LineCoverageBuilder.lines(from: segments, source: source), source)
+                        linesByFile[path] = (LineCoverageBuilder.lines(from: segments, source: source), source.map(SourceFacts.init))
                     } else {
                         segmentsByFile[path, default: []].append(segments)
                     }
@@ -102,7 +119,7 @@ public struct CoverageBuilder {
         PhaseTimer.mark("read export")
         for (path, lists) in segmentsByFile {
             let source = SourceText.read(URL(fileURLWithPath: path))
-            linesByFile[path] = (Self.mergedLines(lists, source: source), source)
+            linesByFile[path] = (Self.mergedLines(lists, source: source), source.map(SourceFacts.init))
         }
         segmentsByFile = [:]
         // Demangling runs beside the model building; the names are filled in afterwards.
@@ -140,7 +157,7 @@ public struct CoverageBuilder {
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
     }
 
-    private func buildFile(path: String, lines computed: [LineCoverage], source: SourceText?, records: [FunctionRecord],
+    private func buildFile(path: String, lines computed: [LineCoverage], source: SourceFacts?, records: [FunctionRecord],
                            names: [String: String], warnings: inout [String]) -> FileCoverage {
         let relative = options.filter.relativePath(path) ?? path
         if source == nil {
@@ -163,9 +180,8 @@ public struct CoverageBuilder {
         }
         var excluded = Set<UInt32>()
         if let source {
-            let markers = ExclusionMarkers.excludedLines(in: source)
-            excluded = markers.lines
-            if let open = markers.unclosedBlockAt {
+            excluded = source.excluded
+            if let open = source.unclosedBlockAt {
                 warnings.append("\(relative):\(open): testscope:ignore:start has no matching testscope:ignore:end; excluding to the end of the file")
             }
         }

@@ -73,9 +73,19 @@ struct FunctionGrouper {
     struct Group {
         var records: [FunctionRecord]
         var name: String
-        var start: (line: UInt32, column: UInt32) { records[0].start }
-        var end: (line: UInt32, column: UInt32) {
-            records.map(\.end).max { ($0.line, $0.column) < ($1.line, $1.column) }!
+        var start: (line: UInt32, column: UInt32)
+        var end: (line: UInt32, column: UInt32)
+
+        init(records: [FunctionRecord], name: String) {
+            self.records = records
+            self.name = name
+            start = records[0].start
+            end = records.map(\.end).max { ($0.line, $0.column) < ($1.line, $1.column) }!
+        }
+
+        mutating func add(_ record: FunctionRecord) {
+            records.append(record)
+            if (record.end.line, record.end.column) > (end.line, end.column) { end = record.end }
         }
         var count: UInt64 { records.reduce(0) { FunctionRecord.saturatingAdd($0, $1.count) } }
 
@@ -114,16 +124,24 @@ struct FunctionGrouper {
         return result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
     }
 
+    /// Records at the same start (closures and functions apart) are instantiations of one function.
+    struct GroupKey: Hashable {
+        var line: UInt32
+        var column: UInt32
+        var closure: Bool
+    }
+
     private func groups() -> [Group] {
-        var order: [String] = []
-        var byStart: [String: Group] = [:]
+        var order: [GroupKey] = []
+        var byStart: [GroupKey: Group] = [:]
         for record in records {
-            let key = "\(record.start.line):\(record.start.column):\(SwiftDemangler.isMangledClosure(record.mangledName))"
+            let key = GroupKey(line: record.start.line, column: record.start.column,
+                               closure: SwiftDemangler.isMangledClosure(record.mangledName))
             if byStart[key] == nil {
                 order.append(key)
                 byStart[key] = Group(records: [record], name: names[record.mangledName] ?? record.mangledName)
             } else {
-                byStart[key]!.records.append(record)
+                byStart[key]!.add(record)
             }
         }
         return order.map { byStart[$0]! }

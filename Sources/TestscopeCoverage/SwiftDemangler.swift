@@ -47,19 +47,32 @@ public struct SwiftDemangler: Sendable {
     }
 
     private func run(_ tool: URL, _ arguments: [String], _ symbols: [String]) -> [String]? {
-        let input = Data((symbols.joined(separator: "\n") + "\n").utf8)
-        guard let result = try? ProcessRunner.run(tool, arguments, input: input), result.succeeded else { return nil }
-        var lines = result.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
+        var input: [UInt8] = []
+        input.reserveCapacity(symbols.count * 64)
+        for symbol in symbols { input.append(contentsOf: symbol.utf8); input.append(0x0A) }
+        guard let result = try? ProcessRunner.run(tool, arguments, input: Data(input)), result.succeeded else { return nil }
+        // Split the bytes at line breaks (much faster than splitting a String by Character).
+        var lines: [String] = []
+        lines.reserveCapacity(symbols.count)
+        result.stdout.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            for i in 0..<bytes.count where bytes[i] == 0x0A {
+                lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+                start = i + 1
+            }
+            if start < bytes.count { lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) }
+        }
         return lines
     }
 
     /// The mangled symbol inside a profile name (`file.swift:$s…` or `file;$s…` forms included).
     public static func symbol(in name: String) -> String {
-        for marker in ["$s", "$S", "_$s", "$e"] {
-            if let range = name.range(of: marker) { return String(name[range.lowerBound...]) }
-        }
-        return name
+        let utf8 = name.utf8
+        if utf8.first == UInt8(ascii: "$") { return name }
+        // `file.swift:$s…` / `file;$s…`: the symbol starts at the first `$`.
+        guard let dollar = utf8.firstIndex(of: UInt8(ascii: "$")) else { return name }
+        return String(name[dollar...])
     }
 
     /// True for closures and autoclosures, by demangled name or mangled suffix.

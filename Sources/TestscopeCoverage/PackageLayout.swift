@@ -38,9 +38,16 @@ public struct PackageLayout: Sendable, Equatable {
         return nil
     }
 
-    /// Asks SwiftPM for the layout; falls back to the convention when that is not possible.
+    /// Asks SwiftPM for the layout; falls back to the convention when that is not possible. When no
+    /// manifest sets a `path:`, every target lives where the convention puts it, and SwiftPM is not asked.
     public static func discover(root: URL, swift: URL?) -> PackageLayout {
         let manifest = root.appendingPathComponent("Package.swift")
+        let manifests = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
+            .filter { $0.hasPrefix("Package") && $0.hasSuffix(".swift") }
+        let customPaths = manifests.contains { name in
+            (try? String(contentsOf: root.appendingPathComponent(name), encoding: .utf8))?.contains("path:") ?? true
+        }
+        guard customPaths else { return conventional(root: root) }
         guard let swift, FileManager.default.fileExists(atPath: manifest.path),
               let result = try? ProcessRunner.run(swift, ["package", "--package-path", root.path, "describe", "--type", "json"]),
               result.succeeded, let layout = parseDescription(result.stdout)

@@ -10,10 +10,11 @@ struct CoveragePipeline {
     var options: CoverageOptions
     var defaultFormats: [OutputFormat]
 
-    /// Writes the test reports (summary, tests.json, junit.xml, GitHub Actions) and returns the status.
+    /// Writes the test reports (summary, tests.json, junit.xml, tests.html, GitHub Actions) and returns the status.
     func processTests(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?) throws -> ExitStatus {
         let terminal = options.terminal
         let formats = try options.formats(default: defaultFormats)
+        let tests = try mapped(tests)
         try output.prepare()
         let summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot.path)
         if formats.contains(.text) || !options.quiet { print(try summary.renderString(tests), terminator: "") }
@@ -22,6 +23,7 @@ struct CoveragePipeline {
         if formats.contains(.junit) {
             written.append(try JUnitReport(strict: options.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
         }
+        if formats.contains(.html) { written += try writeTestsPage(tests, packageRoot: packageRoot, output: output) }
         if !written.isEmpty { terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))") }
         let environment = ProcessInfo.processInfo.environment
         if environment["GITHUB_ACTIONS"] == "true" {
@@ -36,6 +38,55 @@ struct CoveragePipeline {
         return tests.hasFailures ? .testsFailed : .success
     }
 
+    /// The Tests page (`tests.html`, self-contained) and, when the folder has no coverage report, an
+    /// `index.html` that links to it; returns the paths written.
+    func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder) throws -> [String] {
+        let templates = try options.htmlReport(watermarks: try options.parsedWatermarks()).templates
+        let page = TestsHTMLPage(templates: templates, navigation: HTMLNavigationItem.pages(in: output.url, writing: [.tests]),
+                                 generatorVersion: Testscope.version, packageRoot: packageRoot.path)
+        var written = [try page.write(tests, into: output)]
+        let index = try output.file("index.html")
+        if !FileManager.default.fileExists(atPath: index.path) || TestsHTMLPage.isLandingIndex(in: output.url) {
+            written.append(try page.writeLandingIndex(tests, into: output))
+            if !options.quiet { print("HTML report: \(index.path) (tests only, no coverage)") }
+        }
+        if !options.quiet { print("HTML tests page: \(written[0])") }
+        return written
+    }
+
+    /// Test results with `--path-equivalence` applied to their file paths, like the coverage data.
+    func mapped(_ tests: TestRunResults) throws -> TestRunResults {
+        let equivalences = try options.pathEquivalence.map(PathEquivalence.init(parsing:))
+        guard !equivalences.isEmpty else { return tests }
+        func map(_ location: SourceLocation?) -> SourceLocation? {
+            location.map { SourceLocation(file: PathEquivalence.apply(equivalences, to: $0.file), line: $0.line, column: $0.column) }
+        }
+        func mapFrame(_ frame: String) -> String {
+            for eq in equivalences {
+                let from = " at " + (eq.from.hasSuffix("/") ? eq.from : eq.from + "/")
+                if frame.contains(from) { return frame.replacingOccurrences(of: from, with: " at " + (eq.to.hasSuffix("/") ? eq.to : eq.to + "/")) }
+            }
+            return frame
+        }
+        var tests = tests
+        tests.results = tests.results.map { result in
+            var result = result
+            result.location = map(result.location)
+            result.issues = result.issues.map { issue in
+                var issue = issue
+                issue.location = map(issue.location)
+                return issue
+            }
+            if var crash = result.crash {
+                crash.location = map(crash.location)
+                crash.frames = crash.frames.map(mapFrame)
+                result.crash = crash
+            }
+            return result
+        }
+        return tests
+    }
+
     /// Builds the model from exports, writes the reports and returns whether the gate passed.
     func process(exports: [URL], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
                  dataRecordedAt: Date?) throws -> ExitStatus {
@@ -43,9 +94,10 @@ struct CoveragePipeline {
                             dataRecordedAt: dataRecordedAt).status
     }
 
-    /// Like `process`, also returning the model.
+    /// Like `process`, also returning the model. With `tests` (the same run's results, whose page
+    /// `processTests` writes next), the HTML report links the Tests page and the failures in each file.
     func processCoverage(exports: [URL], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
-                         dataRecordedAt: Date?) throws -> (status: ExitStatus, report: CoverageReport) {
+                         dataRecordedAt: Date?, tests: TestRunResults? = nil) throws -> (status: ExitStatus, report: CoverageReport) {
         let terminal = options.terminal
         let formats = try options.formats(default: defaultFormats)
         let html = formats.contains(.html) ? try options.htmlReport(watermarks: try options.parsedWatermarks()) : nil
@@ -87,14 +139,25 @@ struct CoveragePipeline {
             print(summaryLine(report))
         }
         PhaseTimer.mark("text")
+        // JSON and LCOV are independent files: written side by side.
+        final class Outcome: @unchecked Sendable { var path: String?; var error: Error? }
+        let lcovOutcome = Outcome()
+        let lcovDone = DispatchGroup()
+        if formats.contains(.lcov) {
+            DispatchQueue.global().async(group: lcovDone) {
+                do { lcovOutcome.path = try LCOVReport().write(report, into: output) } catch { lcovOutcome.error = error }
+            }
+        }
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: Testscope.version).write(report, into: output)) }
-        PhaseTimer.mark("json")
-        if formats.contains(.lcov) { written.append(try LCOVReport().write(report, into: output)) }
-        PhaseTimer.mark("lcov")
+        lcovDone.wait()
+        if let error = lcovOutcome.error { throw error }
+        if let path = lcovOutcome.path { written.append(path) }
+        PhaseTimer.mark("json + lcov")
         var htmlIndex: String?
         if var html {
-            // The report's other pages (flaky.html) get their link in the top bar when they exist.
-            html.navigation = HTMLNavigationItem.pages(in: output.url, adding: .coverage)
+            // The report's other pages (tests.html, flaky.html) get their link in the top bar when they exist.
+            html.tests = try tests.map(mapped)
+            html.navigation = HTMLNavigationItem.pages(in: output.url, writing: tests == nil ? [.coverage] : [.coverage, .tests])
             terminal.progress("writing the HTML report")
             htmlIndex = try html.write(report, into: output)
             written.append(htmlIndex!)

@@ -46,7 +46,7 @@ let package = Package(
             name: "TestscopeReportsTests",
             dependencies: [
                 "TestscopeReports", "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestSupport",
-                .product(name: "Mustache", package: "swift-mustache"),
+                "TestscopeTestResults", .product(name: "Mustache", package: "swift-mustache"),
             ],
             exclude: ["Goldens"]
         ),
@@ -68,6 +68,8 @@ enum TemplateFiles {
         "layout.mustache", "index.mustache", "file.mustache", "directory.mustache", "single.mustache",
         "nav.mustache", "totals.mustache", "file-table.mustache", "functions.mustache", "function-row.mustache",
         "source-line.mustache", "ratio-cell.mustache", "flaky.mustache",
+        "tests.mustache", "tests-index.mustache", "tests-counts.mustache", "tests-name.mustache", "tests-snippet.mustache",
+        "file-failures.mustache",
         "report.css", "report.js", "head.js",
     ]
 }

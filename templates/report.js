@@ -23,14 +23,18 @@
     showTheme();
   }
 
-  /* Views of a single-file report: #index, #f3 (a file), #f3-L12 (a line in it). */
+  /* Views of a single-file report: #index, #f3 (a file), #f3-L12 (a line in it), #tests, #tests-t4 (a test). */
   var views = all(document, '.view[data-view]');
   function activeView() {
     if (!views.length) { return document; }
     var id = decodeURIComponent(location.hash.slice(1));
-    var match = /^(f\d+)(-.*)?$/.exec(id);
+    var match = /^(f\d+|tests)(-.*)?$/.exec(id);
     var view = (match && document.getElementById(match[1])) || document.getElementById('index');
     views.forEach(function (v) { v.classList.toggle('active', v === view); });
+    var tab = view.id === 'tests' ? '#tests' : '#index';
+    all(document, '.tabs a[href^="#"]').forEach(function (a) {
+      if (a.getAttribute('href') === tab) { a.setAttribute('aria-current', 'page'); } else { a.removeAttribute('aria-current'); }
+    });
     var line = match && match[2] ? document.getElementById(id) : null;
     if (line) { line.scrollIntoView({ block: 'center' }); } else { window.scrollTo(0, 0); }
     return view;

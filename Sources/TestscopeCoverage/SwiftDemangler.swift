@@ -82,13 +82,12 @@ public struct SwiftDemangler: Sendable {
 
     /// True if a mangled name ends in a closure marker (`fU_`, `fu0_`, …).
     public static func isMangledClosure(_ mangled: String) -> Bool {
-        var chars = Array(mangled.utf8)
-        guard chars.last == UInt8(ascii: "_") else { return false }
-        chars.removeLast()
-        while let last = chars.last, last >= 0x30 && last <= 0x39 { chars.removeLast() }
-        guard chars.count >= 2 else { return false }
-        let kind = chars[chars.count - 1]
-        return chars[chars.count - 2] == UInt8(ascii: "f") && (kind == UInt8(ascii: "U") || kind == UInt8(ascii: "u"))
+        // Reads backwards: `_`, optional digits, then `U` or `u`, then `f`.
+        var utf8 = mangled.utf8[...]
+        guard utf8.popLast() == UInt8(ascii: "_") else { return false }
+        while let last = utf8.last, last >= 0x30 && last <= 0x39 { utf8.removeLast() }
+        guard let kind = utf8.popLast(), kind == UInt8(ascii: "U") || kind == UInt8(ascii: "u") else { return false }
+        return utf8.popLast() == UInt8(ascii: "f")
     }
 
     /// The text after the last top-level ` -> ` of a full demangled function name.

@@ -14,9 +14,13 @@ public struct FlakyOptions: Sendable {
     public var quarantine: Set<String>
     /// Swift Testing by repetition even when its ABI entry point is there (`TESTSCOPE_FLAKY_SWIFT_TESTING=repetition`).
     public var forceRepetition: Bool
+    /// Shuffle Swift Testing tests one by one, like XCTest methods, instead of keeping each suite in its
+    /// serial order (`--shuffle-swift-testing-tests`; a call of its entry point per test).
+    public var shuffleSwiftTestingTests: Bool
 
     public init(runs: Int, seed: UInt64, jobs: Int, filters: [String] = [], skips: [String] = [],
-                settings: AnalysisSettings = AnalysisSettings(), quarantine: Set<String> = [], forceRepetition: Bool = false) {
+                settings: AnalysisSettings = AnalysisSettings(), quarantine: Set<String> = [], forceRepetition: Bool = false,
+                shuffleSwiftTestingTests: Bool = false) {
         self.runs = runs
         self.seed = seed
         self.jobs = jobs
@@ -25,6 +29,7 @@ public struct FlakyOptions: Sendable {
         self.settings = settings
         self.quarantine = quarantine
         self.forceRepetition = forceRepetition
+        self.shuffleSwiftTestingTests = shuffleSwiftTestingTests
     }
 }
 
@@ -84,9 +89,15 @@ public final class FlakyDetector {
     /// repeated in its default run beside each).
     func detectionRuns(_ selected: TestList, method: DetectionMethod, options: FlakyOptions,
                        progress: @escaping (String) -> Void) throws -> (orders: [PlannedOrder], executions: [ExecutedOrder]) {
-        let orders = plan(selected, method: method, seed: options.seed).orders(count: options.runs)
+        let orders = plan(selected, method: method, options: options).orders(count: options.runs)
         let printer = OrderedPrinter(progress)
-        if let logsFolder { try FileManager.default.createDirectory(at: logsFolder, withIntermediateDirectories: true) }
+        if let logsFolder {
+            try FileManager.default.createDirectory(at: logsFolder, withIntermediateDirectories: true)
+            // Logs of an earlier run with more orders would look like this run's.
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: logsFolder.path)) ?? [] where name.hasPrefix("run-") && name.hasSuffix(".log") {
+                try? FileManager.default.removeItem(at: logsFolder.appendingPathComponent(name))
+            }
+        }
         let executions = try Parallel.map(orders.count, jobs: options.jobs) { index -> ExecutedOrder in
             let planned = orders[index]
             let log = try self.logsFolder.map { try LineLog($0.appendingPathComponent(String(format: "run-%02d.log", index))) }
@@ -105,16 +116,17 @@ public final class FlakyDetector {
     }
 
     /// The plan of a seed: every selected test (with Swift Testing by repetition: the XCTest tests only).
-    public func plan(_ selected: TestList, method: DetectionMethod, seed: UInt64) -> OrderPlan {
+    public func plan(_ selected: TestList, method: DetectionMethod, options: FlakyOptions) -> OrderPlan {
         let ordered = method == .inProcessOrder ? selected.xctest + selected.swiftTesting : selected.xctest
-        return OrderPlan(seed: seed, defaultOrder: ordered, fixedWithinGroup: binary.swiftTestingRanks)
+        return OrderPlan(seed: options.seed, defaultOrder: ordered,
+                         fixedWithinGroup: options.shuffleSwiftTestingTests ? [:] : binary.swiftTestingRanks)
     }
 
     /// Run `index` of the plan of `options` (`--replay`).
     public func replayOrder(_ options: FlakyOptions, index: Int) throws -> PlannedOrder {
         let selected = try selectedTests(options)
         let method: DetectionMethod = options.forceRepetition && !selected.swiftTesting.isEmpty ? .repetition : .inProcessOrder
-        return plan(selected, method: method, seed: options.seed).order(index)
+        return plan(selected, method: method, options: options).order(index)
     }
 
     /// Re-runs one order `count` times (`--order`, `--order-file`, `--replay`).

@@ -144,7 +144,7 @@ public struct FlakyReport: Sendable {
         case .stable, .skipped: return nil
         case .nod:
             let order = finding.failingOrder ?? [finding.id]
-            return (reproduction.testscope(order: order, repeat: 10), reproduction.binary(order: order))
+            return (reproduction.testscope(order: order, repeat: 20), reproduction.binary(order: order))
         default:
             let order = finding.failingOrder ?? [finding.id]
             return (reproduction.testscope(order: order), reproduction.binary(order: order))

@@ -80,6 +80,11 @@ public final class OrderExecutor: @unchecked Sendable {
             log?.write("=== testscope: process \(index + 1): \(remaining.count) test(s) ===")
             let process = try runProcess(remaining, token: token, index: index, log: log)
             var ran = remaining.filter { process.results[$0] != nil }
+            if ran.isEmpty, !process.abnormal, process.status != 0 {
+                // Not a test's failure: the binary could not run the order at all.
+                throw FlakinessError.testBinaryFailed(binary: binary.path, detail: "it ran no test and exited with \(process.status)"
+                    + (process.lastLines.isEmpty ? "" : ": " + process.lastLines.suffix(3).joined(separator: " / ")))
+            }
             var results = process.results
             if process.abnormal, ran.count < remaining.count, process.blamed == nil {
                 // The process died between tests: blame the first test that did not report, so the run moves on.
@@ -107,6 +112,9 @@ public final class OrderExecutor: @unchecked Sendable {
         var blamed: String?
         var crash: CrashEvidence?
         var timedOut: Bool
+        var status: Int32 = 0
+        /// The process's last lines of output (for an error when it ran nothing).
+        var lastLines: [String] = []
     }
 
     /// Swift Testing's own default run of `tests` (no order), for binaries without the ABI entry point:
@@ -184,6 +192,7 @@ final class ProcessWatch: @unchecked Sendable {
     private var pid: Int32 = 0
     private(set) var killed: (id: String, framework: TestFramework)?
     private(set) var sawABIUnavailable = false
+    private var lastLines: [String] = []
     let events: URL
     let timeout: Double?
 
@@ -198,8 +207,15 @@ final class ProcessWatch: @unchecked Sendable {
     func consume(_ line: String) {
         lock.lock(); defer { lock.unlock() }
         if line.hasPrefix(EntryPointSource.abiUnavailableMarker) { sawABIUnavailable = true }
+        if !line.isEmpty { lastLines.append(line); if lastLines.count > 10 { lastLines.removeFirst() } }
         let before = xctest.running
-        xctest.consume(line)
+        // `Test Case '…' started at <local time>`: the start is taken when the line arrives instead of
+        // parsing XCTest's stamp (a DateFormatter per line was most of the parsing time of a run).
+        if line.hasPrefix("Test Case '"), let at = line.range(of: "' started at ") {
+            xctest.consume(String(line[..<at.lowerBound]) + "' started")
+        } else {
+            xctest.consume(line)
+        }
         if xctest.running != nil, xctest.running != before { xcSince = Date() }
     }
 
@@ -277,8 +293,8 @@ final class ProcessWatch: @unchecked Sendable {
             }
         }
         let abnormal = signal != nil || killed != nil || xcRunning != nil || !inFlight.isEmpty
-        return OrderExecutor.ProcessOutcome(results: results, abnormal: abnormal, blamed: blamed,
-                                            crash: outsideCrash, timedOut: killed != nil)
+        return OrderExecutor.ProcessOutcome(results: results, abnormal: abnormal, blamed: blamed, crash: outsideCrash,
+                                            timedOut: killed != nil, status: result.status, lastLines: lastLines)
     }
 
     /// One result per id: a parameterized test fails if any of its cases failed.

@@ -51,8 +51,10 @@ public struct OrderPlan: Sendable {
     public var seed: UInt64
     /// The selected tests in the default order.
     public var defaultOrder: [String]
-    /// Swift Testing tests' serial ranks: class-level shuffles keep a suite's tests in this order (so a
-    /// suite runs in one call of Swift Testing's entry point); method-level shuffles do not.
+    /// Swift Testing tests' serial ranks. Shuffles keep a suite's tests together in this order (so a
+    /// suite runs in one call of Swift Testing's entry point, which discovers every test again on each
+    /// call); method-level shuffles place each such suite among the XCTest methods. Empty: every test
+    /// is shuffled on its own.
     public var fixedWithinGroup: [String: Int]
 
     public init(seed: UInt64, defaultOrder: [String], fixedWithinGroup: [String: Int] = [:]) {
@@ -70,7 +72,7 @@ public struct OrderPlan: Sendable {
             let runSeed = Self.runSeed(seed: seed, index: index)
             let kind: OrderKind = index % 2 == 0 ? .classShuffle : .methodShuffle
             let tests = kind == .classShuffle ? Self.classShuffle(defaultOrder, seed: runSeed, fixed: fixedWithinGroup)
-                : Self.methodShuffle(defaultOrder, seed: runSeed)
+                : Self.methodShuffle(defaultOrder, seed: runSeed, fixed: fixedWithinGroup)
             return PlannedOrder(index: index, kind: kind, runSeed: runSeed, tests: tests)
         }
     }
@@ -83,13 +85,26 @@ public struct OrderPlan: Sendable {
         StableHash.mix(seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
     }
 
-    /// All tests sorted by `hash(seed, id)` (ties, which need a 64-bit collision, by id).
-    public static func methodShuffle(_ tests: [String], seed: UInt64) -> [String] {
-        tests.map { (StableHash.hash(seed: seed, $0), $0) }.sorted { $0 < $1 }.map(\.1)
+    /// All tests sorted by `hash(seed, id)` (ties, which need a 64-bit collision, by id); tests with a
+    /// `fixed` rank stay together per group, in rank order, the group placed by `hash(seed, group)`.
+    public static func methodShuffle(_ tests: [String], seed: UInt64, fixed: [String: Int] = [:]) -> [String] {
+        var blocks: [String: [String]] = [:]
+        var items: [(UInt64, String, [String])] = []
+        for test in tests {
+            if fixed[test] != nil {
+                blocks[TestIdentity.group(of: test), default: []].append(test)
+            } else {
+                items.append((StableHash.hash(seed: seed, test), test, [test]))
+            }
+        }
+        for (group, members) in blocks {
+            items.append((StableHash.hash(seed: seed, "block:" + group), "block:" + group, members.sorted { fixed[$0]! < fixed[$1]! }))
+        }
+        return items.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.flatMap(\.2)
     }
 
     /// Groups (classes, suites) sorted by `hash(seed, group)`, tests within a group by `hash(seed, id)`,
-    /// or by `fixed` rank for tests that have one.
+    /// or by `fixed` rank when they all have one.
     public static func classShuffle(_ tests: [String], seed: UInt64, fixed: [String: Int] = [:]) -> [String] {
         var groups: [String: [String]] = [:]
         for test in tests { groups[TestIdentity.group(of: test), default: []].append(test) }

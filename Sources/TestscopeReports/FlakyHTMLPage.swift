@@ -7,12 +7,10 @@ extension HTMLNavigationItem {
     /// The Flaky page's link.
     public static let flaky = HTMLNavigationItem(title: "Flaky", href: "flaky.html")
 
-    /// The report's pages that exist in `folder`, in order: Coverage (index.html), then Flaky (flaky.html).
-    /// `adding` counts as existing (the page about to be written).
+    /// The report's pages that exist in `folder`, in order: Coverage (index.html), Tests (tests.html), then
+    /// Flaky (flaky.html). `adding` counts as existing (the page about to be written). See `pages(in:writing:)`.
     public static func pages(in folder: URL, adding: HTMLNavigationItem? = nil) -> [HTMLNavigationItem] {
-        [coverage, flaky].filter { item in
-            item == adding || FileManager.default.fileExists(atPath: folder.appendingPathComponent(item.href).path)
-        }
+        pages(in: folder, writing: adding.map { [$0] } ?? [])
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeTestResults
 
 /// The HTML coverage report, rendered from the templates: `index.html` (totals, files, directories,
 /// targets), a page per source file under `files/` (annotated source and function table), a page
@@ -13,6 +14,10 @@ public struct HTMLReport: CoverageRenderer {
     /// The top navigation's links, in order (the coverage report's own is `.coverage`).
     public var navigation: [HTMLNavigationItem]
     public var generatorVersion: String
+    /// The test results of the same run, if any: file pages list the failures located in them, and the
+    /// single-file report embeds the Tests page as its `#tests` view.
+    public var tests: TestRunResults? { didSet { testFailures = tests.map(TestFailureIndex.init) } }
+    var testFailures: TestFailureIndex?
     /// Above this many files the index lists directories and each directory page lists its files
     /// (in pages of this many), so no page grows past a few MB.
     public var filesPerPage = 1000
@@ -73,7 +78,11 @@ public struct HTMLReport: CoverageRenderer {
         }
         let index = try indexBody(report, fileHrefs: ids.map { "#" + $0 }, split: false, directoryLinks: [:])
         let files: [HTMLModels.Model] = zip(ids, bodies).map { ["id": $0, "body": $1] }
-        let body = try templates.render("single", ["index": index, "files": files])
+        let testsView = try tests.map { run -> Any in
+            ["body": try TestsHTMLPage(templates: templates, generatorVersion: generatorVersion, packageRoot: report.metadata.packageRoot)
+                .body(run, anchorPrefix: "tests-")] as HTMLModels.Model
+        } ?? false
+        let body = try templates.render("single", ["index": index, "files": files, "tests": testsView])
         return try page(report, title: "Coverage · \(packageName(report))", kind: "single", root: "", body: body, inline: true)
     }
 
@@ -97,9 +106,15 @@ public struct HTMLReport: CoverageRenderer {
         [
             "root": root, "package": packageName(report), "packageRoot": report.metadata.packageRoot,
             "generator": generator, "createdAt": report.metadata.createdAt,
-            "nav": navigation.map { ["title": $0.title, "href": $0.href, "current": $0 == .coverage] as HTMLModels.Model },
+            "nav": navigation.map { ["title": $0.title, "href": navigationHref($0), "current": $0 == .coverage] as HTMLModels.Model },
             "watermarkLow": Format.fixed(watermarks.low, decimals: 0), "watermarkHigh": Format.fixed(watermarks.high, decimals: 0),
         ]
+    }
+
+    /// A top-bar link; in a single-file report with tests, Coverage and Tests are views of the same file.
+    func navigationHref(_ item: HTMLNavigationItem) -> String {
+        guard singleFile, tests != nil else { return item.href }
+        return item == .coverage ? "#index" : item == .tests ? "#tests" : item.href
     }
 
     func packageName(_ report: CoverageReport) -> String {
@@ -160,6 +175,10 @@ public struct HTMLReport: CoverageRenderer {
         model["indexHref"] = indexHref
         model["totals"] = HTMLModels.totals(file.summary, watermarks)
         model["notices"] = view.notices
+        model["testFailures"] = testFailures.map { index in
+            index.box(path: file.path, testsHref: singleFile ? "#tests" : root + "tests.html", anchorPrefix: singleFile ? "tests-" : "",
+                      anchorHref: { singleFile ? "#\($0)" : "\(root)tests.html#\($0)" }, lineHref: { "#\(anchorPrefix)L\($0)" })
+        } ?? false
         let functionCount = file.functions.count + file.functions.reduce(0) { $0 + $1.closures.count }
         model["functionCount"] = functionCount == file.functions.count ? "\(functionCount)" : "\(file.functions.count) + \(functionCount - file.functions.count) closures"
         model["hasFunctions"] = !file.functions.isEmpty

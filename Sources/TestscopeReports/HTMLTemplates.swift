@@ -10,7 +10,8 @@ public struct HTMLTemplates: Sendable {
     /// The templates the renderer uses (without `.mustache`).
     public static let templateNames = [
         "layout", "nav", "index", "directory", "file", "single", "totals", "file-table", "functions",
-        "function-row", "source-line", "ratio-cell", "flaky",
+        "function-row", "source-line", "ratio-cell", "flaky", "tests", "tests-index", "tests-counts", "tests-name",
+        "tests-snippet", "file-failures",
     ]
     /// The assets (copied to `assets/` or inlined).
     public static let assetNames = ["report.css", "report.js", "head.js"]

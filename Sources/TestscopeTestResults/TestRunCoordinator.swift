@@ -51,7 +51,7 @@ public final class TestRunCoordinator: @unchecked Sendable {
     let request: TestRunRequest
     let note: (String) -> Void
     private let lock = NSLock()
-    private var xctest = XCTestConsoleParser()
+    private var xctest = XCTestConsoleParser(live: true)
     private var startedSeen: Date?
     private var killed: (key: String, framework: TestFramework)?
     private var streamFile: URL?
@@ -213,7 +213,7 @@ public final class TestRunCoordinator: @unchecked Sendable {
             }
         }
         // Reset the per-process state.
-        xctest = XCTestConsoleParser(moduleForClass: xctest.moduleForClass)
+        xctest = XCTestConsoleParser(moduleForClass: xctest.moduleForClass, live: true)
         stream = SwiftTestingEventStream()
         streamFile = nil
         streamOffset = 0

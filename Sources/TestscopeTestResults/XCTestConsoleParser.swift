@@ -23,8 +23,13 @@ public struct XCTestConsoleParser {
     private var inCrashedThread = false
     private var lastWasIssue = false
 
-    public init(moduleForClass: [String: String] = [:]) {
+    /// True while reading a running process: a test cut short then ran until now. Reading a
+    /// recorded log, how long such a test ran is unknown.
+    public var live = false
+
+    public init(moduleForClass: [String: String] = [:], live: Bool = false) {
         self.moduleForClass = moduleForClass
+        self.live = live
     }
 
     /// Feeds one line of output (without its line break).
@@ -96,7 +101,7 @@ public struct XCTestConsoleParser {
     public mutating func finish(signal: Int?, timedOut: Bool, timeout: Double? = nil) {
         guard let name = running else { return }
         if crash.signal == nil { crash.signal = signal }
-        let elapsed = runningSince.map { Date().timeIntervalSince($0) }
+        let elapsed = live ? runningSince.map { Date().timeIntervalSince($0) } : nil
         if timedOut {
             var evidence = crash
             evidence.reason = "killed after \(timeout.map { Self.seconds($0) } ?? "the") timeout"

@@ -144,8 +144,9 @@ struct CoveragePipeline {
         let lcovOutcome = Outcome()
         let lcovDone = DispatchGroup()
         if formats.contains(.lcov) {
+            let finished = report
             DispatchQueue.global().async(group: lcovDone) {
-                do { lcovOutcome.path = try LCOVReport().write(report, into: output) } catch { lcovOutcome.error = error }
+                do { lcovOutcome.path = try LCOVReport().write(finished, into: output) } catch { lcovOutcome.error = error }
             }
         }
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: Testscope.version).write(report, into: output)) }

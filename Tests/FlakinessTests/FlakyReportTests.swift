@@ -115,6 +115,8 @@ final class FlakyReportTests: XCTestCase {
         try Data().write(to: folder.appendingPathComponent("index.html"))
         XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.coverage, .flaky])
         XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .coverage), [.coverage])
+        try Data().write(to: folder.appendingPathComponent("flaky.html"))
+        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, writing: [.coverage]), [.coverage, .flaky], "the coverage report links an existing Flaky page")
     }
 
     func testTerminalTableListsWhatIsNotStableWithSeedAndCommands() throws {

@@ -116,12 +116,24 @@ final class OrderPlanTests: XCTestCase {
         let free = "FlakyTests.freeFunctionIsStable()", xc = "FlakyTests.MathTests/testAdds"
         XCTAssertEqual(SwiftTestingOrder.batchedLines([a, b, free], ranks: ranks), ["\(a)\t\(b)\t\(free)"])
         XCTAssertEqual(SwiftTestingOrder.batchedLines([b, a, xc, free, "Other.x()"], ranks: ranks), [b, a, xc, free, "Other.x()"])
-        // Class-level shuffles keep a suite in that order; method-level shuffles do not have to.
-        let tests = [a, b, free, xc, "FlakyTests.MathTests/testAddsNegatives"]
-        for seed: UInt64 in 0..<10 {
-            let order = OrderPlan.classShuffle(tests, seed: seed, fixed: ranks)
-            XCTAssertLessThan(order.firstIndex(of: a)!, order.firstIndex(of: b)!)
+        // Shuffles keep a Swift Testing suite together in that order (one call of its entry point);
+        // method-level shuffles place the suite among the XCTest methods, and stay subset-stable.
+        let xc2 = "FlakyTests.MathTests/testAddsNegatives", xc3 = "FlakyTests.CacheTests/testA_lookupStartsEmpty"
+        let tests = [xc, xc2, xc3, a, b, free]
+        var placements = Set<Int>()
+        for seed: UInt64 in 0..<20 {
+            for order in [OrderPlan.classShuffle(tests, seed: seed, fixed: ranks), OrderPlan.methodShuffle(tests, seed: seed, fixed: ranks)] {
+                XCTAssertEqual(Set(order), Set(tests))
+                XCTAssertEqual(order.firstIndex(of: b)!, order.firstIndex(of: a)! + 1, "\(order)")
+            }
+            let order = OrderPlan.methodShuffle(tests, seed: seed, fixed: ranks)
+            placements.insert(order.firstIndex(of: a)!)
+            let subset = [xc3, b, a]
+            XCTAssertEqual(OrderPlan.methodShuffle(subset, seed: seed, fixed: ranks), order.filter(subset.contains))
         }
+        XCTAssertGreaterThan(placements.count, 2, "the suite moves among the XCTest methods")
+        XCTAssertNotEqual(Set((0..<20).map { OrderPlan.methodShuffle(tests, seed: $0).firstIndex(of: b)! < OrderPlan.methodShuffle(tests, seed: $0).firstIndex(of: a)! }).count, 1,
+                          "without ranks each test is shuffled on its own")
     }
 
     func testReproductionCommandsAreQuotedForTheShell() {

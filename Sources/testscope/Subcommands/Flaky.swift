@@ -59,6 +59,9 @@ extension Testscope {
         @Flag(name: .long, help: "Exit with status 3 when a test that is not quarantined is flaky (od-victim, od-brittle, nod).")
         var failOnFlaky = false
 
+        @Flag(name: .long, help: "Shuffle Swift Testing tests one by one, not suite by suite (slower: Swift Testing discovers all tests on each call).")
+        var shuffleSwiftTestingTests = false
+
         @Option(name: .long, help: ArgumentHelp("Output formats, comma-separated or repeated: text, json, junit, html (default: all).", valueName: "formats"))
         var format: [String] = []
 
@@ -91,6 +94,14 @@ extension Testscope {
             if let replay {
                 guard seed != nil else { throw ValidationError("--replay needs the --seed of the run it replays") }
                 guard replay >= 0 else { throw ValidationError("--replay takes a run number from 0, not \(replay)") }
+            }
+            if `repeat` != 1, replay == nil, orderFile == nil, order == nil {
+                throw ValidationError("--repeat repeats the one order of --order, --order-file or --replay; give one of them")
+            }
+            for (name, patterns) in [("--filter", filter), ("--skip", skip)] {
+                for pattern in patterns where (try? NSRegularExpression(pattern: pattern)) == nil {
+                    throw ValidationError("\(name) '\(pattern)' is not a regular expression")
+                }
             }
             if let configuration, !["debug", "release"].contains(configuration) {
                 throw ValidationError("-c/--configuration takes debug or release, not \(configuration)")
@@ -144,6 +155,11 @@ extension Testscope {
             let binary: FlakyTestBinary
             do { binary = try builder.build(log: buildLog, echo: terminal.showProgress) } catch {
                 try? buildLog.commit()
+                if case FlakinessError.buildFailed = error, !terminal.showProgress {
+                    // The compiler's errors, which were not shown as they came.
+                    let lines = ((try? String(contentsOfFile: buildLog.path, encoding: .utf8)) ?? "").split(separator: "\n")
+                    for line in lines.filter({ $0.contains("error:") }).prefix(10) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+                }
                 throw error
             }
             try buildLog.commit()
@@ -155,7 +171,8 @@ extension Testscope {
             let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: testTimeout)
             let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try outputFolder.file("flaky-logs"))
             let options = FlakyOptions(runs: runs, seed: seedValue, jobs: jobs, filters: filter, skips: skip, quarantine: quarantined,
-                                       forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition")
+                                       forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition",
+                                       shuffleSwiftTestingTests: shuffleSwiftTestingTests)
             let reproduction = Reproduction(testscopePrefix: commandPrefix(), binaryPath: displayPath(binary.binary))
 
             if let replay {
@@ -245,6 +262,7 @@ extension Testscope {
             var parts = ["testscope", "flaky"]
             if packagePath != "." { parts += ["--package-path", Reproduction.quote(packagePath)] }
             if let scratchPath { parts += ["--scratch-path", Reproduction.quote(scratchPath)] }
+            if shuffleSwiftTestingTests { parts.append("--shuffle-swift-testing-tests") }
             if let configuration { parts += ["-c", configuration] }
             for f in filter { parts += ["--filter", Reproduction.quote(f)] }
             for s in skip { parts += ["--skip", Reproduction.quote(s)] }

@@ -70,7 +70,7 @@ extension Testscope {
             var status = ExitStatus.success
             var coverageLine: String?
             if hasCoverage {
-                let (gate, report) = try coverageStatus(root: root, output: output, pipeline: pipeline)
+                let (gate, report) = try coverageStatus(root: root, output: output, pipeline: pipeline, tests: tests)
                 status = gate
                 coverageLine = pipeline.summaryLine(report)
             }
@@ -89,7 +89,8 @@ extension Testscope {
                                                    junit: junitInput.map(absoluteURL), testList: list)
         }
 
-        private func coverageStatus(root: URL, output: OutputFolder, pipeline: CoveragePipeline) throws -> (ExitStatus, CoverageReport) {
+        private func coverageStatus(root: URL, output: OutputFolder, pipeline: CoveragePipeline,
+                                    tests: TestRunResults?) throws -> (ExitStatus, CoverageReport) {
             if !export.isEmpty {
                 let exports = export.map(absoluteURL)
                 for file in exports where !FileManager.default.fileExists(atPath: file.path) {
@@ -98,7 +99,7 @@ extension Testscope {
                 let toolchain = try? coverage.toolchain()
                 let recorded = exports.map(BuildArtifacts.modified).max()
                 return try pipeline.processCoverage(exports: exports, packageRoot: root, toolchain: toolchain,
-                                                    output: output, dataRecordedAt: recorded)
+                                                    output: output, dataRecordedAt: recorded, tests: tests)
             }
             let toolchain = try coverage.toolchain()
             var profiles = profile.map(absoluteURL)
@@ -131,7 +132,7 @@ extension Testscope {
             try collector.export(profile: merged, binaries: binaries, to: exportURL)
             let recorded = profiles.map(BuildArtifacts.modified).max()
             return try pipeline.processCoverage(exports: [exportURL], packageRoot: root, toolchain: toolchain,
-                                                output: output, dataRecordedAt: recorded)
+                                                output: output, dataRecordedAt: recorded, tests: tests)
         }
     }
 }

@@ -110,7 +110,7 @@ extension Testscope {
 
             let pipeline = CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
             let (gate, report) = try pipeline.processCoverage(exports: [export], packageRoot: root, toolchain: toolchain,
-                                                              output: output, dataRecordedAt: started)
+                                                              output: output, dataRecordedAt: started, tests: tests)
             let testStatus = try pipeline.processTests(tests, packageRoot: root, output: output,
                                                        coverageLine: pipeline.summaryLine(report))
             if testsFailed || testStatus == .testsFailed {

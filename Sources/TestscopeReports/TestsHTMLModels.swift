@@ -1,0 +1,223 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeTestResults
+
+/// The view model of the Tests page (`tests.mustache`): counts, failures with their messages,
+/// locations and source snippets, crashes and timeouts with their evidence, known issues, skips,
+/// the slowest tests, performance metrics and every result. Every value is plain text (the template
+/// escapes it) except the snippets' `code`, which is highlighted and escaped here.
+struct TestsHTMLModel {
+    typealias Model = HTMLModels.Model
+    let run: TestRunResults
+    let paths: PathDisplay
+    /// Prefix of every `id` on the page (`tests-` inside the single-file report).
+    let anchorPrefix: String
+    var slowestCount = 20
+    let snippets = TestSourceSnippets()
+
+    /// Where a result's details are: its index in `run.results`, counted from 1 (`t3`).
+    func anchor(_ index: Int) -> String { "\(anchorPrefix)t\(index + 1)" }
+
+    /// The order of the "All tests" table: crashes, timeouts, failures, expected failures, skips, passes.
+    static func rank(_ outcome: TestOutcome) -> Int {
+        switch outcome {
+        case .crashed: return 0
+        case .timedOut: return 1
+        case .failed: return 2
+        case .expectedFailure: return 3
+        case .skipped: return 4
+        case .passed: return 5
+        }
+    }
+
+    static func label(_ outcome: TestOutcome) -> String {
+        outcome == .timedOut ? "timed out" : outcome == .expectedFailure ? "expected failure" : outcome.rawValue
+    }
+
+    /// `Timed out`, `Expected failure`: a card's title.
+    static func cardLabel(_ outcome: TestOutcome) -> String {
+        let text = label(outcome)
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
+    /// The count cards: total, then each outcome that a run can have.
+    static func counts(_ run: TestRunResults) -> [Model] {
+        var cards: [Model] = [["key": "total", "label": "Total", "value": String(run.results.count), "level": "na"]]
+        for outcome in [TestOutcome.passed, .failed, .crashed, .timedOut, .skipped, .expectedFailure] {
+            let n = run.count(outcome)
+            let level = n == 0 ? "na" : outcome.isFailure ? "lo" : outcome == .passed ? "hi" : outcome == .expectedFailure ? "mid" : "na"
+            cards.append(["key": outcome.rawValue, "label": cardLabel(outcome), "value": String(n), "level": level])
+        }
+        return cards
+    }
+
+    func model() -> Model {
+        let indexed = Array(run.results.enumerated())
+        let failures = indexed.filter { $0.element.outcome.isFailure }
+        let known = indexed.filter { $0.element.outcome == .expectedFailure }
+        let skipped = indexed.filter { $0.element.outcome == .skipped }
+        let timed = indexed.filter { $0.element.duration != nil }
+            .sorted { ($0.element.duration!, $1.offset) > ($1.element.duration!, $0.offset) }.prefix(slowestCount)
+        let linked = Set(failures.map(\.offset) + known.map(\.offset) + skipped.map(\.offset))
+        let metrics: [Model] = indexed.flatMap { i, result in result.metrics.map { metric($0, result: result, index: i) } }
+        let all = indexed.sorted { (Self.rank($0.element.outcome), $0.offset) < (Self.rank($1.element.outcome), $1.offset) }
+        return [
+            "prefix": anchorPrefix, "counts": Self.counts(run), "summary": run.summaryLine,
+            "relaunches": run.relaunches > 0 ? "The test binary was relaunched \(run.relaunches) time\(run.relaunches == 1 ? "" : "s") after a crash or a timeout, so the tests after it still ran." as Any : false,
+            "failureCount": String(failures.count), "failures": failures.map { failure($0.element, index: $0.offset) },
+            "knownCount": String(known.count), "known": known.map { knownIssue($0.element, index: $0.offset) },
+            "skippedCount": String(skipped.count), "skipped": skipped.map { i, r in
+                names(r, index: i).merging(["anchor": anchor(i), "reason": r.skipReason.map { $0 as Any } ?? false]) { $1 }
+            },
+            "slowestCount": String(timed.count), "slowestLimit": String(slowestCount),
+            "slowest": timed.enumerated().map { rank, entry in
+                names(entry.element, index: entry.offset).merging([
+                    "rank": String(rank + 1), "duration": TestText.seconds(entry.element.duration!),
+                    "href": linked.contains(entry.offset) ? "#" + anchor(entry.offset) as Any : false,
+                ]) { $1 }
+            },
+            "metricCount": String(metrics.count), "metrics": metrics, "hasMetrics": !metrics.isEmpty,
+            "hasSkipped": !skipped.isEmpty, "hasSlowest": !timed.isEmpty,
+            "total": String(run.results.count),
+            "all": all.map { i, r in
+                names(r, index: i).merging([
+                    "rank": String(Self.rank(r.outcome)), "durationSort": r.duration.map { String($0) } ?? "-1",
+                    "duration": r.duration.map { TestText.seconds($0) as Any } ?? false, "framework": r.framework.rawValue,
+                    "href": linked.contains(i) ? "#" + anchor(i) as Any : false,
+                ]) { $1 }
+            },
+        ]
+    }
+
+    /// Name, class, id, display name and outcome: what every list shows of a test.
+    func names(_ r: TestCaseResult, index: Int) -> Model {
+        [
+            "name": r.caseName, "className": r.className.isEmpty ? false as Any : r.className, "id": r.id,
+            "filterName": "\(r.id)\(r.arguments.map { " [\($0)]" } ?? "") \(r.displayName ?? "")",
+            "displayName": r.displayName.map { $0 as Any } ?? false,
+            "outcome": r.outcome.rawValue, "outcomeLabel": Self.label(r.outcome),
+        ]
+    }
+
+    func failure(_ r: TestCaseResult, index: Int) -> Model {
+        let issues: [Model] = r.issues.enumerated().filter { $0.element.isFailure }.map { k, issue in
+            self.issue(issue, anchor: "\(anchor(index))-\(k + 1)", snippet: true)
+        }
+        let warnings = r.issues.filter { $0.kind == .warning }.map { issue($0, anchor: "", snippet: false) }
+        var crash: Any = false
+        if let evidence = r.crash {
+            crash = crashModel(evidence, result: r, anchor: "\(anchor(index))-crash")
+        }
+        return names(r, index: index).merging([
+            "anchor": anchor(index), "framework": r.framework.rawValue,
+            "duration": r.duration.map { TestText.seconds($0) as Any } ?? false,
+            "issues": issues, "warnings": warnings, "hasWarnings": !warnings.isEmpty, "crash": crash,
+            "noDetail": issues.isEmpty && r.crash == nil,
+            "output": r.output.isEmpty ? false as Any : ["lines": r.output.joined(separator: "\n"), "count": String(r.output.count)] as Model,
+        ]) { $1 }
+    }
+
+    func knownIssue(_ r: TestCaseResult, index: Int) -> Model {
+        let issues = r.issues.filter { $0.kind == .knownIssue }.map { issue($0, anchor: "", snippet: false) }
+        return names(r, index: index).merging(["anchor": anchor(index), "issues": issues]) { $1 }
+    }
+
+    func issue(_ issue: TestIssue, anchor: String, snippet: Bool) -> Model {
+        [
+            "anchor": anchor, "kind": issue.kind.rawValue, "message": issue.message,
+            "details": issue.details, "hasDetails": !issue.details.isEmpty,
+            "location": issue.location.map { place($0) as Any } ?? false,
+            "snippet": snippet ? issue.location.map { snippets.snippet($0, paths: paths) as Any } ?? false : false,
+        ]
+    }
+
+    func crashModel(_ crash: CrashEvidence, result: TestCaseResult, anchor: String) -> Model {
+        let timedOut = result.outcome == .timedOut
+        let signal = crash.signal.map { s in "\(s)" + (TestText.signalName(s).map { " (\($0))" } ?? "") }
+        return [
+            "anchor": anchor, "timedOut": timedOut,
+            "limit": timedOut ? result.duration.map { TestText.seconds($0) as Any } ?? false : false,
+            "signal": signal.map { $0 as Any } ?? false,
+            "reason": crash.reason.map { $0 as Any } ?? false,
+            "fatalError": crash.fatalError.map { $0 as Any } ?? false,
+            "frames": crash.frames, "hasFrames": !crash.frames.isEmpty,
+            "location": crash.location.map { place($0) as Any } ?? false,
+            "snippet": crash.location.map { snippets.snippet($0, paths: paths) as Any } ?? false,
+        ]
+    }
+
+    func metric(_ m: PerformanceMetric, result: TestCaseResult, index: Int) -> Model {
+        let mean = m.values.isEmpty ? 0 : m.values.reduce(0, +) / Double(m.values.count)
+        // XCTest prints the average with 3 decimals: 0.000 for sub-millisecond blocks, so the mean of the values says more.
+        let roundedAway = m.average == 0 && mean != 0
+        return names(result, index: index).merging([
+            "metric": m.name, "unit": m.unit,
+            "average": Self.number(roundedAway ? mean : m.average),
+            "averageNote": roundedAway ? "the mean of the values (the log printed 0.000)" as Any : false,
+            "rsd": Self.number(m.relativeStandardDeviation) + "%",
+            "values": m.values.map(Self.number).joined(separator: ", "), "valueCount": String(m.values.count),
+        ]) { $1 }
+    }
+
+    func place(_ location: SourceLocation) -> String {
+        "\(paths.relative(location.file)):\(location.line)" + (location.column.map { ":\($0)" } ?? "")
+    }
+
+    /// Up to 6 significant digits, no exponent for everyday values: `0.000322`, `32.908`, `1500`.
+    static func number(_ value: Double) -> String {
+        guard value.isFinite else { return String(value) }
+        if value == 0 { return "0" }
+        let magnitude = abs(value)
+        if magnitude >= 1e-4 && magnitude < 1e9 {
+            let decimals = max(0, 5 - Int(floor(log10(magnitude))))
+            var text = String(format: "%.\(decimals)f", value)
+            if text.contains(".") {
+                while text.hasSuffix("0") { text.removeLast() }
+                if text.hasSuffix(".") { text.removeLast() }
+            }
+            return text
+        }
+        return String(format: "%.6g", value)
+    }
+}
+
+/// The source lines around a failure (±3), highlighted like the file pages, the failing line
+/// marked. Each file is read and highlighted once per page.
+final class TestSourceSnippets {
+    static let context = 3
+    private var cache: [String: (source: SourceText, tokens: [SwiftHighlighter.Token])?] = [:]
+
+    func snippet(_ location: SourceLocation, paths: PathDisplay) -> HTMLModels.Model {
+        var model: HTMLModels.Model = ["path": paths.relative(location.file), "line": String(location.line), "rows": [] as [HTMLModels.Model]]
+        let entry: (source: SourceText, tokens: [SwiftHighlighter.Token])?
+        if let cached = cache[location.file] {
+            entry = cached
+        } else {
+            entry = SourceText.read(URL(fileURLWithPath: location.file)).map { ($0, SwiftHighlighter.tokens($0.bytes)) }
+            cache[location.file] = entry
+        }
+        guard let (source, tokens) = entry else {
+            model["notice"] = "The source file \(location.file) could not be read (deleted or moved since the run), so its lines are not shown."
+            return model
+        }
+        guard location.line >= 1 && location.line <= source.lineCount else {
+            model["notice"] = "The source has \(source.lineCount) lines but the failure is on line \(location.line): it changed since the run."
+            return model
+        }
+        model["notice"] = false
+        var rows: [HTMLModels.Model] = []
+        for number in max(1, location.line - Self.context)...min(source.lineCount, location.line + Self.context) {
+            let range = source.lineRanges[number - 1]
+            var first = 0, last = tokens.count
+            while first < last {  // the first token ending after the line's start
+                let middle = (first + last) / 2
+                if tokens[middle].end <= range.lowerBound { first = middle + 1 } else { last = middle }
+            }
+            var code: [UInt8] = []
+            HTMLSourceView.appendCode(source: source, range: range, tokens: tokens, firstToken: first, uncovered: [], to: &code)
+            rows.append(["number": String(number), "code": String(decoding: code, as: UTF8.self), "hit": number == location.line])
+        }
+        model["rows"] = rows
+        return model
+    }
+}

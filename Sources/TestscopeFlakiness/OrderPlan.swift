@@ -126,7 +126,8 @@ public struct OrderPlan: Sendable {
         return value
     }
 
-    static func hex(_ value: UInt64) -> String {
+    /// `0x` and 16 hex digits, as run seeds are printed.
+    public static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
     }

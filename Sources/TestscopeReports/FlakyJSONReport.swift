@@ -30,7 +30,7 @@ public struct FlakyJSONReport: FlakyRenderer {
         for (index, order) in report.orders.enumerated() {
             let execution = report.executions[index]
             let outcomes = order.tests.map { FlakyText.outcome(report, run: index, test: $0) }
-            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(Self.hex($0)) } ?? "null"), ")
+            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(OrderPlan.hex($0)) } ?? "null"), ")
             try out.write("\"processes\": \(execution.processes.count), \"seconds\": \(Self.number(execution.seconds)), ")
             try out.write("\"replay\": \(s(FlakyText.replay(report, run: index))),\n")
             try out.write("     \"tests\": \(Self.array(order.tests)),\n")
@@ -71,11 +71,6 @@ public struct FlakyJSONReport: FlakyRenderer {
     static func array(_ values: [String]) -> String { "[" + values.map(JSONReport.string).joined(separator: ", ") + "]" }
 
     static func number(_ value: Double) -> String { Format.fixed(value, decimals: 3) }
-
-    static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
-    }
 
     static func iso(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()

@@ -154,12 +154,19 @@ public struct XCTestConsoleParser {
 
     /// XCTest prints local time without a zone: `yyyy-MM-dd HH:mm:ss.SSS`.
     static func parseDate(_ text: String) -> Date? {
+        dateLock.lock(); defer { dateLock.unlock() }
+        return dateFormatter.date(from: text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// One formatter for every line (creating one per line dominated parsing); guarded by a lock.
+    nonisolated(unsafe) private static let dateFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
-    }
+        return formatter
+    }()
+    private static let dateLock = NSLock()
 
     /// Parses a whole log.
     public static func parse(log: String, moduleForClass: [String: String] = [:], processSignal: Int? = nil) -> [TestCaseResult] {

@@ -185,9 +185,9 @@ public final class OrderExecutor: @unchecked Sendable {
 final class ProcessWatch: @unchecked Sendable {
     private let lock = NSLock()
     private var xctest: XCTestConsoleParser
-    private var stream = SwiftTestingEventStream()
-    private var streamOffset: UInt64 = 0
-    private var streamSeen: [String: Date] = [:]
+    private var tail = EventStreamTail()
+    private var stream: SwiftTestingEventStream { tail.stream }
+    private var streamSeen: [String: Date] { tail.firstSeen }
     private var xcSince: Date?
     private var pid: Int32 = 0
     private(set) var killed: (id: String, framework: TestFramework)?
@@ -244,16 +244,7 @@ final class ProcessWatch: @unchecked Sendable {
     }
 
     private func readStream() {
-        guard let handle = try? FileHandle(forReadingFrom: events) else { return }
-        defer { try? handle.close() }
-        try? handle.seek(toOffset: streamOffset)
-        let data = handle.readDataToEndOfFile()
-        guard let lastNewline = data.lastIndex(of: 0x0A) else { return }
-        let complete = data[data.startIndex...lastNewline]
-        streamOffset += UInt64(complete.count)
-        for line in String(decoding: complete, as: UTF8.self).split(separator: "\n") { stream.consume(String(line)) }
-        let now = Date()
-        for id in stream.inFlight where streamSeen[id] == nil { streamSeen[id] = now }
+        tail.read(events)
     }
 
     /// The process's results once it has ended.
@@ -271,23 +262,10 @@ final class ProcessWatch: @unchecked Sendable {
         for r in stream.results() { results[r.id] = Self.merge(results[r.id], r) }
         let inFlight = stream.inFlight
         if !inFlight.isEmpty {
-            let culprit: String?
-            if let killed, killed.framework == .swiftTesting {
-                culprit = killed.id
-            } else {
-                culprit = inFlight.first { id in
-                    let parts = SwiftTestingEventStream.split(id)
-                    let needle = [parts.suite, parts.name].compactMap { $0 }.joined(separator: ".")
-                    return outsideCrash?.frames.contains { $0.contains(needle) } ?? false
-                } ?? inFlight.first
-            }
-            if let culprit {
-                let timedOut = killed?.framework == .swiftTesting
-                var evidence = outsideCrash ?? CrashEvidence()
-                if evidence.signal == nil { evidence.signal = timedOut ? 9 : signal }
-                if timedOut { evidence.reason = "killed after the \(timeout.map { "\($0) s" } ?? "") timeout" }
-                let r = stream.interruptedResult(culprit, outcome: timedOut ? .timedOut : .crashed, crash: evidence,
-                                                 duration: timedOut ? timeout : streamSeen[culprit].map { Date().timeIntervalSince($0) })
+            let killedST = killed?.framework == .swiftTesting ? killed?.id : nil
+            if let culprit = stream.blame(killed: killedST, crash: outsideCrash, orFirst: true) {
+                let r = stream.interruptedResult(culprit, timedOut: killedST != nil, crash: outsideCrash, signal: signal,
+                                                 timeout: timeout, firstSeen: streamSeen[culprit])
                 results[r.id] = Self.merge(results[r.id], r)
                 blamed = r.id
             }

@@ -28,14 +28,10 @@ public enum TestResultImporter {
             }
             run.merge(stream.results())
             for id in stream.inFlight {
-                let parts = SwiftTestingEventStream.split(id)
-                let needle = [parts.suite, parts.name].compactMap { $0 }.joined(separator: ".")
-                let evidence = orphanCrashes.first { $0.frames.contains { $0.contains(needle) } }
-                if let evidence {
-                    run.merge([stream.interruptedResult(id, outcome: .crashed, crash: evidence, duration: nil)])
-                } else {
-                    run.merge([stream.interruptedResult(id, outcome: .crashed, crash: CrashEvidence(reason: "in flight when the test process died (another test may have crashed it)"), duration: nil)])
-                }
+                // A crash whose backtrace names this test, from the logs; otherwise it was only in flight.
+                let named = orphanCrashes.first { crash in stream.blame(killed: nil, crash: crash, orFirst: false) == id }
+                let evidence = named ?? CrashEvidence(reason: "in flight when the test process died (another test may have crashed it)")
+                run.merge([stream.interruptedResult(id, outcome: .crashed, crash: evidence, duration: nil)])
             }
         }
         for file in junit { run.merge(try self.junit(file)) }

@@ -55,9 +55,7 @@ public final class TestRunCoordinator: @unchecked Sendable {
     private var startedSeen: Date?
     private var killed: (key: String, framework: TestFramework)?
     private var streamFile: URL?
-    private var stream = SwiftTestingEventStream()
-    private var streamOffset: UInt64 = 0
-    private var streamSeen: [String: Date] = [:]
+    private var tail = EventStreamTail()
     private var childPID: Int32 = 0
     private var environment: [String: String]
 
@@ -189,35 +187,18 @@ public final class TestRunCoordinator: @unchecked Sendable {
         let inFlight = stream.inFlight
         if !inFlight.isEmpty || (stream.runStarted && !stream.runEnded) { collected.interrupted = true }
         if !inFlight.isEmpty {
-            let crash = xctest.crashOutsideTests
-            let culprit: String?
-            if let killedNow, killedNow.framework == .swiftTesting {
-                culprit = killedNow.key
-            } else {
-                culprit = inFlight.first { id in
-                    let parts = SwiftTestingEventStream.split(id)
-                    let needle = [parts.suite, parts.name].compactMap { $0 }.joined(separator: ".")
-                    return crash?.frames.contains { $0.contains(needle) } ?? false
-                } ?? (inFlight.count == 1 ? inFlight[0] : nil)
-            }
-            if let culprit {
-                let timedOut = killedNow?.framework == .swiftTesting
-                var evidence = crash ?? CrashEvidence()
-                if evidence.signal == nil { evidence.signal = timedOut ? 9 : signal }
-                if timedOut { evidence.reason = "killed after the \(request.testTimeout.map { "\($0) s" } ?? "") timeout" }
-                let seen = streamSeen[culprit].map { Date().timeIntervalSince($0) }
-                let r = stream.interruptedResult(culprit, outcome: timedOut ? .timedOut : .crashed, crash: evidence,
-                                                 duration: timedOut ? request.testTimeout : seen)
+            let killedST = killedNow?.framework == .swiftTesting ? killedNow?.key : nil
+            if let culprit = stream.blame(killed: killedST, crash: xctest.crashOutsideTests, orFirst: false) {
+                let r = stream.interruptedResult(culprit, timedOut: killedST != nil, crash: xctest.crashOutsideTests, signal: signal,
+                                                 timeout: request.testTimeout, firstSeen: streamSeen[culprit])
                 results.merge([r])
                 collected.doneST.insert(r.id)
             }
         }
         // Reset the per-process state.
         xctest = XCTestConsoleParser(moduleForClass: xctest.moduleForClass, live: true)
-        stream = SwiftTestingEventStream()
+        tail = EventStreamTail()
         streamFile = nil
-        streamOffset = 0
-        streamSeen = [:]
         killed = nil
         return collected
     }
@@ -274,19 +255,11 @@ public final class TestRunCoordinator: @unchecked Sendable {
     }
 
     private func readStream(_ file: URL) {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return }
-        defer { try? handle.close() }
-        try? handle.seek(toOffset: streamOffset)
-        let data = handle.readDataToEndOfFile()
-        guard let lastNewline = data.lastIndex(of: 0x0A) else { return }
-        let complete = data[data.startIndex...lastNewline]
-        streamOffset += UInt64(complete.count)
-        for line in String(decoding: complete, as: UTF8.self).split(separator: "\n") {
-            stream.consume(String(line))
-        }
-        let now = Date()
-        for id in stream.inFlight where streamSeen[id] == nil { streamSeen[id] = now }
+        tail.read(file)
     }
+
+    private var stream: SwiftTestingEventStream { tail.stream }
+    private var streamSeen: [String: Date] { tail.firstSeen }
 
     /// The tests in the binary: `--list-tests` of XCTest and of Swift Testing.
     public func listTests(binary: URL) throws -> TestList {

@@ -125,12 +125,12 @@ public struct CoverageBuilder {
         // Demangling runs beside the model building; the names are filled in afterwards.
         final class Names: @unchecked Sendable { var map: [String: String] = [:] }
         let names = Names()
-        let demangling = DispatchGroup()
+        var demangling: BlockingTask?
         if options.needsFunctionNames {
             var allNames: [String] = []
             for records in functionsByFile.values { for record in records { allNames.append(record.mangledName) } }
             let demangler = options.demangler
-            DispatchQueue.global().async(group: demangling) { [allNames] in names.map = demangler.displayNames(for: allNames) }
+            demangling = BlockingTask { [allNames] in names.map = demangler.displayNames(for: allNames) }
         }
         PhaseTimer.mark("demangle")
         var warnings: [String] = []
@@ -141,7 +141,7 @@ public struct CoverageBuilder {
             files.append(buildFile(path: path, lines: lines, source: source, records: records,
                                    names: [:], warnings: &warnings))
         }
-        demangling.wait()
+        demangling?.wait()
         if !names.map.isEmpty {
             func rename(_ f: inout FunctionCoverage) {
                 if let display = names.map[f.mangledName] { f.name = display }

@@ -16,10 +16,9 @@ public struct SwiftDemangler: Sendable {
         // The two passes run side by side (one process each, whatever the number of symbols).
         final class Results: @unchecked Sendable { var simplified: [String]?; var full: [String]? }
         let results = Results()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { results.full = run(tool, [], symbols) }
+        let fullPass = BlockingTask { results.full = run(tool, [], symbols) }
         results.simplified = run(tool, ["--simplified"], symbols)
-        group.wait()
+        fullPass.wait()
         let simplified = results.simplified
         let full = results.full
         guard let simplified, simplified.count == unique.count else {

@@ -57,11 +57,11 @@ public enum ProcessRunner {
         if let inPipe { closeFD(inPipe.read) }
 
         let box = OutputBox()
-        let group = DispatchGroup()
+        var readers: [BlockingTask] = []
         if let out {
-            DispatchQueue.global().async(group: group) { box.setOut(SpawnPipe.readAll(out.read)); closeFD(out.read) }
+            readers.append(BlockingTask { box.setOut(SpawnPipe.readAll(out.read)); closeFD(out.read) })
         }
-        DispatchQueue.global().async(group: group) { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) }
+        readers.append(BlockingTask { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) })
         if let input, let inPipe {
             input.withUnsafeBytes { raw in
                 var offset = 0
@@ -73,7 +73,7 @@ public enum ProcessRunner {
             }
             closeFD(inPipe.write)
         }
-        group.wait()
+        for reader in readers { reader.wait() }
         let ended = child.wait()
         return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: box.out, stderr: box.err)
     }
@@ -106,8 +106,8 @@ public enum ProcessRunner {
         let lock = NSLock()
         let capturedErr = OutputBox()
 
-        func pump(_ fd: Int32, to target: FileHandle, captureErr: Bool) -> DispatchWorkItem {
-            DispatchWorkItem {
+        func pump(_ fd: Int32, to target: FileHandle, captureErr: Bool) -> BlockingTask {
+            BlockingTask {
                 var pending = Data()
                 _ = SpawnPipe.readAll(fd) { chunk in
                     lock.lock()
@@ -129,13 +129,30 @@ public enum ProcessRunner {
         }
         let outWork = pump(out.read, to: FileHandle.standardOutput, captureErr: false)
         let errWork = pump(err.read, to: FileHandle.standardError, captureErr: true)
-        DispatchQueue.global().async(execute: outWork)
-        DispatchQueue.global().async(execute: errWork)
         outWork.wait()
         errWork.wait()
         let ended = child.wait()
         return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: Data(), stderr: capturedErr.err)
     }
+}
+
+/// Work that blocks (reading a pipe, waiting for a child) on a thread of its own: Dispatch's global
+/// pool is only as wide as the machine, and blocked tasks there starve the rest (on 2 cores a
+/// demangler's output reader waited behind other work for most of a second).
+public final class BlockingTask: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ work: @escaping @Sendable () -> Void) {
+        let thread = Thread { [done] in
+            work()
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Waits until the work has finished.
+    public func wait() { done.wait() }
 }
 
 /// Collects output from reader threads.

@@ -107,8 +107,7 @@ struct CoveragePipeline {
         // (whose test folders are a subset of SwiftPM's), then refines the report.
         final class Described: @unchecked Sendable { var layout: PackageLayout? }
         let described = Described()
-        let describing = DispatchGroup()
-        DispatchQueue.global().async(group: describing) {
+        let describing = BlockingTask {
             described.layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
         }
         let conventional = PackageLayout.conventional(root: packageRoot)
@@ -142,15 +141,15 @@ struct CoveragePipeline {
         // JSON and LCOV are independent files: written side by side.
         final class Outcome: @unchecked Sendable { var path: String?; var error: Error? }
         let lcovOutcome = Outcome()
-        let lcovDone = DispatchGroup()
+        var lcovDone: BlockingTask?
         if formats.contains(.lcov) {
             let finished = report
-            DispatchQueue.global().async(group: lcovDone) {
+            lcovDone = BlockingTask {
                 do { lcovOutcome.path = try LCOVReport().write(finished, into: output) } catch { lcovOutcome.error = error }
             }
         }
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: Testscope.version).write(report, into: output)) }
-        lcovDone.wait()
+        lcovDone?.wait()
         if let error = lcovOutcome.error { throw error }
         if let path = lcovOutcome.path { written.append(path) }
         PhaseTimer.mark("json + lcov")

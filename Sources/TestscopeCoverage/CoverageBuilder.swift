@@ -94,6 +94,7 @@ public struct CoverageBuilder {
         var interned: [String: String] = [:]
         let equivalences = options.pathEquivalences
         let filter = CachedSourceFilter(options.filter)
+        let session = options.needsFunctionNames ? options.demangler.session() : nil
         for export in exports {
             let reader = LLVMCovExportReader(
                 includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
@@ -112,6 +113,7 @@ public struct CoverageBuilder {
                     guard var record = FunctionRecord(function, equivalences: equivalences),
                           filter.includes(record.file) else { return }
                     if let shared = interned[record.file] { record.file = shared } else { interned[record.file] = record.file }
+                    session?.add(record.mangledName)
                     functionsByFile[record.file, default: []].append(record)
                 })
             _ = try reader.read(export)
@@ -122,17 +124,11 @@ public struct CoverageBuilder {
             linesByFile[path] = (Self.mergedLines(lists, source: source), source.map(SourceFacts.init))
         }
         segmentsByFile = [:]
-        // Demangling runs beside the model building; the names are filled in afterwards.
+        // Demangling ran beside the reading (names fed as records came); it finishes beside the
+        // model building, and the names are filled in afterwards.
         final class Names: @unchecked Sendable { var map: [String: String] = [:] }
         let names = Names()
-        var demangling: BlockingTask?
-        if options.needsFunctionNames {
-            var allNames: [String] = []
-            for records in functionsByFile.values { for record in records { allNames.append(record.mangledName) } }
-            let demangler = options.demangler
-            demangling = BlockingTask { [allNames] in names.map = demangler.displayNames(for: allNames) }
-        }
-        PhaseTimer.mark("demangle")
+        let demangling = session.map { session in BlockingTask { names.map = session.finish() } }
         var warnings: [String] = []
         var files: [FileCoverage] = []
         for path in linesByFile.keys.sorted() {

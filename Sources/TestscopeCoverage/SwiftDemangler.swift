@@ -1,7 +1,8 @@
 import Foundation
 import TestscopeExecution
 
-/// Demangles Swift symbol names in one `swift-demangle` process per batch (never one per symbol).
+/// Demangles Swift symbol names with two `swift-demangle` processes per report (simplified and
+/// full form), never one per symbol.
 public struct SwiftDemangler: Sendable {
     public let tool: URL?
 
@@ -10,17 +11,16 @@ public struct SwiftDemangler: Sendable {
     /// Display names for mangled names: the simplified form (no module names), plus the return
     /// type for functions, e.g. `Calc.add(_:_:) -> Int`; mangled names are kept if demangling fails.
     public func displayNames(for names: [String]) -> [String: String] {
-        let unique = Array(Set(names)).sorted()
-        guard let tool, !unique.isEmpty else { return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) }) }
-        let symbols = unique.map(Self.symbol(in:))
-        // The two passes run side by side (one process each, whatever the number of symbols).
-        final class Results: @unchecked Sendable { var simplified: [String]?; var full: [String]? }
-        let results = Results()
-        let fullPass = BlockingTask { results.full = run(tool, [], symbols) }
-        results.simplified = run(tool, ["--simplified"], symbols)
-        fullPass.wait()
-        let simplified = results.simplified
-        let full = results.full
+        let session = session()
+        for name in names { session.add(name) }
+        return session.finish()
+    }
+
+    /// A session that demangles names as they are added (while an export is still being read).
+    public func session() -> DemangleSession { DemangleSession(tool: tool) }
+
+    /// Builds display names from the two `swift-demangle` passes over `unique` (same order).
+    static func displayNames(unique: [String], symbols: [String], simplified: [String]?, full: [String]?) -> [String: String] {
         guard let simplified, simplified.count == unique.count else {
             return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) })
         }
@@ -33,27 +33,24 @@ public struct SwiftDemangler: Sendable {
             }
         }
         var result: [String: String] = [:]
+        result.reserveCapacity(unique.count)
         for (i, mangled) in unique.enumerated() {
             var display = simplified[i]
             if display == symbols[i] { result[mangled] = mangled; continue }
-            if let full, full.count == unique.count, !Self.isClosure(display),
-               display.hasSuffix(")"), let returnType = Self.returnType(of: full[i]) {
-                display += " -> " + Self.stripModules(returnType, modules: modules)
+            if let full, full.count == unique.count, !isClosure(display),
+               display.hasSuffix(")"), let returnType = returnType(of: full[i]) {
+                display += " -> " + stripModules(returnType, modules: modules)
             }
             result[mangled] = display
         }
         return result
     }
 
-    private func run(_ tool: URL, _ arguments: [String], _ symbols: [String]) -> [String]? {
-        var input: [UInt8] = []
-        input.reserveCapacity(symbols.count * 64)
-        for symbol in symbols { input.append(contentsOf: symbol.utf8); input.append(0x0A) }
-        guard let result = try? ProcessRunner.run(tool, arguments, input: Data(input)), result.succeeded else { return nil }
-        // Split the bytes at line breaks (much faster than splitting a String by Character).
+    /// `swift-demangle` output as lines, split on bytes (much faster than splitting a String by Character).
+    static func lines(_ data: Data, expected: Int) -> [String] {
         var lines: [String] = []
-        lines.reserveCapacity(symbols.count)
-        result.stdout.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+        lines.reserveCapacity(expected)
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
             for i in 0..<bytes.count where bytes[i] == 0x0A {
@@ -134,5 +131,45 @@ public struct SwiftDemangler: Sendable {
             tokenStart = i
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// A finished process's result, handed between threads.
+final class ResultBox: @unchecked Sendable { var result: ProcessResult? }
+
+/// Names fed to two running `swift-demangle` processes as they become known; `finish()` returns the
+/// display names (mangled names when the tool is missing or fails).
+public final class DemangleSession: @unchecked Sendable {
+    private var unique: [String] = []
+    private var symbols: [String] = []
+    private var seen = Set<String>()
+    private let simplified: IncrementalProcess?
+    private let full: IncrementalProcess?
+
+    init(tool: URL?) {
+        simplified = tool.flatMap { try? IncrementalProcess($0, ["--simplified"]) }
+        full = simplified == nil ? nil : tool.flatMap { try? IncrementalProcess($0, []) }
+    }
+
+    public func add(_ mangled: String) {
+        guard seen.insert(mangled).inserted else { return }
+        let symbol = SwiftDemangler.symbol(in: mangled)
+        unique.append(mangled)
+        symbols.append(symbol)
+        var line = Array(symbol.utf8)
+        line.append(0x0A)
+        simplified?.write(line)
+        full?.write(line)
+    }
+
+    public func finish() -> [String: String] {
+        guard let simplified else { return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) }) }
+        let fullBox = ResultBox()
+        let fullTask = full.map { process in BlockingTask { fullBox.result = process.finish() } }
+        let simplifiedResult = simplified.finish()
+        fullTask?.wait()
+        let simplifiedLines = simplifiedResult.succeeded ? SwiftDemangler.lines(simplifiedResult.stdout, expected: unique.count) : nil
+        let fullLines = fullBox.result.flatMap { $0.succeeded ? SwiftDemangler.lines($0.stdout, expected: unique.count) : nil }
+        return SwiftDemangler.displayNames(unique: unique, symbols: symbols, simplified: simplifiedLines, full: fullLines)
     }
 }

@@ -164,3 +164,65 @@ final class OutputBox: @unchecked Sendable {
     func setErr(_ data: Data) { lock.lock(); err = data; lock.unlock() }
     func appendErr(_ data: Data) { lock.lock(); err.append(data); lock.unlock() }
 }
+
+/// A child whose standard input is written bit by bit while it runs (its output is collected), so
+/// that work can start before all of the input is known.
+public final class IncrementalProcess: @unchecked Sendable {
+    private let child: SpawnedProcess
+    private let input: Int32
+    private let box = OutputBox()
+    private var readers: [BlockingTask] = []
+    private var pending: [UInt8] = []
+
+    public init(_ executable: URL, _ arguments: [String]) throws {
+        let inPipe = try SpawnPipe(), out = try SpawnPipe(), err = try SpawnPipe()
+        do {
+            child = try SpawnedProcess.start(executable, arguments, environment: nil, currentDirectory: nil,
+                                             stdin: inPipe.read, stdout: out.write, stderr: err.write)
+        } catch {
+            for fd in [inPipe.read, inPipe.write, out.read, out.write, err.read, err.write] { closeFD(fd) }
+            throw error
+        }
+        closeFD(inPipe.read); closeFD(out.write); closeFD(err.write)
+        input = inPipe.write
+        let box = self.box
+        readers = [BlockingTask { box.setOut(SpawnPipe.readAll(out.read)); closeFD(out.read) },
+                   BlockingTask { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) }]
+    }
+
+    /// Queues input; it is written in large pieces.
+    public func write<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        pending.append(contentsOf: bytes)
+        if pending.count >= 1 << 16 { flush() }
+    }
+
+    private func flush() {
+        pending.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc_write_(input, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue } else { break } }
+                offset += n
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Closes the input and waits for the child.
+    public func finish() -> ProcessResult {
+        flush()
+        closeFD(input)
+        for reader in readers { reader.wait() }
+        let ended = child.wait()
+        return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: box.out, stderr: box.err)
+    }
+}
+
+@inline(__always)
+private func Glibc_write_(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    return Glibc.write(fd, pointer, count)
+    #else
+    return Darwin.write(fd, pointer, count)
+    #endif
+}

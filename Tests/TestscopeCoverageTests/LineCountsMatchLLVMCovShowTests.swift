@@ -6,6 +6,7 @@ import XCTest
 /// output recorded from the same profile.
 final class LineCountsMatchLLVMCovShowTests: XCTestCase {
     func testEveryLineOfEveryFileMatchesShow() throws {
+        XCTAssertTrue(Set(RecordedSamples.names).isSuperset(of: ["Shapes", "Inventory", "Crashy", "Hostile"]), "\(RecordedSamples.names)")
         for sample in RecordedSamples.names {
             let segments = try RecordedSamples.segments(sample)
             let show = try RecordedSamples.showCounts(sample)
@@ -22,7 +23,7 @@ final class LineCountsMatchLLVMCovShowTests: XCTestCase {
                 }
                 for line in ours.keys { XCTAssertNotNil(expected[line], "\(path):\(line) is executable for us but not in show") }
             }
-            XCTAssertGreaterThan(compared, 500, sample)
+            XCTAssertGreaterThan(compared, 300, sample)
         }
     }
 

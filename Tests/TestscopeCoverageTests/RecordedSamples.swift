@@ -6,7 +6,15 @@ import XCTest
 enum RecordedSamples {
     static let repoRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let names = ["Shapes", "Inventory"]
+    /// Every recorded sample that has an export and `llvm-cov show` output.
+    static let names: [String] = {
+        let recorded = repoRoot.appendingPathComponent("sample-profiles/recorded")
+        let all = (try? FileManager.default.contentsOfDirectory(atPath: recorded.path)) ?? []
+        return all.sorted().filter {
+            FileManager.default.fileExists(atPath: recorded.appendingPathComponent("\($0)/coverage.json").path)
+                && FileManager.default.fileExists(atPath: recorded.appendingPathComponent("\($0)/show.txt").path)
+        }
+    }()
 
     static func file(_ sample: String, _ name: String) -> URL {
         repoRoot.appendingPathComponent("sample-profiles/recorded/\(sample)/\(name)")

@@ -50,7 +50,7 @@ final class MappedFile {
     func release(upTo offset: Int) {
         guard let mapping else { return }
         let boundary = (offset / pageSize) * pageSize
-        guard boundary - released >= 4 << 20 else { return }
+        guard boundary - released >= 1 << 20 else { return }
         _ = madvise(mapping + released, boundary - released, Int32(MADV_DONTNEED))
         released = boundary
     }

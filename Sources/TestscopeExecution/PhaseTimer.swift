@@ -6,11 +6,19 @@ public enum PhaseTimer {
     nonisolated(unsafe) static var last = Date()
     static let lock = NSLock()
 
+    /// `VmRSS` and `VmHWM` from /proc (Linux), for the benchmark's memory breakdown.
+    static func residentMemory() -> String {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return "?" }
+        return status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }
+            .map { $0.replacingOccurrences(of: "\t", with: "").replacingOccurrences(of: "  ", with: " ") }.joined(separator: ", ")
+    }
+
     public static func mark(_ phase: String) {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
         let now = Date()
-        FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s\n", phase as NSString, now.timeIntervalSince(last)).utf8))
+        FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s  rss %@\n", phase as NSString,
+                                                   now.timeIntervalSince(last), residentMemory() as NSString).utf8))
         last = now
     }
 }

@@ -118,6 +118,8 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let fromRun = try coverageJSON()["totals"] as? [String: [String: Any]]
 
+        // --build-path reads what SwiftPM's own `swift test --enable-code-coverage` leaves in .build.
+        XCTAssertNotNil(try shell(["swift", "test", "--package-path", pkg.path, "--enable-code-coverage"]))
         let second = try TestscopeProcess.temporaryDirectory("report")
         defer { try? FileManager.default.removeItem(at: second) }
         let build = try TestscopeProcess.run(["report", "--build-path", pkg.appendingPathComponent(".build").path,

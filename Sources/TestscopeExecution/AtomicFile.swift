@@ -45,16 +45,9 @@ public final class AtomicFileWriter {
     }
 
     private func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer.withUnsafeBytes { raw in
-                Glibc_write(fd, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
-            }
-            offset += written
+        let failure = buffer.withUnsafeBytes { writeAll(fd, $0) }
+        if failure != 0 {
+            throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(failure)))
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -78,15 +71,6 @@ public final class AtomicFileWriter {
         try writer.write(text)
         try writer.commit()
     }
-}
-
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, pointer, count)
-    #else
-    return Darwin.write(fd, pointer, count)
-    #endif
 }
 
 /// The folder that receives every output; nothing is written elsewhere.

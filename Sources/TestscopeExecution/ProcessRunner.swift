@@ -63,14 +63,7 @@ public enum ProcessRunner {
         }
         readers.append(BlockingTask { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) })
         if let input, let inPipe {
-            input.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(inPipe.write, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 { if errno == EINTR { continue } else { break } }
-                    offset += n
-                }
-            }
+            input.withUnsafeBytes { writeAll(inPipe.write, $0) }
             closeFD(inPipe.write)
         }
         for reader in readers { reader.wait() }
@@ -197,14 +190,7 @@ public final class IncrementalProcess: @unchecked Sendable {
     }
 
     private func flush() {
-        pending.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc_write_(input, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue } else { break } }
-                offset += n
-            }
-        }
+        pending.withUnsafeBytes { writeAll(input, $0) }
         pending.removeAll(keepingCapacity: true)
     }
 
@@ -216,13 +202,4 @@ public final class IncrementalProcess: @unchecked Sendable {
         let ended = child.wait()
         return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: box.out, stderr: box.err)
     }
-}
-
-@inline(__always)
-private func Glibc_write_(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, pointer, count)
-    #else
-    return Darwin.write(fd, pointer, count)
-    #endif
 }

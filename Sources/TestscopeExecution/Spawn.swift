@@ -98,6 +98,25 @@ struct SpawnPipe {
     }
 }
 
+/// Writes all of `bytes` to `fd` (retrying after interruptions); returns errno on failure, else 0.
+@discardableResult
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        #if canImport(Glibc)
+        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        #else
+        let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        #endif
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        offset += n
+    }
+    return 0
+}
+
 @inline(__always)
 func Glibc_read(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)

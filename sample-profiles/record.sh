@@ -214,6 +214,29 @@ record_package() {
         done <"$pkg/record-variants"
     fi
 
+    # 1c. hangs (packages/P/record-timeouts: "NAME SECONDS VAR=VALUE …" per line): a hang never ends
+    #     under swift test, so it is recorded through `testscope run --test-timeout SECONDS`, which
+    #     kills the hung test: its swift-test.log and tests.json are kept.
+    if [[ -f "$pkg/record-timeouts" ]]; then
+        local tname tsecs trest
+        local repo
+        repo="$(cd "$SCRIPT_DIR/.." && pwd -P)"
+        "$SWIFT_CMD" build --package-path "$repo" --product testscope >/dev/null 2>&1 || log "could not build testscope for the timeout recordings"
+        local testscope
+        testscope="$("$SWIFT_CMD" build --package-path "$repo" --show-bin-path)/testscope"
+        while read -r tname tsecs trest; do
+            [[ -z "$tname" || "$tname" == \#* ]] && continue
+            local tout
+            tout="$(mktemp -d)"
+            log "timeout recording $tname: env $trest testscope run --test-timeout $tsecs"
+            (env $trest "$testscope" run --package-path "$pkg" --output "$tout" --test-timeout "$tsecs" --format json --quiet) \
+                >/dev/null 2>&1 || true
+            cp "$tout/swift-test.log" "$out/$tname-testscope-run.log" 2>/dev/null || log "timeout recording $tname: no log"
+            cp "$tout/tests.json" "$out/$tname-tests.json" 2>/dev/null || log "timeout recording $tname: no tests.json"
+            rm -rf "$tout"
+        done <"$pkg/record-timeouts"
+    fi
+
     # 1b. test results inputs: the test list and SwiftPM's xUnit files (a --parallel run).
     local list_cmd=("$SWIFT_CMD" test list --skip-build --enable-code-coverage)
     (cd "$pkg" && "${list_cmd[@]}") >"$out/test-list.txt" 2>/dev/null || log "swift test list failed"

@@ -7,6 +7,8 @@ public struct FlakyOptions: Sendable {
     public var runs: Int
     public var seed: UInt64
     public var jobs: Int
+    /// Detection runs may go up to this many at once while the CPUs sit idle (nil: exactly `jobs`).
+    public var maxJobs: Int?
     public var filters: [String]
     public var skips: [String]
     public var settings: AnalysisSettings
@@ -20,8 +22,9 @@ public struct FlakyOptions: Sendable {
 
     public init(runs: Int, seed: UInt64, jobs: Int, filters: [String] = [], skips: [String] = [],
                 settings: AnalysisSettings = AnalysisSettings(), quarantine: Set<String> = [], forceRepetition: Bool = false,
-                shuffleSwiftTestingTests: Bool = false) {
+                shuffleSwiftTestingTests: Bool = false, maxJobs: Int? = nil) {
         self.runs = runs
+        self.maxJobs = maxJobs
         self.seed = seed
         self.jobs = jobs
         self.filters = filters
@@ -61,7 +64,7 @@ public final class FlakyDetector {
         let started = Date()
         let selected = try selectedTests(options)
         var method: DetectionMethod = options.forceRepetition && !selected.swiftTesting.isEmpty ? .repetition : .inProcessOrder
-        var result: (orders: [PlannedOrder], executions: [ExecutedOrder])
+        var result: (orders: [PlannedOrder], executions: [ExecutedOrder], peakJobs: Int)
         do {
             result = try detectionRuns(selected, method: method, options: options, progress: progress)
         } catch FlakinessError.swiftTestingUnavailable {
@@ -77,7 +80,7 @@ public final class FlakyDetector {
         var findings = try analyzer.analyze(tests, executions: result.executions, jobs: options.jobs)
         for i in findings.indices { findings[i].quarantined = options.quarantine.contains(findings[i].id) }
         var report = FlakyReport(seed: options.seed, orders: result.orders, executions: result.executions, findings: findings,
-                                 jobs: options.jobs, packageRoot: packageRoot, binary: binary.binary.path,
+                                 jobs: max(result.peakJobs, 1), packageRoot: packageRoot, binary: binary.binary.path,
                                  swiftTestingMethod: selected.swiftTesting.isEmpty ? .inProcessOrder : method,
                                  startedAt: started, reproduction: reproduction)
         report.detectionSeconds = detectionSeconds
@@ -88,7 +91,7 @@ public final class FlakyDetector {
     /// The plan's runs: in-process orders of every test (or of the XCTest tests, with Swift Testing
     /// repeated in its default run beside each).
     func detectionRuns(_ selected: TestList, method: DetectionMethod, options: FlakyOptions,
-                       progress: @escaping (String) -> Void) throws -> (orders: [PlannedOrder], executions: [ExecutedOrder]) {
+                       progress: @escaping (String) -> Void) throws -> (orders: [PlannedOrder], executions: [ExecutedOrder], peakJobs: Int) {
         let orders = plan(selected, method: method, options: options).orders(count: options.runs)
         let printer = OrderedPrinter(progress)
         if let logsFolder {
@@ -98,7 +101,7 @@ public final class FlakyDetector {
                 try? FileManager.default.removeItem(at: logsFolder.appendingPathComponent(name))
             }
         }
-        let executions = try Parallel.map(orders.count, jobs: options.jobs) { index -> ExecutedOrder in
+        let (executions, peakJobs) = try Parallel.map(orders.count, jobs: options.jobs, maxJobs: options.maxJobs) { index -> ExecutedOrder in
             let planned = orders[index]
             let log = try self.logsFolder.map { try LineLog($0.appendingPathComponent(String(format: "run-%02d.log", index))) }
             var execution = planned.tests.isEmpty ? ExecutedOrder(order: []) : try self.executor.execute(planned.tests, log: log)
@@ -112,7 +115,7 @@ public final class FlakyDetector {
             printer.print(index, Self.line(planned, execution, of: orders.count))
             return execution
         }
-        return (orders, executions)
+        return (orders, executions, peakJobs)
     }
 
     /// The plan of a seed: every selected test (with Swift Testing by repetition: the XCTest tests only).

@@ -55,7 +55,7 @@ public struct FlakyHTMLPage: FlakyRenderer {
             ["label": "Package", "value": package, "detail": report.packageRoot],
             ["label": "Seed", "value": String(report.seed), "detail": "replay a run with --seed \(report.seed) --replay K"],
             ["label": "Runs", "value": String(report.orders.count), "detail": "run 0 default order, run 1 reversed, then seeded shuffles"],
-            ["label": "Jobs", "value": String(report.jobs), "detail": "runs at the same time (the results do not depend on it)"],
+            ["label": "Jobs", "value": String(report.jobs), "detail": "the most runs at the same time (the results do not depend on it)"],
             ["label": "Swift Testing", "value": report.swiftTestingMethod.rawValue, "detail": "how Swift Testing tests were run"],
             ["label": "Time", "value": String(format: "build %.1f s · runs %.1f s · analysis %.1f s", report.buildSeconds, report.detectionSeconds, report.analysisSeconds),
              "detail": "wall time"],

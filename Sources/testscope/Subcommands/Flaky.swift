@@ -29,8 +29,8 @@ extension Testscope {
         @Option(name: .long, help: ArgumentHelp("The seed of the shuffles (0 to 2^53-1; default: random, printed).", valueName: "S"))
         var seed: String?
 
-        @Option(name: .long, help: ArgumentHelp("Runs at the same time (default: the number of cores). Orders and classification do not depend on it.", valueName: "J"))
-        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+        @Option(name: .long, help: ArgumentHelp("Runs at the same time (default: one per core, and up to 4 per core while the CPUs sit idle). Orders and classification do not depend on it.", valueName: "J"))
+        var jobs: Int?
 
         @Option(name: .long, help: ArgumentHelp("Kill a test that runs longer than this (it counts as a failure) and go on in a new process.", valueName: "seconds"))
         var testTimeout: Double = 120
@@ -83,9 +83,12 @@ extension Testscope {
         @Argument(parsing: .postTerminator, help: "Extra arguments for swift build (after --).")
         var buildArguments: [String] = []
 
+        /// `--jobs`, or one per core.
+        var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
+
         func validate() throws {
             guard runs >= 1 else { throw ValidationError("--runs takes a number of runs of 1 or more, not \(runs)") }
-            guard jobs >= 1 else { throw ValidationError("--jobs takes 1 or more, not \(jobs)") }
+            if let jobs { guard jobs >= 1 else { throw ValidationError("--jobs takes 1 or more, not \(jobs)") } }
             guard testTimeout > 0 else { throw ValidationError("--test-timeout takes a number of seconds above 0") }
             guard `repeat` >= 1 else { throw ValidationError("--repeat takes 1 or more, not \(`repeat`)") }
             if [replay != nil, orderFile != nil, order != nil].filter({ $0 }).count > 1 {
@@ -170,9 +173,10 @@ extension Testscope {
             defer { try? FileManager.default.removeItem(at: work) }
             let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: testTimeout)
             let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try outputFolder.file("flaky-logs"))
-            let options = FlakyOptions(runs: runs, seed: seedValue, jobs: jobs, filters: filter, skips: skip, quarantine: quarantined,
+            let options = FlakyOptions(runs: runs, seed: seedValue, jobs: jobCount, filters: filter, skips: skip, quarantine: quarantined,
                                        forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition",
-                                       shuffleSwiftTestingTests: shuffleSwiftTestingTests)
+                                       shuffleSwiftTestingTests: shuffleSwiftTestingTests,
+                                       maxJobs: jobs == nil ? FlakyDefaults.maxJobsPerCore * jobCount : nil)
             let reproduction = Reproduction(testscopePrefix: commandPrefix(), binaryPath: displayPath(binary.binary))
 
             if let replay {
@@ -186,7 +190,9 @@ extension Testscope {
                 return try replayOrder(givenOrder, detector: detector, options: options, source: orderFile ?? "--order")
             }
 
-            print("testscope flaky: seed \(seedValue), \(runs) runs, \(jobs) job\(jobs == 1 ? "" : "s")")
+            let jobsText = jobs == nil ? "\(jobCount) job\(jobCount == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobCount) while the CPUs sit idle)"
+                : "\(jobCount) job\(jobCount == 1 ? "" : "s")"
+            print("testscope flaky: seed \(seedValue), \(runs) runs, \(jobsText)")
             var report = try detector.detect(options, reproduction: reproduction, packageRoot: root.path) { print($0); fflush(stdout) }
             report.buildSeconds = buildSeconds
             return try finish(report, terminal: terminal, output: outputFolder, root: root)
@@ -231,7 +237,7 @@ extension Testscope {
 
         /// Runs one order `repeat` times and prints each test's outcomes; 1 when any test failed.
         private func replayOrder(_ order: [String], detector: FlakyDetector, options: FlakyOptions, source: String) throws -> ExitStatus {
-            let executions = try detector.replay(order, count: `repeat`, jobs: jobs)
+            let executions = try detector.replay(order, count: `repeat`, jobs: jobCount)
             var anyFailed = false
             for (position, id) in order.enumerated() {
                 let outcomes = executions.map { $0.results[id]?.outcome.rawValue ?? "not-run" }

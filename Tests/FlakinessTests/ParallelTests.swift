@@ -1,0 +1,41 @@
+@testable import TestscopeFlakiness
+import XCTest
+
+/// The adaptive job count: results keep item order, and waiting work gets more threads than `jobs`.
+final class ParallelTests: XCTestCase {
+    func testResultsKeepTheirOrderWhateverTheThreadCount() throws {
+        let (results, peak) = try Parallel.map(40, jobs: 2, maxJobs: 8) { index -> Int in
+            usleep(UInt32(20_000 * (index % 3)))
+            return index * index
+        }
+        XCTAssertEqual(results, (0..<40).map { $0 * $0 })
+        XCTAssertTrue((2...8).contains(peak), "peak \(peak)")
+    }
+
+    func testWaitingWorkGetsMoreThreadsWhileTheCPUsIdle() throws {
+        // Every item sleeps (like a test process waiting on XCTest's thread hops): the CPUs sit idle,
+        // so the pool grows past `jobs`, but never past `maxJobs`.
+        let (_, peak) = try Parallel.map(16, jobs: 1, maxJobs: 4) { _ in usleep(300_000) }
+        XCTAssertGreaterThan(peak, 1)
+        XCTAssertLessThanOrEqual(peak, 4)
+    }
+
+    func testAFixedJobCountStaysFixed() throws {
+        let (_, peak) = try Parallel.map(6, jobs: 2, maxJobs: nil) { _ in usleep(100_000) }
+        XCTAssertEqual(peak, 2)
+    }
+
+    func testTheIdleFractionIsAFraction() throws {
+        var sampler = try XCTUnwrap(CPUIdleSampler(), "/proc/stat is readable on Linux")
+        usleep(100_000)
+        let idle = try XCTUnwrap(sampler.idleFraction())
+        XCTAssertTrue((0...1).contains(idle), "\(idle)")
+    }
+
+    func testTheFirstErrorStopsTheWork() {
+        XCTAssertThrowsError(try Parallel.map(20, jobs: 2, maxJobs: 6) { index -> Int in
+            if index == 3 { throw CocoaError(.fileNoSuchFile) }
+            return index
+        })
+    }
+}

@@ -149,7 +149,7 @@ public struct CoverageBuilder {
         let metadata = ReportMetadata(
             packageRoot: options.packageRoot.path, inputs: exports.map(\.path),
             toolchain: options.toolchainDescription,
-            createdAt: ISO8601DateFormatter().string(from: options.createdAt))
+            createdAt: options.createdAt.formatted(Date.ISO8601FormatStyle()))
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
     }
 

@@ -30,7 +30,8 @@ public enum LineCoverageBuilder {
             line += 1
         }
         // Keep only what is used: the model holds every file's lines at once.
-        return result.capacity > result.count + result.count / 4 + 16 ? Array(result) : result
+        // (`Array(result)` and even `Array(result[...])` keep the same buffer, slack included.)
+        return result.capacity > result.count + result.count / 8 + 16 ? result.withUnsafeBufferPointer { Array($0) } : result
     }
 
     /// `LineCoverageStats::LineCoverageStats` for one line with segments.

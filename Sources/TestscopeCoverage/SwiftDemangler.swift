@@ -19,26 +19,36 @@ public struct SwiftDemangler: Sendable {
     /// A session that demangles names as they are added (while an export is still being read).
     public func session() -> DemangleSession { DemangleSession(tool: tool) }
 
-    /// Builds display names from the two `swift-demangle` passes over `unique` (same order).
-    static func displayNames(unique: [String], symbols: [String], simplified: [String]?, full: [String]?) -> [String: String] {
-        guard let simplified, simplified.count == unique.count else {
+    /// Builds display names from the two `swift-demangle` passes over `unique` (same order): their
+    /// output is read in place, line by line, so only the display names become strings.
+    static func displayNames(unique: [String], simplified: Data?, full: Data?) -> [String: String] {
+        guard let simplified, let simplifiedLines = OutputLines(simplified, expected: unique.count) else {
             return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) })
         }
+        let fullLines = full.flatMap { OutputLines($0, expected: unique.count) }
         var modules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "_Concurrency", "XCTest", "Testing", "Dispatch"]
-        if let full {
-            for name in full {
-                // The module is the first identifier of a plain function's full name (`Shapes.f(…)`).
-                let head = name.utf8.prefix { $0 != UInt8(ascii: ".") && $0 != 0x20 && $0 != UInt8(ascii: "(") && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: "[") }
-                if head.count < name.utf8.count, name.utf8[head.endIndex] == UInt8(ascii: ".") { modules.insert(String(Substring(head))) }
+        if let full, let fullLines {
+            full.withUnsafeBytes { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                for range in fullLines.ranges {
+                    // The module is the first identifier of a plain function's full name (`Shapes.f(…)`).
+                    var end = range.lowerBound
+                    while end < range.upperBound, ![UInt8(ascii: "."), 0x20, UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "[")].contains(bytes[end]) {
+                        end += 1
+                    }
+                    if end < range.upperBound, bytes[end] == UInt8(ascii: "."), end > range.lowerBound {
+                        modules.insert(String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<end]), as: UTF8.self))
+                    }
+                }
             }
         }
         var result: [String: String] = [:]
         result.reserveCapacity(unique.count)
         for (i, mangled) in unique.enumerated() {
-            var display = simplified[i]
-            if display == symbols[i] { result[mangled] = mangled; continue }
-            if let full, full.count == unique.count, !isClosure(display),
-               display.hasSuffix(")"), let returnType = returnType(of: full[i]) {
+            if simplifiedLines.line(i, of: simplified, equals: Self.symbol(in: mangled)) { result[mangled] = mangled; continue }
+            var display = simplifiedLines.string(i, of: simplified)
+            if let full, let fullLines, !isClosure(display), display.hasSuffix(")"),
+               let returnType = returnType(of: fullLines.string(i, of: full)) {
                 display += " -> " + stripModules(returnType, modules: modules)
             }
             result[mangled] = display
@@ -46,20 +56,10 @@ public struct SwiftDemangler: Sendable {
         return result
     }
 
-    /// `swift-demangle` output as lines, split on bytes (much faster than splitting a String by Character).
-    static func lines(_ data: Data, expected: Int) -> [String] {
-        var lines: [String] = []
-        lines.reserveCapacity(expected)
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var start = 0
-            for i in 0..<bytes.count where bytes[i] == 0x0A {
-                lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
-                start = i + 1
-            }
-            if start < bytes.count { lines.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)) }
-        }
-        return lines
+    /// Builds display names from the two passes already split into lines (tests, small inputs).
+    static func displayNames(unique: [String], simplified: [String]?, full: [String]?) -> [String: String] {
+        func data(_ lines: [String]?) -> Data? { lines.map { Data($0.map { $0 + "\n" }.joined().utf8) } }
+        return displayNames(unique: unique, simplified: data(simplified), full: data(full))
     }
 
     /// The mangled symbol inside a profile name (`file.swift:$s…` or `file;$s…` forms included).
@@ -141,7 +141,6 @@ final class ResultBox: @unchecked Sendable { var result: ProcessResult? }
 /// display names (mangled names when the tool is missing or fails).
 public final class DemangleSession: @unchecked Sendable {
     private var unique: [String] = []
-    private var symbols: [String] = []
     private var seen = Set<String>()
     private let simplified: IncrementalProcess?
     private let full: IncrementalProcess?
@@ -155,7 +154,6 @@ public final class DemangleSession: @unchecked Sendable {
         guard seen.insert(mangled).inserted else { return }
         let symbol = SwiftDemangler.symbol(in: mangled)
         unique.append(mangled)
-        symbols.append(symbol)
         var line = Array(symbol.utf8)
         line.append(0x0A)
         simplified?.write(line)
@@ -168,8 +166,40 @@ public final class DemangleSession: @unchecked Sendable {
         let fullTask = full.map { process in BlockingTask { fullBox.result = process.finish() } }
         let simplifiedResult = simplified.finish()
         fullTask?.wait()
-        let simplifiedLines = simplifiedResult.succeeded ? SwiftDemangler.lines(simplifiedResult.stdout, expected: unique.count) : nil
-        let fullLines = fullBox.result.flatMap { $0.succeeded ? SwiftDemangler.lines($0.stdout, expected: unique.count) : nil }
-        return SwiftDemangler.displayNames(unique: unique, symbols: symbols, simplified: simplifiedLines, full: fullLines)
+        return SwiftDemangler.displayNames(
+            unique: unique, simplified: simplifiedResult.succeeded ? simplifiedResult.stdout : nil,
+            full: fullBox.result.flatMap { $0.succeeded ? $0.stdout : nil })
+    }
+}
+
+/// The lines of a `swift-demangle` output as byte ranges (the output is not copied).
+struct OutputLines {
+    let ranges: [Range<Int>]
+
+    /// Nil unless the output has exactly `expected` lines.
+    init?(_ data: Data, expected: Int) {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(expected)
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            for i in 0..<bytes.count where bytes[i] == 0x0A {
+                ranges.append(start..<i)
+                start = i + 1
+            }
+            if start < bytes.count { ranges.append(start..<bytes.count) }
+        }
+        guard ranges.count == expected else { return nil }
+        self.ranges = ranges
+    }
+
+    func string(_ index: Int, of data: Data) -> String {
+        data.withUnsafeBytes { raw in
+            String(decoding: UnsafeRawBufferPointer(rebasing: raw[ranges[index]]), as: UTF8.self)
+        }
+    }
+
+    func line(_ index: Int, of data: Data, equals text: String) -> Bool {
+        data.withUnsafeBytes { raw in raw[ranges[index]].elementsEqual(text.utf8) }
     }
 }

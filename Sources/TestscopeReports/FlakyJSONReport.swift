@@ -73,8 +73,6 @@ public struct FlakyJSONReport: FlakyRenderer {
     static func number(_ value: Double) -> String { Format.fixed(value, decimals: 3) }
 
     static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle())
     }
 }

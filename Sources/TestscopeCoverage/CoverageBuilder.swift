@@ -89,7 +89,7 @@ public struct CoverageBuilder {
         // dropped; several exports keep segments until all are read, to merge them.
         let single = exports.count == 1
         var segmentsByFile: [String: [[ExportSegment]]] = [:]
-        var linesByFile: [String: (lines: [LineCoverage], source: SourceFacts?)] = [:]
+        var linesByFile: [String: (lines: LineTable, source: SourceFacts?)] = [:]
         var functionsByFile: [String: [FunctionRecord]] = [:]
         var interned: [String: String] = [:]
         let equivalences = options.pathEquivalences
@@ -104,7 +104,7 @@ public struct CoverageBuilder {
                     interned[path] = path
                     if single {
                         let source = SourceText.read(URL(fileURLWithPath: path))
-                        linesByFile[path] = (LineCoverageBuilder.lines(from: segments, source: source), source.map(SourceFacts.init))
+                        linesByFile[path] = (LineTable(LineCoverageBuilder.lines(from: segments, source: source)), source.map(SourceFacts.init))
                     } else {
                         segmentsByFile[path, default: []].append(segments)
                     }
@@ -121,12 +121,12 @@ public struct CoverageBuilder {
         PhaseTimer.mark("read export")
         for (path, lists) in segmentsByFile {
             let source = SourceText.read(URL(fileURLWithPath: path))
-            linesByFile[path] = (Self.mergedLines(lists, source: source), source.map(SourceFacts.init))
+            linesByFile[path] = (LineTable(Self.mergedLines(lists, source: source)), source.map(SourceFacts.init))
         }
         segmentsByFile = [:]
         // Demangling ran beside the reading (names fed as records came); it finishes beside the
         // model building, and the names are filled in afterwards.
-        final class Names: @unchecked Sendable { var map: [String: String] = [:] }
+        final class Names: @unchecked Sendable { var map: DemangledNames? }
         let names = Names()
         let demangling = session.map { session in BlockingTask { names.map = session.finish() } }
         var warnings: [String] = []
@@ -138,9 +138,9 @@ public struct CoverageBuilder {
                                    names: [:], warnings: &warnings))
         }
         demangling?.wait()
-        if !names.map.isEmpty {
+        if let map = names.map, !map.isEmpty {
             func rename(_ f: inout FunctionCoverage) {
-                if let display = names.map[f.mangledName] { f.name = display }
+                if let display = map[f.mangledName] { f.name = display }
                 for i in f.closures.indices { rename(&f.closures[i]) }
             }
             for i in files.indices { for k in files[i].functions.indices { rename(&files[i].functions[k]) } }
@@ -149,11 +149,11 @@ public struct CoverageBuilder {
         let metadata = ReportMetadata(
             packageRoot: options.packageRoot.path, inputs: exports.map(\.path),
             toolchain: options.toolchainDescription,
-            createdAt: options.createdAt.formatted(Date.ISO8601FormatStyle()))
+            createdAt: UTCTimestamp.iso8601(options.createdAt))
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
     }
 
-    private func buildFile(path: String, lines computed: [LineCoverage], source: SourceFacts?, records: [FunctionRecord],
+    private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord],
                            names: [String: String], warnings: inout [String]) -> FileCoverage {
         let relative = options.filter.relativePath(path) ?? path
         if source == nil {
@@ -170,7 +170,7 @@ public struct CoverageBuilder {
         if let source, let last = lines.last, Int(last.line) > source.lineCount {
             warnings.append("\(relative): has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run")
         }
-        let clamped = lines.filter { $0.count == UInt64(Int64.max) }.map(\.line)
+        let clamped = lines.indices.filter { lines.count(at: $0) == UInt64(Int64.max) }.map { lines.lineNumber(at: $0) }
         if let first = clamped.first {
             warnings.append("\(relative):\(first): \(clamped.count) line(s) have the count 2^63-1, which llvm-cov export writes for a counter that went negative (a compiler or data-race artifact); the real count is not in the export (llvm-cov show prints it as ~18.4E)")
         }
@@ -183,12 +183,12 @@ public struct CoverageBuilder {
         }
         var excludedExecutable: [UInt32] = []
         if !excluded.isEmpty {
-            excludedExecutable = lines.filter { excluded.contains($0.line) }.map(\.line)
-            lines.removeAll { excluded.contains($0.line) }
+            excludedExecutable = lines.indices.map { lines.lineNumber(at: $0) }.filter { excluded.contains($0) }
+            if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
         }
         let functions = FunctionGrouper(records: records, names: names, excluded: excluded, lines: lines).functions()
         var summary = CoverageSummary()
-        summary.lines = CoverageRatio(covered: lines.reduce(0) { $0 + ($1.count > 0 ? 1 : 0) }, total: lines.count)
+        summary.lines = CoverageRatio(covered: lines.indices.reduce(0) { $0 + (lines.count(at: $1) > 0 ? 1 : 0) }, total: lines.count)
         for function in functions {
             summary.functions += CoverageRatio(covered: function.isCovered ? 1 : 0, total: 1)
             summary.regions += function.regions

@@ -102,7 +102,7 @@ public struct FileCoverage: Equatable, Sendable {
     /// The SwiftPM target (module) the file belongs to, when known.
     public var target: String?
     /// Executable lines that are not excluded by markers, in line order.
-    public var lines: [LineCoverage]
+    public var lines: LineTable
     /// Lines excluded by `testscope:ignore` markers (only those that were executable).
     public var excludedLines: [UInt32]
     public var functions: [FunctionCoverage]

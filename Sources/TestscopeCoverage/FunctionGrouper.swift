@@ -1,8 +1,18 @@
-/// A code region reduced to what the totals need (8 bytes instead of 40).
+/// A code region reduced to what the totals need: its start line and whether it ran, in 4 bytes
+/// (an export's regions are held until every function is read).
 struct CompactRegion {
-    var lineStart: UInt32
+    private var bits: UInt32
+
+    init(lineStart: UInt32, executed: Bool) {
+        bits = min(lineStart, 0x7FFF_FFFF) | (executed ? 0x8000_0000 : 0)
+    }
+
+    var lineStart: UInt32 { bits & 0x7FFF_FFFF }
+    var executed: Bool {
+        get { bits & 0x8000_0000 != 0 }
+        set { bits = newValue ? bits | 0x8000_0000 : bits & 0x7FFF_FFFF }
+    }
     var executionCount: UInt64 { executed ? 1 : 0 }
-    var executed: Bool
 }
 
 /// A function record reduced to what the model needs: its main file's code regions.
@@ -67,7 +77,7 @@ struct FunctionGrouper {
     let records: [FunctionRecord]
     let names: [String: String]
     let excluded: Set<UInt32>
-    let lines: [LineCoverage]
+    let lines: LineTable
 
     /// Records sharing a start position.
     struct Group {
@@ -178,12 +188,12 @@ struct FunctionGrouper {
         var low = 0, high = lines.count
         while low < high {
             let mid = (low + high) / 2
-            if lines[mid].line < first { low = mid + 1 } else { high = mid }
+            if lines.lineNumber(at: mid) < first { low = mid + 1 } else { high = mid }
         }
         var ratio = CoverageRatio()
         var i = low
-        while i < lines.count && lines[i].line <= last {
-            ratio += CoverageRatio(covered: lines[i].count > 0 ? 1 : 0, total: 1)
+        while i < lines.count && lines.lineNumber(at: i) <= last {
+            ratio += CoverageRatio(covered: lines.count(at: i) > 0 ? 1 : 0, total: 1)
             i += 1
         }
         return ratio

@@ -29,9 +29,8 @@ public enum LineCoverageBuilder {
             wrapped = segments[index - 1]
             line += 1
         }
-        // Keep only what is used: the model holds every file's lines at once.
-        // (`Array(result)` and even `Array(result[...])` keep the same buffer, slack included.)
-        return result.capacity > result.count + result.count / 8 + 16 ? result.withUnsafeBufferPointer { Array($0) } : result
+        // The model keeps the lines in a compact `LineTable`; this array is transient.
+        return result
     }
 
     /// `LineCoverageStats::LineCoverageStats` for one line with segments.

@@ -13,53 +13,61 @@ public struct SwiftDemangler: Sendable {
     public func displayNames(for names: [String]) -> [String: String] {
         let session = session()
         for name in names { session.add(name) }
-        return session.finish()
+        let demangled = session.finish()
+        return Dictionary(names.map { ($0, demangled[$0] ?? $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// A session that demangles names as they are added (while an export is still being read).
     public func session() -> DemangleSession { DemangleSession(tool: tool) }
 
-    /// Builds display names from the two `swift-demangle` passes over `unique` (same order): their
-    /// output is read in place, line by line, so only the display names become strings.
-    static func displayNames(unique: [String], simplified: Data?, full: Data?) -> [String: String] {
-        guard let simplified, let simplifiedLines = OutputLines(simplified, expected: unique.count) else {
-            return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) })
-        }
-        let fullLines = full.flatMap { OutputLines($0, expected: unique.count) }
-        var modules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "_Concurrency", "XCTest", "Testing", "Dispatch"]
-        if let full, let fullLines {
-            full.withUnsafeBytes { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                for range in fullLines.ranges {
-                    // The module is the first identifier of a plain function's full name (`Shapes.f(…)`).
-                    var end = range.lowerBound
-                    while end < range.upperBound, ![UInt8(ascii: "."), 0x20, UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "[")].contains(bytes[end]) {
-                        end += 1
-                    }
-                    if end < range.upperBound, bytes[end] == UInt8(ascii: "."), end > range.lowerBound {
-                        modules.insert(String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<end]), as: UTF8.self))
-                    }
-                }
-            }
-        }
-        var result: [String: String] = [:]
+    /// Modules whose names are stripped from return types even when no function of theirs is seen.
+    static let knownModules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "_Concurrency", "XCTest", "Testing", "Dispatch"]
+
+    /// Display names in the order of `unique`: the simplified form, plus ` -> T` for functions with
+    /// the return type `T` of the full form (module names stripped); the mangled name when
+    /// demangling changed nothing.
+    static func displayNames(unique: [String], simplified: [String], returnTypes: [String?]?, modules: Set<String>) -> [String] {
+        var result: [String] = []
         result.reserveCapacity(unique.count)
         for (i, mangled) in unique.enumerated() {
-            if simplifiedLines.line(i, of: simplified, equals: Self.symbol(in: mangled)) { result[mangled] = mangled; continue }
-            var display = simplifiedLines.string(i, of: simplified)
-            if let full, let fullLines, !isClosure(display), display.hasSuffix(")"),
-               let returnType = returnType(of: fullLines.string(i, of: full)) {
+            var display = simplified[i]
+            if display == symbol(in: mangled) { result.append(mangled); continue }
+            if let returnTypes, !isClosure(display), display.hasSuffix(")"), let returnType = returnTypes[i] {
                 display += " -> " + stripModules(returnType, modules: modules)
             }
-            result[mangled] = display
+            result.append(display)
         }
         return result
     }
 
-    /// Builds display names from the two passes already split into lines (tests, small inputs).
-    static func displayNames(unique: [String], simplified: [String]?, full: [String]?) -> [String: String] {
-        func data(_ lines: [String]?) -> Data? { lines.map { Data($0.map { $0 + "\n" }.joined().utf8) } }
-        return displayNames(unique: unique, simplified: data(simplified), full: data(full))
+    /// The same from the two passes as lines (tests, small inputs).
+    static func displayNames(unique: [String], simplified: [String]?, full: [String]?) -> [String] {
+        guard let simplified, simplified.count == unique.count else { return unique }
+        var modules = knownModules
+        var types: [String?]? = nil
+        if let full, full.count == unique.count {
+            types = full.map { line in
+                var line = line
+                return line.withUTF8 { bytes in
+                    let facts = fullNameFacts(bytes)
+                    if let module = facts.module { modules.insert(module) }
+                    return facts.returnType
+                }
+            }
+        }
+        return displayNames(unique: unique, simplified: simplified, returnTypes: types, modules: modules)
+    }
+
+    /// From one line of the full form: the module of a plain function (the first identifier of
+    /// `Shapes.f(…)`) and the return type.
+    static func fullNameFacts(_ line: UnsafeBufferPointer<UInt8>) -> (module: String?, returnType: String?) {
+        var end = 0
+        while end < line.count, ![UInt8(ascii: "."), 0x20, UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "[")].contains(line[end]) {
+            end += 1
+        }
+        let module = end < line.count && line[end] == UInt8(ascii: ".") && end > 0
+            ? String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self) : nil
+        return (module, returnType(of: String(decoding: line, as: UTF8.self)))
     }
 
     /// The mangled symbol inside a profile name (`file.swift:$s…` or `file;$s…` forms included).
@@ -137,21 +145,43 @@ public struct SwiftDemangler: Sendable {
 /// A finished process's result, handed between threads.
 final class ResultBox: @unchecked Sendable { var result: ProcessResult? }
 
-/// Names fed to two running `swift-demangle` processes as they become known; `finish()` returns the
-/// display names (mangled names when the tool is missing or fails).
+/// Names fed to two running `swift-demangle` processes as they become known; their output is
+/// consumed line by line as it arrives (only what the display names need is kept), and `finish()`
+/// returns the display names (mangled names when the tool is missing or fails).
 public final class DemangleSession: @unchecked Sendable {
     private var unique: [String] = []
-    private var seen = Set<String>()
+    private var index: [String: Int32] = [:]
     private let simplified: IncrementalProcess?
     private let full: IncrementalProcess?
+    private let simplifiedLines: LineSplitter
+    private let fullLines: LineSplitter
+    private let collected = Collected()
+
+    /// What the two outputs left, each part filled only by its process's reader thread until
+    /// `finish()` has waited for both.
+    final class Collected: @unchecked Sendable {
+        var simplifiedNames: [String] = []
+        var returnTypes: [String?] = []
+        var modules = SwiftDemangler.knownModules
+    }
 
     init(tool: URL?) {
-        simplified = tool.flatMap { try? IncrementalProcess($0, ["--simplified"]) }
-        full = simplified == nil ? nil : tool.flatMap { try? IncrementalProcess($0, []) }
+        let collected = self.collected
+        let simplifiedLines = LineSplitter { collected.simplifiedNames.append(String(decoding: $0, as: UTF8.self)) }
+        let fullLines = LineSplitter { line in
+            let facts = SwiftDemangler.fullNameFacts(line)
+            if let module = facts.module { collected.modules.insert(module) }
+            collected.returnTypes.append(facts.returnType)
+        }
+        self.simplifiedLines = simplifiedLines
+        self.fullLines = fullLines
+        simplified = tool.flatMap { try? IncrementalProcess($0, ["--simplified"], onStdout: simplifiedLines.feed) }
+        full = simplified == nil ? nil : tool.flatMap { try? IncrementalProcess($0, [], onStdout: fullLines.feed) }
     }
 
     public func add(_ mangled: String) {
-        guard seen.insert(mangled).inserted else { return }
+        guard index[mangled] == nil else { return }
+        index[mangled] = Int32(unique.count)
         let symbol = SwiftDemangler.symbol(in: mangled)
         unique.append(mangled)
         var line = Array(symbol.utf8)
@@ -160,46 +190,66 @@ public final class DemangleSession: @unchecked Sendable {
         full?.write(line)
     }
 
-    public func finish() -> [String: String] {
-        guard let simplified else { return Dictionary(uniqueKeysWithValues: unique.map { ($0, $0) }) }
+    public func finish() -> DemangledNames {
+        guard let simplified else { return DemangledNames(index: index, display: unique) }
         let fullBox = ResultBox()
         let fullTask = full.map { process in BlockingTask { fullBox.result = process.finish() } }
         let simplifiedResult = simplified.finish()
         fullTask?.wait()
-        return SwiftDemangler.displayNames(
-            unique: unique, simplified: simplifiedResult.succeeded ? simplifiedResult.stdout : nil,
-            full: fullBox.result.flatMap { $0.succeeded ? $0.stdout : nil })
+        simplifiedLines.end()
+        fullLines.end()
+        guard simplifiedResult.succeeded, collected.simplifiedNames.count == unique.count else {
+            return DemangledNames(index: index, display: unique)
+        }
+        let fullSucceeded = fullBox.result?.succeeded ?? false
+        let display = SwiftDemangler.displayNames(
+            unique: unique, simplified: collected.simplifiedNames,
+            returnTypes: fullSucceeded && collected.returnTypes.count == unique.count ? collected.returnTypes : nil,
+            modules: collected.modules)
+        collected.simplifiedNames = []
+        collected.returnTypes = []
+        return DemangledNames(index: index, display: display)
     }
 }
 
-/// The lines of a `swift-demangle` output as byte ranges (the output is not copied).
-struct OutputLines {
-    let ranges: [Range<Int>]
+/// Splits a byte stream that arrives in pieces into lines.
+final class LineSplitter: @unchecked Sendable {
+    private var partial: [UInt8] = []
+    private let onLine: (UnsafeBufferPointer<UInt8>) -> Void
 
-    /// Nil unless the output has exactly `expected` lines.
-    init?(_ data: Data, expected: Int) {
-        var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(expected)
+    init(onLine: @escaping (UnsafeBufferPointer<UInt8>) -> Void) { self.onLine = onLine }
+
+    func feed(_ data: Data) {
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
             for i in 0..<bytes.count where bytes[i] == 0x0A {
-                ranges.append(start..<i)
+                if partial.isEmpty {
+                    onLine(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                } else {
+                    partial.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                    partial.withUnsafeBufferPointer(onLine)
+                    partial.removeAll(keepingCapacity: true)
+                }
                 start = i + 1
             }
-            if start < bytes.count { ranges.append(start..<bytes.count) }
-        }
-        guard ranges.count == expected else { return nil }
-        self.ranges = ranges
-    }
-
-    func string(_ index: Int, of data: Data) -> String {
-        data.withUnsafeBytes { raw in
-            String(decoding: UnsafeRawBufferPointer(rebasing: raw[ranges[index]]), as: UTF8.self)
+            partial.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
     }
 
-    func line(_ index: Int, of data: Data, equals text: String) -> Bool {
-        data.withUnsafeBytes { raw in raw[ranges[index]].elementsEqual(text.utf8) }
+    /// The last line, when the stream did not end with a newline.
+    func end() {
+        if !partial.isEmpty { partial.withUnsafeBufferPointer(onLine) }
+        partial = []
     }
+}
+
+/// Display names by mangled name, from one demangling session (an index into one array: no
+/// second table of every name).
+public struct DemangledNames: Sendable {
+    let index: [String: Int32]
+    let display: [String]
+
+    public subscript(mangled: String) -> String? { index[mangled].map { display[Int($0)] } }
+    public var isEmpty: Bool { display.isEmpty }
 }

@@ -167,7 +167,9 @@ public final class IncrementalProcess: @unchecked Sendable {
     private var readers: [BlockingTask] = []
     private var pending: [UInt8] = []
 
-    public init(_ executable: URL, _ arguments: [String]) throws {
+    /// With `onStdout`, the output is handed over in pieces as it arrives (on a reader thread) and
+    /// not kept: `finish()` then returns an empty `stdout`.
+    public init(_ executable: URL, _ arguments: [String], onStdout: ((Data) -> Void)? = nil) throws {
         let inPipe = try SpawnPipe(), out = try SpawnPipe(), err = try SpawnPipe()
         do {
             child = try SpawnedProcess.start(executable, arguments, environment: nil, currentDirectory: nil,
@@ -179,7 +181,7 @@ public final class IncrementalProcess: @unchecked Sendable {
         closeFD(inPipe.read); closeFD(out.write); closeFD(err.write)
         input = inPipe.write
         let box = self.box
-        readers = [BlockingTask { box.setOut(SpawnPipe.readAll(out.read)); closeFD(out.read) },
+        readers = [BlockingTask { box.setOut(SpawnPipe.readAll(out.read, chunk: onStdout)); closeFD(out.read) },
                    BlockingTask { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) }]
     }
 

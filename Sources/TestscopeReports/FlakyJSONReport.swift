@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeTestResults
 
@@ -73,6 +74,6 @@ public struct FlakyJSONReport: FlakyRenderer {
     static func number(_ value: Double) -> String { Format.fixed(value, decimals: 3) }
 
     static func iso(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle())
+        UTCTimestamp.iso8601(date)
     }
 }

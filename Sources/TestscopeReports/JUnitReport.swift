@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 import TestscopeTestResults
 
 /// `junit.xml`: one `testsuite` per XCTestCase class or Swift Testing suite, one `testcase` per test
@@ -141,11 +142,7 @@ public struct JUnitReport: TestResultsRenderer {
 
     /// `yyyy-MM-dd'T'HH:mm:ss` in UTC, no zone, no fraction.
     static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        return formatter.string(from: date)
+        UTCTimestamp.withoutZone(date)
     }
 
     static func capped(_ text: String, limit: Int = 64 * 1024) -> String {

@@ -93,7 +93,7 @@ public struct TestsHTMLPage: TestResultsRenderer {
         let generator = "testscope \(generatorVersion)"
         let model: HTMLModels.Model = [
             "root": "", "package": package, "packageRoot": paths.root, "generator": generator,
-            "createdAt": createdAt.formatted(Date.ISO8601FormatStyle()),
+            "createdAt": UTCTimestamp.iso8601(createdAt),
             "nav": navigation.map { ["title": $0.title, "href": $0.href, "current": $0 == current] as HTMLModels.Model },
             "title": title, "pageKind": kind, "body": body, "inlineAssets": true,
             "headScript": HTMLEscaping.inlineElementText(templates.assets["head.js"] ?? ""),
@@ -106,7 +106,7 @@ public struct TestsHTMLPage: TestResultsRenderer {
     func facts(_ run: TestRunResults) -> [HTMLModels.Model] {
         var facts: [HTMLModels.Model] = [["label": "Package", "value": paths.root, "detail": paths.root]]
         if let started = run.startedAt {
-            facts.append(["label": "Started", "value": started.formatted(Date.ISO8601FormatStyle()), "detail": "when the tests started"])
+            facts.append(["label": "Started", "value": UTCTimestamp.iso8601(started), "detail": "when the tests started"])
         }
         facts.append(["label": "Tests", "value": run.summaryLine, "detail": "\(run.results.count) results (a parameterized test has one per case)"])
         if run.relaunches > 0 {

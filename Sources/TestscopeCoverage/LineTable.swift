@@ -1,0 +1,100 @@
+/// A file's executable lines, stored compactly: 12 bytes a line, plus the uncovered spans of the
+/// partial lines in one flat array (a model of thousands of files holds every line at once).
+/// Reads like an array of `LineCoverage`.
+public struct LineTable: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
+    private var numbers: [UInt32] = []
+    private var counts: [UInt64] = []
+    /// Positions (indices into `numbers`) of the lines that have uncovered spans, ascending.
+    private var spanOwners: [Int32] = []
+    /// Where each owner's spans end in `spans` (they start where the previous owner's end).
+    private var spanEnds: [Int32] = []
+    private var spans: [ColumnSpan] = []
+
+    public init() {}
+
+    public init<S: Sequence>(_ lines: S) where S.Element == LineCoverage {
+        let underestimated = lines.underestimatedCount
+        numbers.reserveCapacity(underestimated)
+        counts.reserveCapacity(underestimated)
+        for line in lines { append(line) }
+        shrink()
+    }
+
+    public init(arrayLiteral elements: LineCoverage...) { self.init(elements) }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { numbers.count }
+
+    public subscript(position: Int) -> LineCoverage {
+        LineCoverage(line: numbers[position], count: counts[position], uncoveredSpans: uncoveredSpans(at: position))
+    }
+
+    /// The line number at `position`, without building a `LineCoverage`.
+    public func lineNumber(at position: Int) -> UInt32 { numbers[position] }
+
+    /// The execution count at `position`, without building a `LineCoverage`.
+    public func count(at position: Int) -> UInt64 { counts[position] }
+
+    /// The lines whose numbers are not in `excluded`.
+    public func removing(_ excluded: Set<UInt32>) -> LineTable {
+        LineTable(lazy.filter { !excluded.contains($0.line) })
+    }
+
+    public func makeIterator() -> Iterator { Iterator(table: self) }
+
+    /// Walks the lines in order, following the partial lines without searching for them.
+    public struct Iterator: IteratorProtocol {
+        let table: LineTable
+        var position = 0
+        var owner = 0
+
+        public mutating func next() -> LineCoverage? {
+            guard position < table.numbers.count else { return nil }
+            defer { position += 1 }
+            var spans: [ColumnSpan] = []
+            if owner < table.spanOwners.count, Int(table.spanOwners[owner]) == position {
+                spans = table.spans(ofOwner: owner)
+                owner += 1
+            }
+            return LineCoverage(line: table.numbers[position], count: table.counts[position], uncoveredSpans: spans)
+        }
+    }
+
+    private mutating func append(_ line: LineCoverage) {
+        if !line.uncoveredSpans.isEmpty {
+            spanOwners.append(Int32(numbers.count))
+            spans.append(contentsOf: line.uncoveredSpans)
+            spanEnds.append(Int32(spans.count))
+        }
+        numbers.append(line.line)
+        counts.append(line.count)
+    }
+
+    /// Drops growth slack (`Array(array)` would keep the same buffer).
+    private mutating func shrink() {
+        func exact<T>(_ array: inout [T]) {
+            if array.capacity > array.count + array.count / 16 + 8 { array = array.withUnsafeBufferPointer { Array($0) } }
+        }
+        exact(&numbers); exact(&counts); exact(&spanOwners); exact(&spanEnds); exact(&spans)
+    }
+
+    private func uncoveredSpans(at position: Int) -> [ColumnSpan] {
+        var low = 0, high = spanOwners.count
+        while low < high {
+            let mid = (low + high) / 2
+            if Int(spanOwners[mid]) < position { low = mid + 1 } else { high = mid }
+        }
+        guard low < spanOwners.count, Int(spanOwners[low]) == position else { return [] }
+        return spans(ofOwner: low)
+    }
+
+    private func spans(ofOwner owner: Int) -> [ColumnSpan] {
+        let start = owner == 0 ? 0 : Int(spanEnds[owner - 1])
+        return Array(spans[start..<Int(spanEnds[owner])])
+    }
+
+    public static func == (a: LineTable, b: LineTable) -> Bool {
+        a.numbers == b.numbers && a.counts == b.counts && a.spanOwners == b.spanOwners
+            && a.spanEnds == b.spanEnds && a.spans == b.spans
+    }
+}

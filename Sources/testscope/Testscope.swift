@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `testscope` command: coverage and test results for Swift packages.
 @main
@@ -15,4 +16,27 @@ struct Testscope: ParsableCommand {
         version: version,
         subcommands: [Run.self, Report.self, Flaky.self]
     )
+
+    /// Like ArgumentParser's `main()`, but a usage error is one `testscope: error:` line (what is
+    /// wrong, and where the help is) with exit status 64, as every other error is one line.
+    static func main() {
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            // --help and --version arrive as errors too; ArgumentParser prints those itself.
+            guard exitCode(for: error) != .success else { exit(withError: error) }
+            let subcommand = CommandLine.arguments.dropFirst().first { ["run", "report", "flaky"].contains($0) }
+            let help = "testscope" + (subcommand.map { " " + $0 } ?? "") + " --help"
+            let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let what = lines.first { !$0.isEmpty } ?? "invalid arguments"
+            FileHandle.standardError.write(Data("testscope: error: \(what) (see '\(help)')\n".utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -330,6 +330,10 @@ final class BadInputTests: XCTestCase {
             (["report"], "--export"),
             (["report", "--export", "x", "--format", "nope"], "nope"),
             (["report", "--export", "x", "--fail-under-lines", "150"], "--fail-under-lines"),
+            (["report", "--export", "x", "--fail-under-lines", "abc"], "'abc'"),
+            (["report", "--export", "x", "--bogus"], "--bogus"),
+            (["flaky", "--jobs", "0"], "--jobs"),
+            (["report", "--export", "x", "stray"], "stray"),
         ]
         for (arguments, mention) in cases {
             let box = try Sandbox(self)
@@ -337,6 +341,11 @@ final class BadInputTests: XCTestCase {
             assertNoCrash(result)
             XCTAssertEqual(result.status, 64, "\(arguments): \(result.stderr)")
             XCTAssertTrue(result.stderr.contains(mention), "\(arguments): stderr does not mention \(mention): \(result.stderr)")
+            // One line, like every other error: what is wrong and where the help is (no usage dump).
+            let lines = result.stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(lines.first?.hasPrefix("testscope: error: ") == true, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(lines.first?.hasSuffix("--help')") == true, "\(arguments): \(result.stderr)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: box.output.path), "\(arguments): created the output folder")
         }
     }

@@ -92,6 +92,7 @@ public struct CoverageBuilder {
         var linesByFile: [String: (lines: LineTable, source: SourceFacts?)] = [:]
         var functionsByFile: [String: [FunctionRecord]] = [:]
         var interned: [String: String] = [:]
+        let pool = RegionPool()
         let equivalences = options.pathEquivalences
         let filter = CachedSourceFilter(options.filter)
         let session = options.needsFunctionNames ? options.demangler.session() : nil
@@ -110,11 +111,11 @@ public struct CoverageBuilder {
                     }
                 },
                 onFunction: { function in
-                    guard var record = FunctionRecord(function, equivalences: equivalences),
-                          filter.includes(record.file) else { return }
-                    if let shared = interned[record.file] { record.file = shared } else { interned[record.file] = record.file }
-                    session?.add(record.mangledName)
-                    functionsByFile[record.file, default: []].append(record)
+                    guard var file = FunctionRecord.mainFile(of: function, equivalences: equivalences), filter.includes(file),
+                          var record = FunctionRecord(function, pool: pool) else { return }
+                    if let shared = interned[file] { file = shared } else { interned[file] = file }
+                    record.nameIndex = session?.add(record.mangledName) ?? -1
+                    functionsByFile[file, default: []].append(record)
                 })
             _ = try reader.read(export)
         }
@@ -133,14 +134,15 @@ public struct CoverageBuilder {
         var files: [FileCoverage] = []
         for path in linesByFile.keys.sorted() {
             let (lines, source) = linesByFile.removeValue(forKey: path)!
-            let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [])
-            files.append(buildFile(path: path, lines: lines, source: source, records: records,
+            let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [], pool: pool)
+            files.append(buildFile(path: path, lines: lines, source: source, records: records, pool: pool,
                                    names: [:], warnings: &warnings))
         }
         demangling?.wait()
-        if let map = names.map, !map.isEmpty {
+        if let map = names.map {
             func rename(_ f: inout FunctionCoverage) {
-                if let display = map[f.mangledName] { f.name = display }
+                f.name = map.displayName(at: f.nameIndex, mangled: f.mangledName)
+                f.nameIndex = -1
                 for i in f.closures.indices { rename(&f.closures[i]) }
             }
             for i in files.indices { for k in files[i].functions.indices { rename(&files[i].functions[k]) } }
@@ -153,7 +155,7 @@ public struct CoverageBuilder {
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
     }
 
-    private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord],
+    private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,
                            names: [String: String], warnings: inout [String]) -> FileCoverage {
         let relative = options.filter.relativePath(path) ?? path
         if source == nil {
@@ -186,7 +188,7 @@ public struct CoverageBuilder {
             excludedExecutable = lines.indices.map { lines.lineNumber(at: $0) }.filter { excluded.contains($0) }
             if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
         }
-        let functions = FunctionGrouper(records: records, names: names, excluded: excluded, lines: lines).functions()
+        let functions = FunctionGrouper(records: records, pool: pool, names: names, excluded: excluded, lines: lines).functions()
         var summary = CoverageSummary()
         summary.lines = CoverageRatio(covered: lines.indices.reduce(0) { $0 + (lines.count(at: $1) > 0 ? 1 : 0) }, total: lines.count)
         for function in functions {

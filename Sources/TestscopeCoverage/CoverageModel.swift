@@ -89,6 +89,8 @@ public struct FunctionCoverage: Equatable, Sendable {
     public var instantiations: CoverageRatio
     /// Closures and autoclosures defined inside, flattened, in source order.
     public var closures: [FunctionCoverage]
+    /// While the model is built: where the display name will be in the demangling session (-1: none).
+    var nameIndex: Int32 = -1
 
     public var isCovered: Bool { count > 0 }
 }

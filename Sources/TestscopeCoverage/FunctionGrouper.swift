@@ -15,24 +15,41 @@ struct CompactRegion {
     var executionCount: UInt64 { executed ? 1 : 0 }
 }
 
-/// A function record reduced to what the model needs: its main file's code regions.
+/// Every function record's code regions, one after the other (one array instead of one per record).
+final class RegionPool {
+    var regions: [CompactRegion] = []
+
+    func slice(_ start: Int32, _ count: Int32) -> ArraySlice<CompactRegion> {
+        regions[Int(start)..<Int(start) + Int(count)]
+    }
+}
+
+/// A function record reduced to what the model needs: its main file's code regions (in a pool).
 struct FunctionRecord {
     var mangledName: String
+    /// The name's index in the demangling session (-1: not demangled).
+    var nameIndex: Int32 = -1
     var count: UInt64
-    var file: String
-    /// Code regions in the function's own file, in export order.
-    var regions: [CompactRegion]
+    /// Code regions in the function's own file, in export order: `regionCount` from `regionStart` in the pool.
+    var regionStart: Int32
+    var regionCount: Int32
     var start: (line: UInt32, column: UInt32)
     var end: (line: UInt32, column: UInt32)
 
-    init?(_ function: ExportFunction, equivalences: [PathEquivalence]) {
+    /// The file the function is defined in (after --path-equivalence).
+    static func mainFile(of function: ExportFunction, equivalences: [PathEquivalence]) -> String? {
+        function.mainFileID.map { PathEquivalence.apply(equivalences, to: function.filenames[$0]) }
+    }
+
+    init?(_ function: ExportFunction, pool: RegionPool) {
         guard let mainID = function.mainFileID else { return nil }
         let code = function.regions.filter { $0.kind == .code && Int($0.fileID) == mainID }
         guard let first = code.first else { return nil }
         mangledName = function.name
         count = function.count
-        file = PathEquivalence.apply(equivalences, to: function.filenames[mainID])
-        regions = code.map { CompactRegion(lineStart: $0.lineStart, executed: $0.executionCount > 0) }
+        regionStart = Int32(pool.regions.count)
+        regionCount = Int32(code.count)
+        pool.regions.append(contentsOf: code.lazy.map { CompactRegion(lineStart: $0.lineStart, executed: $0.executionCount > 0) })
         start = (first.lineStart, first.columnStart)
         end = (first.lineEnd, first.columnEnd)
         for r in code {
@@ -42,10 +59,12 @@ struct FunctionRecord {
     }
 
     /// Adds the counts of the same function from another export.
-    mutating func add(_ other: FunctionRecord) {
+    mutating func add(_ other: FunctionRecord, pool: RegionPool) {
         count = Self.saturatingAdd(count, other.count)
-        if other.regions.count == regions.count {
-            for i in regions.indices { regions[i].executed = regions[i].executed || other.regions[i].executed }
+        if other.regionCount == regionCount {
+            for i in 0..<Int(regionCount) where pool.regions[Int(other.regionStart) + i].executed {
+                pool.regions[Int(regionStart) + i].executed = true
+            }
         }
     }
 
@@ -55,7 +74,7 @@ struct FunctionRecord {
     }
 
     /// Records of the same symbol from several exports become one.
-    static func mergeAcrossExports(_ records: [FunctionRecord]) -> [FunctionRecord] {
+    static func mergeAcrossExports(_ records: [FunctionRecord], pool: RegionPool) -> [FunctionRecord] {
         var order: [String] = []
         var byName: [String: FunctionRecord] = [:]
         for record in records {
@@ -63,7 +82,7 @@ struct FunctionRecord {
                 order.append(record.mangledName)
                 byName[record.mangledName] = record
             } else {
-                byName[record.mangledName]!.add(record)
+                byName[record.mangledName]!.add(record, pool: pool)
             }
         }
         return order.map { byName[$0]! }
@@ -75,6 +94,7 @@ struct FunctionRecord {
 /// function; functions starting on excluded lines are dropped.
 struct FunctionGrouper {
     let records: [FunctionRecord]
+    let pool: RegionPool
     let names: [String: String]
     let excluded: Set<UInt32>
     let lines: LineTable
@@ -169,15 +189,15 @@ struct FunctionGrouper {
             line: group.start.line, column: group.start.column, endLine: group.end.line,
             count: group.count, lines: lineRatio(from: group.start.line, to: group.end.line),
             regions: regions, instantiations: CoverageRatio(covered: covered, total: group.records.count),
-            closures: nested)
+            closures: nested, nameIndex: group.records[0].nameIndex)
     }
 
     /// Regions of all instantiations, position by position: covered if any instantiation ran it.
     private func regionRatio(_ group: Group) -> CoverageRatio {
         var ratio = CoverageRatio()
-        let base = group.records[0].regions
-        for (i, region) in base.enumerated() where !excluded.contains(region.lineStart) {
-            let ran = group.records.contains { i < $0.regions.count && $0.regions[i].executionCount > 0 }
+        let first = group.records[0]
+        for (i, region) in pool.slice(first.regionStart, first.regionCount).enumerated() where !excluded.contains(region.lineStart) {
+            let ran = group.records.contains { i < $0.regionCount && pool.regions[Int($0.regionStart) + i].executed }
             ratio += CoverageRatio(covered: ran ? 1 : 0, total: 1)
         }
         return ratio

@@ -1,9 +1,11 @@
-/// A file's executable lines, stored compactly: 12 bytes a line, plus the uncovered spans of the
-/// partial lines in one flat array (a model of thousands of files holds every line at once).
+/// A file's executable lines, stored compactly: 8 bytes a line (counts above 2^32-2 kept apart),
+/// plus the uncovered spans of the partial lines in one flat array (a model of thousands of files holds every line at once).
 /// Reads like an array of `LineCoverage`.
 public struct LineTable: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
     private var numbers: [UInt32] = []
-    private var counts: [UInt64] = []
+    private var counts: [UInt32] = []
+    /// Counts that do not fit in `counts` (which holds `UInt32.max` for them), by position.
+    private var largeCounts: [Int32: UInt64] = [:]
     /// Positions (indices into `numbers`) of the lines that have uncovered spans, ascending.
     private var spanOwners: [Int32] = []
     /// Where each owner's spans end in `spans` (they start where the previous owner's end).
@@ -26,14 +28,17 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
     public var endIndex: Int { numbers.count }
 
     public subscript(position: Int) -> LineCoverage {
-        LineCoverage(line: numbers[position], count: counts[position], uncoveredSpans: uncoveredSpans(at: position))
+        LineCoverage(line: numbers[position], count: count(at: position), uncoveredSpans: uncoveredSpans(at: position))
     }
 
     /// The line number at `position`, without building a `LineCoverage`.
     public func lineNumber(at position: Int) -> UInt32 { numbers[position] }
 
     /// The execution count at `position`, without building a `LineCoverage`.
-    public func count(at position: Int) -> UInt64 { counts[position] }
+    public func count(at position: Int) -> UInt64 {
+        let small = counts[position]
+        return small == .max ? largeCounts[Int32(position)] ?? UInt64(small) : UInt64(small)
+    }
 
     /// The lines whose numbers are not in `excluded`.
     public func removing(_ excluded: Set<UInt32>) -> LineTable {
@@ -56,7 +61,7 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
                 spans = table.spans(ofOwner: owner)
                 owner += 1
             }
-            return LineCoverage(line: table.numbers[position], count: table.counts[position], uncoveredSpans: spans)
+            return LineCoverage(line: table.numbers[position], count: table.count(at: position), uncoveredSpans: spans)
         }
     }
 
@@ -66,8 +71,9 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
             spans.append(contentsOf: line.uncoveredSpans)
             spanEnds.append(Int32(spans.count))
         }
+        if line.count >= UInt64(UInt32.max) { largeCounts[Int32(numbers.count)] = line.count }
+        counts.append(UInt32(Swift.min(line.count, UInt64(UInt32.max))))
         numbers.append(line.line)
-        counts.append(line.count)
     }
 
     /// Drops growth slack (`Array(array)` would keep the same buffer).
@@ -94,7 +100,7 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
     }
 
     public static func == (a: LineTable, b: LineTable) -> Bool {
-        a.numbers == b.numbers && a.counts == b.counts && a.spanOwners == b.spanOwners
+        a.numbers == b.numbers && a.counts == b.counts && a.largeCounts == b.largeCounts && a.spanOwners == b.spanOwners
             && a.spanEnds == b.spanEnds && a.spans == b.spans
     }
 }

@@ -12,9 +12,10 @@ public struct SwiftDemangler: Sendable {
     /// type for functions, e.g. `Calc.add(_:_:) -> Int`; mangled names are kept if demangling fails.
     public func displayNames(for names: [String]) -> [String: String] {
         let session = session()
-        for name in names { session.add(name) }
+        let indices = names.map { session.add($0) }
         let demangled = session.finish()
-        return Dictionary(names.map { ($0, demangled[$0] ?? $0) }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(zip(names, indices).map { ($0, demangled.displayName(at: $1, mangled: $0)) },
+                          uniquingKeysWith: { a, _ in a })
     }
 
     /// A session that demangles names as they are added (while an export is still being read).
@@ -32,13 +33,16 @@ public struct SwiftDemangler: Sendable {
         for (i, mangled) in unique.enumerated() {
             var display = simplified[i]
             if display == symbol(in: mangled) { result.append(mangled); continue }
-            if let returnTypes, !isClosure(display), display.hasSuffix(")"), let returnType = returnTypes[i] {
+            if let returnTypes, takesReturnType(display), let returnType = returnTypes[i] {
                 display += " -> " + stripModules(returnType, modules: modules)
             }
             result.append(display)
         }
         return result
     }
+
+    /// Functions get their return type; closures (whose simplified name has none) do not.
+    static func takesReturnType(_ simplified: String) -> Bool { !isClosure(simplified) && simplified.hasSuffix(")") }
 
     /// The same from the two passes as lines (tests, small inputs).
     static func displayNames(unique: [String], simplified: [String]?, full: [String]?) -> [String] {
@@ -149,8 +153,7 @@ final class ResultBox: @unchecked Sendable { var result: ProcessResult? }
 /// consumed line by line as it arrives (only what the display names need is kept), and `finish()`
 /// returns the display names (mangled names when the tool is missing or fails).
 public final class DemangleSession: @unchecked Sendable {
-    private var unique: [String] = []
-    private var index: [String: Int32] = [:]
+    private var added = 0
     private let simplified: IncrementalProcess?
     private let full: IncrementalProcess?
     private let simplifiedLines: LineSplitter
@@ -179,37 +182,55 @@ public final class DemangleSession: @unchecked Sendable {
         full = simplified == nil ? nil : tool.flatMap { try? IncrementalProcess($0, [], onStdout: fullLines.feed) }
     }
 
-    public func add(_ mangled: String) {
-        guard index[mangled] == nil else { return }
-        index[mangled] = Int32(unique.count)
-        let symbol = SwiftDemangler.symbol(in: mangled)
-        unique.append(mangled)
-        var line = Array(symbol.utf8)
+    /// Queues a name; its display name will be at the returned index of `finish()`'s result. The
+    /// names are not kept here (the caller has them), and a name added twice is demangled twice.
+    @discardableResult
+    public func add(_ mangled: String) -> Int32 {
+        defer { added += 1 }
+        var line = Array(SwiftDemangler.symbol(in: mangled).utf8)
         line.append(0x0A)
         simplified?.write(line)
         full?.write(line)
+        return Int32(added)
     }
 
     public func finish() -> DemangledNames {
-        guard let simplified else { return DemangledNames(index: index, display: unique) }
+        guard let simplified else { return DemangledNames(display: []) }
         let fullBox = ResultBox()
         let fullTask = full.map { process in BlockingTask { fullBox.result = process.finish() } }
         let simplifiedResult = simplified.finish()
         fullTask?.wait()
         simplifiedLines.end()
         fullLines.end()
-        guard simplifiedResult.succeeded, collected.simplifiedNames.count == unique.count else {
-            return DemangledNames(index: index, display: unique)
-        }
+        guard simplifiedResult.succeeded, collected.simplifiedNames.count == added else { return DemangledNames(display: []) }
         let fullSucceeded = fullBox.result?.succeeded ?? false
-        let display = SwiftDemangler.displayNames(
-            unique: unique, simplified: collected.simplifiedNames,
-            returnTypes: fullSucceeded && collected.returnTypes.count == unique.count ? collected.returnTypes : nil,
-            modules: collected.modules)
-        collected.simplifiedNames = []
+        let returnTypes = fullSucceeded && collected.returnTypes.count == added ? collected.returnTypes : nil
         collected.returnTypes = []
-        return DemangledNames(index: index, display: display)
+        // Display names replace the simplified ones in place: the two lists never coexist.
+        var display = collected.simplifiedNames
+        collected.simplifiedNames = []
+        for i in display.indices {
+            if let returnTypes, let type = returnTypes[i], SwiftDemangler.takesReturnType(display[i]) {
+                display[i] += " -> " + SwiftDemangler.stripModules(type, modules: collected.modules)
+            }
+        }
+        return DemangledNames(display: display)
     }
+}
+
+/// The display names of one demangling session, by the index `add` returned.
+public struct DemangledNames: Sendable {
+    let display: [String]
+
+    /// The display name of the name added at `index`: the mangled name itself when demangling
+    /// failed or changed nothing.
+    public func displayName(at index: Int32, mangled: String) -> String {
+        guard index >= 0, Int(index) < display.count else { return mangled }
+        let name = display[Int(index)]
+        return name == SwiftDemangler.symbol(in: mangled) ? mangled : name
+    }
+
+    public var isEmpty: Bool { display.isEmpty }
 }
 
 /// Splits a byte stream that arrives in pieces into lines.
@@ -244,12 +265,3 @@ final class LineSplitter: @unchecked Sendable {
     }
 }
 
-/// Display names by mangled name, from one demangling session (an index into one array: no
-/// second table of every name).
-public struct DemangledNames: Sendable {
-    let index: [String: Int32]
-    let display: [String]
-
-    public subscript(mangled: String) -> String? { index[mangled].map { display[Int($0)] } }
-    public var isEmpty: Bool { display.isEmpty }
-}

@@ -157,9 +157,12 @@ final class FlakyCommandTests: XCTestCase {
     }
 
     func testAHangIsKilledAfterTheTestTimeout() throws {
-        let result = try flaky(["--filter", "ShutdownTests", "--runs", "2", "--seed", "1", "--test-timeout", "1", "--output", output.path],
+        let result = try flaky(["--filter", "ShutdownTests", "--runs", "2", "--seed", "1", "--test-timeout", "1", "--output", output.path, "--quiet"],
                                environment: ["FLAKY_HANG": "1"])
         XCTAssertEqual(result.status, 1, result.stderr)
+        // --quiet: the seed (needed to replay) but no per-run progress lines.
+        XCTAssertTrue(result.stdout.hasPrefix("testscope flaky: seed 1, 2 runs, "), result.stdout)
+        XCTAssertFalse(result.stdout.contains("run 0/1"), result.stdout)
         let tests = try XCTUnwrap(try json()["tests"] as? [[String: Any]])
         let hung = try XCTUnwrap(tests.first { $0["id"] as? String == "FlakyTests.ShutdownTests/testWaitsForShutdown" })
         XCTAssertEqual(hung["classification"] as? String, "consistent-failure")

@@ -193,7 +193,13 @@ extension Testscope {
             let jobsText = jobs == nil ? "\(jobCount) job\(jobCount == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobCount) while the CPUs sit idle)"
                 : "\(jobCount) job\(jobCount == 1 ? "" : "s")"
             print("testscope flaky: seed \(seedValue), \(runs) runs, \(jobsText)")
-            var report = try detector.detect(options, reproduction: reproduction, packageRoot: root.path) { print($0); fflush(stdout) }
+            // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
+            let quiet = self.quiet
+            var report = try detector.detect(options, reproduction: reproduction, packageRoot: root.path) { line in
+                guard !quiet else { return }
+                print(line)
+                fflush(stdout)
+            }
             report.buildSeconds = buildSeconds
             return try finish(report, terminal: terminal, output: outputFolder, root: root)
         }

@@ -136,7 +136,7 @@ public struct CoverageBuilder {
             let (lines, source) = linesByFile.removeValue(forKey: path)!
             let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [], pool: pool)
             files.append(buildFile(path: path, lines: lines, source: source, records: records, pool: pool,
-                                   names: [:], warnings: &warnings))
+                                   warnings: &warnings))
         }
         demangling?.wait()
         if let map = names.map {
@@ -156,7 +156,7 @@ public struct CoverageBuilder {
     }
 
     private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,
-                           names: [String: String], warnings: inout [String]) -> FileCoverage {
+                           warnings: inout [String]) -> FileCoverage {
         let relative = options.filter.relativePath(path) ?? path
         if source == nil {
             warnings.append("\(relative): source file not found (deleted or moved since the run); reporting counts without source text")
@@ -188,7 +188,7 @@ public struct CoverageBuilder {
             excludedExecutable = lines.indices.map { lines.lineNumber(at: $0) }.filter { excluded.contains($0) }
             if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
         }
-        let functions = FunctionGrouper(records: records, pool: pool, names: names, excluded: excluded, lines: lines).functions()
+        let functions = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines).functions()
         var summary = CoverageSummary()
         summary.lines = CoverageRatio(covered: lines.indices.reduce(0) { $0 + (lines.count(at: $1) > 0 ? 1 : 0) }, total: lines.count)
         for function in functions {

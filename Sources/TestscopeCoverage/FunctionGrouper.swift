@@ -95,7 +95,6 @@ struct FunctionRecord {
 struct FunctionGrouper {
     let records: [FunctionRecord]
     let pool: RegionPool
-    let names: [String: String]
     let excluded: Set<UInt32>
     let lines: LineTable
 
@@ -169,7 +168,7 @@ struct FunctionGrouper {
                                closure: SwiftDemangler.isMangledClosure(record.mangledName))
             if byStart[key] == nil {
                 order.append(key)
-                byStart[key] = Group(records: [record], name: names[record.mangledName] ?? record.mangledName)
+                byStart[key] = Group(records: [record], name: record.mangledName)
             } else {
                 byStart[key]!.add(record)
             }

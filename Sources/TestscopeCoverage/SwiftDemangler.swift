@@ -24,43 +24,8 @@ public struct SwiftDemangler: Sendable {
     /// Modules whose names are stripped from return types even when no function of theirs is seen.
     static let knownModules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "_Concurrency", "XCTest", "Testing", "Dispatch"]
 
-    /// Display names in the order of `unique`: the simplified form, plus ` -> T` for functions with
-    /// the return type `T` of the full form (module names stripped); the mangled name when
-    /// demangling changed nothing.
-    static func displayNames(unique: [String], simplified: [String], returnTypes: [String?]?, modules: Set<String>) -> [String] {
-        var result: [String] = []
-        result.reserveCapacity(unique.count)
-        for (i, mangled) in unique.enumerated() {
-            var display = simplified[i]
-            if display == symbol(in: mangled) { result.append(mangled); continue }
-            if let returnTypes, takesReturnType(display), let returnType = returnTypes[i] {
-                display += " -> " + stripModules(returnType, modules: modules)
-            }
-            result.append(display)
-        }
-        return result
-    }
-
     /// Functions get their return type; closures (whose simplified name has none) do not.
     static func takesReturnType(_ simplified: String) -> Bool { !isClosure(simplified) && simplified.hasSuffix(")") }
-
-    /// The same from the two passes as lines (tests, small inputs).
-    static func displayNames(unique: [String], simplified: [String]?, full: [String]?) -> [String] {
-        guard let simplified, simplified.count == unique.count else { return unique }
-        var modules = knownModules
-        var types: [String?]? = nil
-        if let full, full.count == unique.count {
-            types = full.map { line in
-                var line = line
-                return line.withUTF8 { bytes in
-                    let facts = fullNameFacts(bytes)
-                    if let module = facts.module { modules.insert(module) }
-                    return facts.returnType
-                }
-            }
-        }
-        return displayNames(unique: unique, simplified: simplified, returnTypes: types, modules: modules)
-    }
 
     /// From one line of the full form: the module of a plain function (the first identifier of
     /// `Shapes.f(…)`) and the return type.

@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "testscope", targets: ["testscope"]),
+        .library(name: "TestscopeKit", targets: ["TestscopeKit"]),
         .library(name: "TestscopeCoverage", targets: ["TestscopeCoverage"]),
     ],
     dependencies: [
@@ -31,11 +32,15 @@ let package = Package(
             name: "TestscopeTemplates", path: "templates",
             resources: TemplateFiles.all.map { .embedInCode($0) }
         ),
-        // The thin command-line frontend.
+        // The pipeline as a library: typed requests (run, report, flaky) in, outcomes out.
+        .target(name: "TestscopeKit", dependencies: [
+            "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness",
+        ]),
+        // The thin command-line frontend: options, validation, exit statuses.
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness",
+                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -130,7 +130,7 @@ public struct CoverageBuilder {
         final class Names: @unchecked Sendable { var map: DemangledNames? }
         let names = Names()
         let demangling = session.map { session in BlockingTask { names.map = session.finish() } }
-        var warnings: [String] = []
+        var warnings: [Diagnostic] = []
         var files: [FileCoverage] = []
         for path in linesByFile.keys.sorted() {
             let (lines, source) = linesByFile.removeValue(forKey: path)!
@@ -156,31 +156,31 @@ public struct CoverageBuilder {
     }
 
     private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,
-                           warnings: inout [String]) -> FileCoverage {
+                           warnings: inout [Diagnostic]) -> FileCoverage {
         let relative = options.filter.relativePath(path) ?? path
         if source == nil {
-            warnings.append("\(relative): source file not found (deleted or moved since the run); reporting counts without source text")
+            warnings.append(.warning(file: relative, "source file not found (deleted or moved since the run); reporting counts without source text"))
         } else if let source, !source.isValidUTF8 {
-            warnings.append("\(relative): source is not valid UTF-8; shown with replacement characters")
+            warnings.append(.warning(file: relative, "source is not valid UTF-8; shown with replacement characters"))
         }
         if source != nil, let recorded = options.dataRecordedAt,
            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
            modified.timeIntervalSince(recorded) > 1 {
-            warnings.append("\(relative): changed after the coverage data was recorded; line numbers may not match (re-run the tests)")
+            warnings.append(.warning(file: relative, "changed after the coverage data was recorded; line numbers may not match (re-run the tests)"))
         }
         var lines = computed
         if let source, let last = lines.last, Int(last.line) > source.lineCount {
-            warnings.append("\(relative): has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run")
+            warnings.append(.warning(file: relative, "has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run"))
         }
         let clamped = lines.indices.filter { lines.count(at: $0) == UInt64(Int64.max) }.map { lines.lineNumber(at: $0) }
         if let first = clamped.first {
-            warnings.append("\(relative):\(first): \(clamped.count) line(s) have the count 2^63-1, which llvm-cov export writes for a counter that went negative (a compiler or data-race artifact); the real count is not in the export (llvm-cov show prints it as ~18.4E)")
+            warnings.append(.warning(file: relative, line: Int(first), "\(clamped.count) line(s) have the count 2^63-1, which llvm-cov export writes for a counter that went negative (a compiler or data-race artifact); the real count is not in the export (llvm-cov show prints it as ~18.4E)"))
         }
         var excluded = Set<UInt32>()
         if let source {
             excluded = source.excluded
             if let open = source.unclosedBlockAt {
-                warnings.append("\(relative):\(open): testscope:ignore:start has no matching testscope:ignore:end; excluding to the end of the file")
+                warnings.append(.warning(file: relative, line: Int(open), "testscope:ignore:start has no matching testscope:ignore:end; excluding to the end of the file"))
             }
         }
         var excludedExecutable: [UInt32] = []

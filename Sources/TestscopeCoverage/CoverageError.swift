@@ -7,6 +7,7 @@ public enum CoverageError: LocalizedError, Equatable {
     case emptyExport(path: String)
     case invalidJSON(path: String, line: Int, message: String)
     case notAnExport(path: String, type: String?)
+    case exportWithoutData(path: String)
     case summaryOnlyExport(path: String)
     case noInput
     case noProfiles(directory: String)
@@ -32,6 +33,8 @@ public enum CoverageError: LocalizedError, Equatable {
         case let .notAnExport(path, type):
             let what = type.map { "of type \"\($0)\"" } ?? "without a \"type\" field"
             return "\(path) is JSON \(what), not an llvm-cov export (\"llvm.coverage.json.export\"); pass the output of `llvm-cov export`"
+        case let .exportWithoutData(path):
+            return "\(path) is an llvm-cov export without a \"data\" array (no coverage in it); re-create it with `llvm-cov export -instr-profile <profdata> <test binary>`"
         case let .summaryOnlyExport(path):
             return "\(path) is a summary-only export (no per-line segments); re-export without -summary-only so line coverage can be computed"
         case .noInput:

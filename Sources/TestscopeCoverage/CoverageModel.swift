@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// A covered/total pair; `percent` is nil for 0/0, which reports show as "–", never as 0 %.
 public struct CoverageRatio: Equatable, Sendable {
     public var covered: Int
@@ -158,9 +160,9 @@ public struct CoverageReport: Equatable, Sendable {
     public var directories: [CoverageGroup]
     public var targets: [CoverageGroup]
     public var metadata: ReportMetadata
-    public var warnings: [String]
+    public var warnings: [Diagnostic]
 
-    public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [String] = []) {
+    public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
         self.files = files.sorted { $0.relativePath < $1.relativePath }
         self.totals = files.reduce(CoverageSummary()) { $0 + $1.summary }
         self.directories = RollUp.directories(of: self.files)

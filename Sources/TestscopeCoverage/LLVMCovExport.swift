@@ -95,6 +95,17 @@ public struct ExportFile: Sendable {
 
 /// The envelope fields of an export.
 public struct ExportHeader: Sendable, Equatable {
+    /// The `type` every llvm-cov export carries.
+    public static let exportType = "llvm.coverage.json.export"
+
     public var type: String?
     public var version: String?
+    /// Whether the document had a `data` array (an export of no binary has none).
+    public var hasData = false
+
+    /// Throws unless this is an llvm-cov export with data.
+    func validate(path: String) throws {
+        guard type == Self.exportType else { throw CoverageError.notAnExport(path: path, type: type) }
+        guard hasData else { throw CoverageError.exportWithoutData(path: path) }
+    }
 }

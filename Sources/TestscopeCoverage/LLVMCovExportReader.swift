@@ -24,9 +24,7 @@ public struct LLVMCovExportReader {
         var scanner = JSONScanner(base: mapped.base, count: mapped.count)
         do {
             let header = try readRoot(&scanner, mapped: mapped)
-            guard header.type == "llvm.coverage.json.export" else {
-                throw CoverageError.notAnExport(path: url.path, type: header.type)
-            }
+            try header.validate(path: url.path)
             return header
         } catch let failure as JSONScanner.Failure {
             throw CoverageError.invalidJSON(
@@ -41,9 +39,7 @@ public struct LLVMCovExportReader {
             var scanner = JSONScanner(base: buffer.baseAddress!, count: buffer.count)
             do {
                 let header = try readRoot(&scanner, mapped: nil)
-                guard header.type == "llvm.coverage.json.export" else {
-                    throw CoverageError.notAnExport(path: name, type: header.type)
-                }
+                try header.validate(path: name)
                 return header
             } catch let failure as JSONScanner.Failure {
                 throw CoverageError.invalidJSON(
@@ -76,7 +72,7 @@ public struct LLVMCovExportReader {
         }
         s.skipWhitespace()
         if s.position < s.count { throw s.unexpected("the end of the document") }
-        if !sawData && header.type == "llvm.coverage.json.export" { header.type = "llvm.coverage.json.export (no data)" }
+        header.hasData = sawData
         return header
     }
 

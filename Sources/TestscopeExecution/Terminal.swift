@@ -5,23 +5,27 @@ import Glibc
 import Darwin
 #endif
 
-/// How Testscope talks to the user's terminal: colors, progress and diagnostics on stderr.
+/// How Testscope talks to the user: colors, progress and diagnostics (stderr) and results (stdout),
+/// through a `Console` (the process's own streams, or memory in tests).
 public struct Terminal: Sendable {
     public var useColor: Bool
     public var showProgress: Bool
     public var quiet: Bool
+    public var console: any Console
 
-    public init(useColor: Bool, showProgress: Bool, quiet: Bool) {
+    public init(useColor: Bool, showProgress: Bool, quiet: Bool, console: any Console = StandardConsole()) {
         self.useColor = useColor
         self.showProgress = showProgress
         self.quiet = quiet
+        self.console = console
     }
 
     /// Colors only on a terminal, never with `NO_COLOR` or `TERM=dumb`; progress only on a terminal outside CI.
     public static func detect(quiet: Bool, noColor: Bool,
-                              environment: [String: String] = ProcessInfo.processInfo.environment) -> Terminal {
-        let stdoutTTY = isatty(STDOUT_FILENO) == 1
-        let stderrTTY = isatty(STDERR_FILENO) == 1
+                              environment: [String: String] = ProcessInfo.processInfo.environment,
+                              console: any Console = StandardConsole()) -> Terminal {
+        let stdoutTTY = isatty(STDOUT_FILENO) == 1 && console is StandardConsole
+        let stderrTTY = isatty(STDERR_FILENO) == 1 && console is StandardConsole
         let colorAllowed = !noColor && environment["NO_COLOR"].map { $0.isEmpty } ?? true
             && environment["TERM"] != "dumb"
         let forced = environment["TESTSCOPE_FORCE_COLOR"] == "1"
@@ -29,7 +33,7 @@ public struct Terminal: Sendable {
         return Terminal(
             useColor: forced || (colorAllowed && stdoutTTY),
             showProgress: !quiet && stderrTTY && !inCI,
-            quiet: quiet)
+            quiet: quiet, console: console)
     }
 
     /// ANSI styles used by the text reports.
@@ -41,29 +45,54 @@ public struct Terminal: Sendable {
         useColor ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 
+    /// Results on stdout, as they are (no newline added).
+    public func print(_ text: String) {
+        console.output(text)
+    }
+
+    /// A line of results on stdout.
+    public func printLine(_ line: String) {
+        console.output(line + "\n")
+    }
+
     /// A progress note on stderr, shown only on an interactive terminal.
     public func progress(_ message: String) {
         guard showProgress else { return }
-        fflush(stdout)
-        FileHandle.standardError.write(Data("testscope: \(message)\n".utf8))
+        console.diagnostics("testscope: \(message)\n")
     }
 
     /// A note on stderr that `--quiet` hides.
     public func note(_ message: String) {
         guard !quiet else { return }
-        fflush(stdout)
-        FileHandle.standardError.write(Data("testscope: \(message)\n".utf8))
+        console.diagnostics("testscope: \(message)\n")
+    }
+
+    /// A `testscope: …` line on stderr that `--quiet` does not hide (a gate's verdict).
+    public func diagnosticLine(_ message: String) {
+        console.diagnostics("testscope: \(message)\n")
     }
 
     /// A warning on stderr; always shown.
     public func warning(_ message: String) {
-        fflush(stdout)
-        FileHandle.standardError.write(Data("testscope: warning: \(message)\n".utf8))
+        console.diagnostics("testscope: warning: \(message)\n")
     }
 
     /// An error line on stderr; always shown.
+    public func error(_ message: String) {
+        console.diagnostics("testscope: error: \(message)\n")
+    }
+
+    /// A diagnostic value, rendered the one way diagnostics are shown (notes obey `--quiet`).
+    public func emit(_ diagnostic: Diagnostic) {
+        switch diagnostic.kind {
+        case .note: note(diagnostic.description)
+        case .warning: warning(diagnostic.description)
+        case .error: error(diagnostic.description)
+        }
+    }
+
+    /// An error line on the process's stderr, for the few places that have no terminal (argument parsing).
     public static func error(_ message: String) {
-        fflush(stdout)
-        FileHandle.standardError.write(Data("testscope: error: \(message)\n".utf8))
+        StandardConsole().diagnostics("testscope: error: \(message)\n")
     }
 }

@@ -27,13 +27,18 @@ public struct Toolchain: Sendable, Equatable {
         }
     }
 
+    /// The `swift` to build and run with: the override, `TESTSCOPE_SWIFT`, or the first on `PATH`.
+    public static func findSwift(override: String? = nil,
+                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL? {
+        try (override ?? environment["TESTSCOPE_SWIFT"]).map { try checkedExecutable($0) } ?? findInPath("swift", environment: environment)
+    }
+
     /// Finds the tools: overrides, then beside the resolved `swift` (symlinks followed), then `xcrun` on macOS.
     public static func locate(
         overrides: Overrides = Overrides(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Toolchain {
-        let swiftOverride = overrides.swift ?? environment["TESTSCOPE_SWIFT"]
-        let swift = try swiftOverride.map { try checkedExecutable($0) } ?? findInPath("swift", environment: environment)
+        let swift = try findSwift(override: overrides.swift, environment: environment)
         let toolDir = swift.map { $0.resolvingSymlinksInPath().deletingLastPathComponent() }
 
         func tool(_ name: String, override: String?, envKey: String) throws -> URL {

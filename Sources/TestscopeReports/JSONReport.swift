@@ -26,7 +26,7 @@ public struct JSONReport: CoverageRenderer {
             try out.write(index == 0 ? "\n" : ",\n")
             try writeFile(file, to: &out)
         }
-        try out.write("\n  ],\n  \"warnings\": [\(report.warnings.map(Self.string).joined(separator: ", "))]\n}\n")
+        try out.write("\n  ],\n  \"warnings\": [\(report.warnings.map { Self.string($0.description) }.joined(separator: ", "))]\n}\n")
     }
 
     private func writeFile<Output: TextOutput>(_ file: FileCoverage, to out: inout Output) throws {

@@ -3,6 +3,7 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeFlakiness
+import TestscopeKit
 import TestscopeReports
 import TestscopeTestResults
 
@@ -20,43 +21,56 @@ enum ExitStatus: Int32 {
     var exitCode: ExitCode { ExitCode(rawValue) }
 }
 
-/// Runs a command body, turning every error into one line on stderr and its exit status.
-func withErrorHandling(_ body: () throws -> ExitStatus) throws {
+extension ExitStatus {
+    /// The status of a command's verdict.
+    init(_ status: Outcome.Status) {
+        switch status {
+        case .success: self = .success
+        case .testsFailed: self = .testsFailed
+        case .belowThreshold: self = .belowThreshold
+        case .flaky: self = .flaky
+        }
+    }
+}
+
+/// Runs a command through the library, turning its outcome, or any error (one line on stderr), into
+/// the documented exit status.
+func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws {
     let status: ExitStatus
     do {
-        status = try body()
-    } catch let error as ExitCode {
-        throw error
-    } catch let error as CoverageError {
-        Terminal.error(error.localizedDescription)
-        status = .badInput
-    } catch let error as ExecutionError {
-        Terminal.error(error.localizedDescription)
-        switch error {
-        case .toolNotFound, .toolNotExecutable: status = .badInput
-        case .outsideOutputFolder, .cannotWrite: status = .badInput
-        case .launchFailed, .toolFailed: status = .internalError
-        }
-    } catch let error as TestResultsError {
-        Terminal.error(error.localizedDescription)
-        status = .badInput
-    } catch let error as FlakinessError {
-        Terminal.error(error.localizedDescription)
-        switch error {
-        case .malformedSeed, .unknownReplayIndex: status = .usage
-        case .buildFailed: status = .testsFailed
-        case .testBinaryFailed, .swiftTestingUnavailable: status = .internalError
-        case .unreadableOrderFile, .badOrder, .unreadableQuarantine, .noTests, .unsupportedPlatform: status = .badInput
-        }
-    } catch let error as ReportError {
-        Terminal.error(error.localizedDescription)
-        status = .badInput
-    } catch let error as ValidationError {
-        Terminal.error(error.message)
-        status = .usage
+        status = ExitStatus(try body(Pipeline(terminal: terminal)).status)
     } catch {
-        Terminal.error(error.localizedDescription)
-        status = .internalError
+        let (message, errorStatus) = describe(error)
+        terminal.error(message)
+        status = errorStatus
     }
     if status != .success { throw status.exitCode }
+}
+
+/// Every error's message and the status of its class: 64 usage, 65 bad input, 70 Testscope's own failure.
+func describe(_ error: Error) -> (String, ExitStatus) {
+    switch error {
+    case let error as CoverageError:
+        return (error.localizedDescription, .badInput)
+    case let error as ExecutionError:
+        switch error {
+        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .cannotWrite: return (error.localizedDescription, .badInput)
+        case .launchFailed, .toolFailed: return (error.localizedDescription, .internalError)
+        }
+    case let error as TestResultsError:
+        return (error.localizedDescription, .badInput)
+    case let error as FlakinessError:
+        switch error {
+        case .malformedSeed, .unknownReplayIndex: return (error.localizedDescription, .usage)
+        case .buildFailed: return (error.localizedDescription, .testsFailed)
+        case .testBinaryFailed, .swiftTestingUnavailable: return (error.localizedDescription, .internalError)
+        case .unreadableOrderFile, .badOrder, .unreadableQuarantine, .noTests, .unsupportedPlatform: return (error.localizedDescription, .badInput)
+        }
+    case let error as ReportError:
+        return (error.localizedDescription, .badInput)
+    case let error as ValidationError:
+        return (error.message, .usage)
+    default:
+        return (error.localizedDescription, .internalError)
+    }
 }

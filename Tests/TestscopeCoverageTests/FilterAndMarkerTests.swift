@@ -82,7 +82,7 @@ final class FilterAndMarkerTests: XCTestCase {
         XCTAssertEqual(report.totals.lines, CoverageRatio(covered: 10, total: 12))
         XCTAssertTrue(CoverageGate(lines: 80).evaluate(report).isEmpty)
         let failures = CoverageGate(lines: 90, perFileLines: 60).evaluate(report)
-        XCTAssertEqual(failures.map(\.option), ["--fail-under-lines", "--fail-under-file"])
+        XCTAssertEqual(failures.map(\.threshold), [.lines, .fileLines])
         XCTAssertEqual(failures[0].files.first?.path, "Sources/A/a.swift")
         XCTAssertEqual(failures[1].files.map(\.path), ["Sources/A/a.swift"])
         // 0/0 functions: nothing to measure fails a positive threshold.

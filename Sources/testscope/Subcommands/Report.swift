@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import TestscopeCoverage
-import TestscopeExecution
-import TestscopeTestResults
+import TestscopeKit
 
 extension Testscope {
     /// `testscope report`: reports from existing profiles, binaries or exports, without running tests.
@@ -43,11 +41,11 @@ extension Testscope {
         @Option(name: .long, help: ArgumentHelp("`swift test list` output, for the module names XCTest logs omit.", valueName: "file"))
         var testList: String?
 
+        @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
 
-        var hasTestInput: Bool { !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty }
-
         func validate() throws {
+            let hasTestInput = !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty
             let modes = [!export.isEmpty, !profile.isEmpty || !binary.isEmpty, buildPath != nil].filter { $0 }.count
             if modes == 0 && !hasTestInput {
                 throw ValidationError("no input; pass --export FILE, --profile FILE with --binary FILE, or --build-path DIR (coverage), and/or --test-log, --event-stream, --junit (test results)")
@@ -55,84 +53,22 @@ extension Testscope {
             if modes > 1 { throw ValidationError("use one kind of input: --export, --profile/--binary, or --build-path") }
             if !profile.isEmpty && binary.isEmpty { throw ValidationError("--profile needs --binary (the test binary the profile was recorded with)") }
             if profile.isEmpty && !binary.isEmpty { throw ValidationError("--binary needs --profile") }
+            _ = try outputOptions.formats()
         }
 
         func run() throws {
-            try withErrorHandling { try execute() }
-        }
-
-        private func execute() throws -> ExitStatus {
-            let root = absoluteURL(packagePath)
-            let output = coverage.outputFolder(packageRoot: root)
-            let pipeline = CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
-            let tests = try importTests()
-            let hasCoverage = !export.isEmpty || !profile.isEmpty || buildPath != nil
-            var status = ExitStatus.success
-            var coverageLine: String?
-            if hasCoverage {
-                let (gate, report) = try coverageStatus(root: root, output: output, pipeline: pipeline, tests: tests)
-                status = gate
-                coverageLine = pipeline.summaryLine(report)
+            try execute(outputOptions.terminal) { pipeline in
+                var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
+                request.exports = export.map(absoluteURL)
+                request.profiles = profile.map(absoluteURL)
+                request.binaries = binary.map(absoluteURL)
+                request.buildPath = buildPath.map(absoluteURL)
+                request.testLogs = testLog.map(absoluteURL)
+                request.eventStreams = eventStream.map(absoluteURL)
+                request.junit = junitInput.map(absoluteURL)
+                request.testList = testList.map(absoluteURL)
+                return try pipeline.report(request)
             }
-            if let tests {
-                let testStatus = try pipeline.processTests(tests, packageRoot: root, output: output, coverageLine: coverageLine)
-                if testStatus == .testsFailed { return .testsFailed }
-            }
-            return status
-        }
-
-        /// Test results from the imported files, or nil when none were given.
-        private func importTests() throws -> TestRunResults? {
-            guard hasTestInput else { return nil }
-            let list = try testList.map { TestList.parse(try String(contentsOf: absoluteURL($0), encoding: .utf8)) }
-            return try TestResultImporter.combined(logs: testLog.map(absoluteURL), streams: eventStream.map(absoluteURL),
-                                                   junit: junitInput.map(absoluteURL), testList: list)
-        }
-
-        private func coverageStatus(root: URL, output: OutputFolder, pipeline: CoveragePipeline,
-                                    tests: TestRunResults?) throws -> (ExitStatus, CoverageReport) {
-            if !export.isEmpty {
-                let exports = export.map(absoluteURL)
-                for file in exports where !FileManager.default.fileExists(atPath: file.path) {
-                    throw CoverageError.fileNotFound(path: file.path)
-                }
-                let toolchain = try? coverage.toolchain()
-                let recorded = exports.map(BuildArtifacts.modified).max()
-                return try pipeline.processCoverage(exports: exports, packageRoot: root, toolchain: toolchain,
-                                                    output: output, dataRecordedAt: recorded, tests: tests)
-            }
-            let toolchain = try coverage.toolchain()
-            var profiles = profile.map(absoluteURL)
-            var binaries = binary.map(absoluteURL)
-            if let buildPath {
-                let build = absoluteURL(buildPath)
-                guard FileManager.default.fileExists(atPath: build.path) else { throw CoverageError.fileNotFound(path: build.path) }
-                guard let codecov = BuildArtifacts.codecovDirectory(in: build) else { throw CoverageError.noProfiles(directory: build.path) }
-                let found = BuildArtifacts.profiles(in: codecov)
-                profiles = found.raw.isEmpty ? found.merged : found.raw
-                guard !profiles.isEmpty else { throw CoverageError.noProfiles(directory: codecov.path) }
-                guard let testBinary = BuildArtifacts.testBinary(in: codecov.deletingLastPathComponent()) else {
-                    throw CoverageError.noTestBinary(directory: codecov.deletingLastPathComponent().path)
-                }
-                binaries = [testBinary]
-            }
-            for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
-                throw CoverageError.fileNotFound(path: file.path)
-            }
-            try output.prepare()
-            let collector = CoverageCollector(toolchain: toolchain)
-            var merged = profiles[0]
-            if profiles.count > 1 || profiles[0].pathExtension == "profraw" {
-                merged = try output.file("default.profdata")
-                coverage.terminal.progress("merging \(profiles.count) profile(s)")
-                try collector.mergeProfiles(profiles, into: merged)
-            }
-            let exportURL = try output.file("llvm-cov-export.json")
-            coverage.terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
-            try collector.export(profile: merged, binaries: binaries, to: exportURL)
-            let recorded = profiles.map(BuildArtifacts.modified).max()
-            return try pipeline.processCoverage(exports: [exportURL], packageRoot: root, toolchain: toolchain,
-                                                output: output, dataRecordedAt: recorded, tests: tests)
         }
     }
 }

@@ -2,21 +2,75 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeKit
 import TestscopeReports
 
-/// The output formats `--format` accepts.
-enum OutputFormat: String, CaseIterable {
-    case text, json, lcov, junit, html
-}
-
-/// Options shared by `run` and `report`: outputs, filters, gate and toolchain.
-struct CoverageOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov, junit, html.", valueName: "formats"))
+/// Where and how every command writes: formats, folder, verbosity.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov, junit, html (flaky: no lcov). Default: all.", valueName: "formats"))
     var format: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Output folder (default: .testscope under the package).", valueName: "dir"))
     var output: String?
 
+    @Flag(name: .long, help: "Only errors, warnings and the requested reports; no progress or notes.")
+    var quiet = false
+
+    @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
+    var noColor = false
+
+    /// The formats asked for (nil: the command's default), checked against the ones the command writes.
+    func formats(allowed: [ReportFormat] = ReportFormat.allCases) throws -> [ReportFormat]? {
+        let names = format.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+            .filter { !$0.isEmpty }
+        if names.isEmpty { return nil }
+        var result: [ReportFormat] = []
+        for name in names {
+            guard let format = ReportFormat(rawValue: name), allowed.contains(format) else {
+                throw ValidationError("unknown format '\(name)'; choose from: \(allowed.map(\.rawValue).joined(separator: ", "))")
+            }
+            if !result.contains(format) { result.append(format) }
+        }
+        return result
+    }
+
+    var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor) }
+}
+
+/// `--filter`/`--skip`, with SwiftPM's meaning.
+struct TestSelectionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Run only tests matching this regular expression (repeatable; as swift test --filter).", valueName: "regex"))
+    var filter: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Leave out tests matching this regular expression (repeatable; as swift test --skip).", valueName: "regex"))
+    var skip: [String] = []
+
+    func validate() throws {
+        for (name, patterns) in [("--filter", filter), ("--skip", skip)] {
+            for pattern in patterns where (try? NSRegularExpression(pattern: pattern)) == nil {
+                throw ValidationError("\(name) '\(pattern)' is not a regular expression")
+            }
+        }
+    }
+}
+
+/// How the tests are built: `-c` and the build folder, given to `swift build`.
+struct BuildOptions: ParsableArguments {
+    @Option(name: [.customShort("c"), .long], help: "Build configuration for swift build: debug or release.")
+    var configuration: String?
+
+    @Option(name: .long, help: ArgumentHelp("The build folder, given to swift build (flaky's default: .build-testscope-flaky in the package).", valueName: "dir"))
+    var scratchPath: String?
+
+    func validate() throws {
+        if let configuration, !["debug", "release"].contains(configuration) {
+            throw ValidationError("-c/--configuration takes debug or release, not \(configuration)")
+        }
+    }
+}
+
+/// The coverage options of `run` and `report`: filters, gate, HTML and toolchain.
+struct CoverageOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Count only files matching this glob (relative to the package root; repeatable). Brings back files excluded by default, e.g. 'Tests/**'.", valueName: "glob"))
     var include: [String] = []
 
@@ -53,23 +107,13 @@ struct CoverageOptions: ParsableArguments {
     @Flag(name: .long, help: "JUnit without testcase file/line attributes: valid against the Ant and Jenkins JUnit schemas.")
     var junitStrict = false
 
-    @Flag(name: .long, help: "Only errors, warnings and the requested reports; no progress or notes.")
-    var quiet = false
-
-    @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
-    var noColor = false
-
     @Flag(name: .long, help: "Write the HTML report as one self-contained index.html (for small projects and CI artifacts).")
     var htmlSingleFile = false
 
     @Option(name: .long, help: ArgumentHelp("Render the HTML report with the templates in this folder (copies of Testscope's templates/; missing ones are taken from the built-in set).", valueName: "dir"))
     var templates: String?
 
-    /// Every format: the default of `run` and `report`.
-    static let defaultFormats: [OutputFormat] = [.text, .json, .lcov, .junit, .html]
-
     func validate() throws {
-        _ = try formats(default: [])
         _ = try parsedWatermarks()
         for (name, value) in [("--fail-under-lines", failUnderLines), ("--fail-under-functions", failUnderFunctions),
                               ("--fail-under-regions", failUnderRegions), ("--fail-under-file", failUnderFile)] {
@@ -77,20 +121,6 @@ struct CoverageOptions: ParsableArguments {
         }
         for pattern in include + exclude { do { _ = try Glob(pattern) } catch { throw ValidationError(error.localizedDescription) } }
         for value in pathEquivalence { do { _ = try PathEquivalence(parsing: value) } catch { throw ValidationError(error.localizedDescription) } }
-    }
-
-    func formats(default defaults: [OutputFormat]) throws -> [OutputFormat] {
-        let names = format.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
-            .filter { !$0.isEmpty }
-        if names.isEmpty { return defaults }
-        var result: [OutputFormat] = []
-        for name in names {
-            guard let format = OutputFormat(rawValue: name) else {
-                throw ValidationError("unknown format '\(name)'; choose from: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            if !result.contains(format) { result.append(format) }
-        }
-        return result
     }
 
     func parsedWatermarks() throws -> Watermarks {
@@ -101,44 +131,21 @@ struct CoverageOptions: ParsableArguments {
         return Watermarks(low: parts[0], high: parts[1])
     }
 
-    var gate: CoverageGate {
-        CoverageGate(lines: failUnderLines, functions: failUnderFunctions, regions: failUnderRegions, perFileLines: failUnderFile)
-    }
-
-    var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor) }
-
-    /// The HTML renderer with the built-in templates or the `--templates` folder (checked here, before any work).
-    func htmlReport(watermarks: Watermarks) throws -> HTMLReport {
-        let set = try templates.map { try HTMLTemplates.load(directory: absoluteURL($0)) } ?? HTMLTemplates.builtIn()
-        return HTMLReport(templates: set, watermarks: watermarks, singleFile: htmlSingleFile, generatorVersion: Testscope.version)
-    }
-
-    func toolchain() throws -> Toolchain {
-        try Toolchain.locate(overrides: Toolchain.Overrides(llvmCov: llvmCov, llvmProfdata: llvmProfdata))
-    }
-
-    func outputFolder(packageRoot: URL) -> OutputFolder {
-        let path = output.map { URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)) }
-            ?? packageRoot.appendingPathComponent(".testscope")
-        return OutputFolder(path.absoluteURL)
-    }
-
-    func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?,
-                      layout: PackageLayout? = nil) throws -> CoverageBuildOptions {
-        let layout = layout ?? PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
-        let filter = try sourceFilter(packageRoot: packageRoot, layout: layout)
-        return CoverageBuildOptions(
-            packageRoot: packageRoot, layout: layout, filter: filter,
-            pathEquivalences: try pathEquivalence.map(PathEquivalence.init(parsing:)),
-            demangler: SwiftDemangler(tool: toolchain?.swiftDemangle),
-            toolchainDescription: toolchain.map { $0.llvmCov.path }, dataRecordedAt: dataRecordedAt)
-    }
-}
-
-extension CoverageOptions {
-    func sourceFilter(packageRoot: URL, layout: PackageLayout) throws -> SourceFilter {
-        SourceFilter(root: packageRoot.path, testDirectories: layout.testDirectories,
-                     include: try include.map(Glob.init), exclude: try exclude.map(Glob.init))
+    /// The settings these options and `output` describe.
+    func settings(_ output: OutputOptions) throws -> ReportSettings {
+        var settings = ReportSettings(formats: try output.formats(), output: output.output.map(absoluteURL))
+        settings.include = include
+        settings.exclude = exclude
+        settings.pathEquivalences = try pathEquivalence.map(PathEquivalence.init(parsing:))
+        settings.showMissing = showMissing
+        settings.watermarks = try parsedWatermarks()
+        settings.gate = CoverageGate(lines: failUnderLines, functions: failUnderFunctions, regions: failUnderRegions, perFileLines: failUnderFile)
+        settings.llvmCov = llvmCov
+        settings.llvmProfdata = llvmProfdata
+        settings.junitStrict = junitStrict
+        settings.htmlSingleFile = htmlSingleFile
+        settings.templates = templates.map(absoluteURL)
+        return settings
     }
 }
 

@@ -1,0 +1,35 @@
+/// A warning or note about the inputs or the run, as a value: what it is about (file, line) and
+/// what to do; rendered once, by `Terminal.emit` (and by the reports that list warnings).
+public struct Diagnostic: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// How serious it is.
+    public enum Kind: String, Sendable {
+        case note, warning, error
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The file it is about, as the user knows it (relative to the package root when inside it).
+    public var file: String?
+    public var line: Int?
+
+    public init(_ kind: Kind, _ message: String, file: String? = nil, line: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.file = file
+        self.line = line
+    }
+
+    public static func warning(file: String? = nil, line: Int? = nil, _ message: String) -> Diagnostic {
+        Diagnostic(.warning, message, file: file, line: line)
+    }
+
+    public static func note(file: String? = nil, line: Int? = nil, _ message: String) -> Diagnostic {
+        Diagnostic(.note, message, file: file, line: line)
+    }
+
+    /// `file:line: message`, the form compilers and editors link.
+    public var description: String {
+        guard let file else { return message }
+        return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
+    }
+}

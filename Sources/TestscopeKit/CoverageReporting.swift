@@ -1,0 +1,126 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeReports
+import TestscopeTestResults
+
+/// The second half of `run` and `report`: export → model → coverage reports → gate.
+struct CoverageReporting {
+    var settings: ReportSettings
+    var terminal: Terminal
+    var formats: [ReportFormat]
+
+    init(settings: ReportSettings, terminal: Terminal) {
+        self.settings = settings
+        self.terminal = terminal
+        self.formats = settings.formats(default: ReportFormat.allCases)
+    }
+
+    /// Builds the model from exports, writes the coverage reports and evaluates the gate. With
+    /// `tests` (the same run's results, whose page `TestReporting` writes next), the HTML report
+    /// links the Tests page and the failures in each file.
+    func report(exports: [URL], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
+                dataRecordedAt: Date?, tests: TestRunResults? = nil, into outcome: inout Outcome) throws {
+        let html = formats.contains(.html) ? try settings.htmlReport() : nil
+        terminal.progress("reading coverage from \(exports.map(\.lastPathComponent).joined(separator: ", "))")
+        PhaseTimer.mark("start")
+        // SwiftPM's view of the targets arrives while the export is read with the folder convention
+        // (whose test folders are a subset of SwiftPM's), then refines the report.
+        let described = Locked<PackageLayout?>(nil)
+        let describing = BlockingTask {
+            let layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
+            described.withLock { $0 = layout }
+        }
+        let conventional = PackageLayout.conventional(root: packageRoot)
+        var buildOptions = try settings.buildOptions(packageRoot: packageRoot, toolchain: toolchain,
+                                                     dataRecordedAt: dataRecordedAt, layout: conventional)
+        buildOptions.needsFunctionNames = formats != [.text]
+        var report = try CoverageBuilder(options: buildOptions).build(exports: exports)
+        PhaseTimer.mark("model")
+        describing.wait()
+        if let layout = described.withLock({ $0 }), layout != conventional {
+            report = report.refined(layout: layout, filter: try settings.sourceFilter(packageRoot: packageRoot, layout: layout))
+        }
+        PhaseTimer.mark("package layout")
+        for warning in report.warnings { terminal.emit(warning) }
+        if report.files.isEmpty {
+            terminal.warning("no source files matched under \(packageRoot.path); check --package-path, --include/--exclude and --path-equivalence")
+        }
+        try output.prepare()
+        var written: [String] = []
+        if formats.contains(.text) {
+            let text = TextReport(terminal: terminal, watermarks: settings.watermarks, showMissing: settings.showMissing)
+            terminal.print(try text.renderString(report))
+            var plain = text
+            plain.terminal.useColor = false
+            written.append(try plain.write(report, into: output))
+        } else if !terminal.quiet {
+            terminal.printLine(Self.summaryLine(report))
+        }
+        PhaseTimer.mark("text")
+        // JSON and LCOV are independent files: written side by side.
+        let lcov = Locked<Result<String, Error>?>(nil)
+        var lcovDone: BlockingTask?
+        if formats.contains(.lcov) {
+            let finished = report
+            lcovDone = BlockingTask {
+                let result = Result { try LCOVReport().write(finished, into: output) }
+                lcov.withLock { $0 = result }
+            }
+        }
+        if formats.contains(.json) { written.append(try JSONReport(generatorVersion: TestscopeVersion.current).write(report, into: output)) }
+        lcovDone?.wait()
+        if let result = lcov.withLock({ $0 }) { written.append(try result.get()) }
+        PhaseTimer.mark("json + lcov")
+        var htmlIndex: String?
+        if var html {
+            // The report's other pages (tests.html, flaky.html) get their link in the top bar when they exist.
+            html.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }
+            html.navigation = HTMLNavigationItem.pages(in: output.url, writing: tests == nil ? [.coverage] : [.coverage, .tests])
+            terminal.progress("writing the HTML report")
+            let index = try html.write(report, into: output)
+            htmlIndex = index
+            written.append(index)
+        }
+        terminal.note("reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
+        if let htmlIndex, !terminal.quiet { terminal.printLine("HTML report: \(htmlIndex)") }
+
+        let failures = settings.gate.evaluate(report)
+        for failure in failures { terminal.diagnosticLine(Self.gateMessage(failure)) }
+        outcome.coverage = report
+        outcome.gateFailures = failures
+        outcome.written += written
+        if !failures.isEmpty { outcome.status = .belowThreshold }
+    }
+
+    /// `Coverage: lines 85.00% (17/20), functions …, regions …`.
+    static func summaryLine(_ report: CoverageReport) -> String {
+        let t = report.totals
+        return "Coverage: lines \(Format.percent(t.lines)) (\(t.lines.covered)/\(t.lines.total)), "
+            + "functions \(Format.percent(t.functions)) (\(t.functions.covered)/\(t.functions.total)), "
+            + "regions \(Format.percent(t.regions)) (\(t.regions.covered)/\(t.regions.total))"
+    }
+
+    /// The option that sets each threshold, as the user typed it.
+    static func option(_ threshold: CoverageGate.Threshold) -> String {
+        switch threshold {
+        case .lines: return "--fail-under-lines"
+        case .functions: return "--fail-under-functions"
+        case .regions: return "--fail-under-regions"
+        case .fileLines: return "--fail-under-file"
+        }
+    }
+
+    /// `coverage gate failed: lines 66.67% < 99.00% (--fail-under-lines); worst files: …`.
+    static func gateMessage(_ failure: CoverageGate.Failure) -> String {
+        let measured = failure.measured.map { Format.fixed($0, decimals: 2) + "%" } ?? "– (nothing to measure)"
+        var message = "coverage gate failed: \(failure.metric) \(measured) < \(Format.fixed(failure.required, decimals: 2))% (\(option(failure.threshold)))"
+        if !failure.files.isEmpty {
+            let label = failure.threshold == .fileLines ? "files below" : "worst files"
+            message += "; \(label): " + failure.files.map {
+                "\($0.path) \(Format.percent($0.ratio)) (\($0.ratio.covered)/\($0.ratio.total))"
+            }.joined(separator: ", ")
+        }
+        return message
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeReports
+import TestscopeTestResults
+
+extension Pipeline {
+    /// The formats `testscope flaky` writes.
+    public static let flakyFormats: [ReportFormat] = [.text, .json, .junit, .html]
+
+    /// `testscope flaky`: builds once with Testscope's entry point, runs the seeded orders, classifies
+    /// every test and writes the flaky reports — or replays one order.
+    public func flaky(_ request: FlakyRequest) throws -> Outcome {
+        let root = request.packageRoot
+        guard FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) else {
+            throw CoverageError.notAPackage(path: root.path)
+        }
+        // Inputs first, so that a bad one fails before the build.
+        let seed = request.seed ?? OrderPlan.randomSeed()
+        if case let .replay(run, _) = request.mode, run >= request.runs {
+            throw FlakinessError.unknownReplayIndex(run, runs: request.runs)
+        }
+        guard let swift = try Toolchain.findSwift(environment: environment) else {
+            throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
+        }
+        let output = request.settings.outputFolder(packageRoot: root)
+        try output.prepare()
+        let scratch = request.scratchPath ?? FlakyBuilder.defaultScratchPath(packageRoot: root)
+        var extra = request.buildArguments
+        if let configuration = request.configuration { extra = ["-c", configuration] + extra }
+
+        terminal.note("building the tests with Testscope's entry point in \(scratch.path) (your .build is left as it is)")
+        let buildStarted = Date()
+        let buildLog = try LineLog(try output.file("flaky-build.log"))
+        let builder = FlakyBuilder(swift: swift, packageRoot: root, scratchPath: scratch, extraBuildArguments: extra)
+        let binary: FlakyTestBinary
+        do { binary = try builder.build(log: buildLog, echo: terminal.showProgress) } catch {
+            try? buildLog.commit()
+            if case FlakinessError.buildFailed = error, !terminal.showProgress {
+                // The compiler's errors, which were not shown as they came.
+                let lines = ((try? String(contentsOfFile: buildLog.path, encoding: .utf8)) ?? "").split(separator: "\n")
+                for line in lines.filter({ $0.contains("error:") }).prefix(10) { terminal.console.diagnostics(line + "\n") }
+            }
+            throw error
+        }
+        try buildLog.commit()
+        let buildSeconds = Date().timeIntervalSince(buildStarted)
+
+        let work = try output.file("flaky-work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout)
+        let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try output.file("flaky-logs"))
+        let jobs = request.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let options = FlakyOptions(runs: request.runs, seed: seed, jobs: jobs, filters: request.filters, skips: request.skips,
+                                   quarantine: request.quarantine,
+                                   forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition",
+                                   shuffleSwiftTestingTests: request.shuffleSwiftTestingTests,
+                                   maxJobs: request.jobs == nil ? FlakyDefaults.maxJobsPerCore * jobs : nil)
+        let reproduction = Reproduction(testscopePrefix: request.commandPrefix, binaryPath: Self.displayPath(binary.binary))
+        let replay = FlakyReplay(terminal: terminal, jobs: jobs)
+
+        switch request.mode {
+        case let .replay(run, count):
+            let planned = try detector.replayOrder(options, index: run)
+            terminal.printLine("Replaying run \(run) of seed \(seed): \(planned.label)")
+            return try replay.run(planned.tests, count: count, detector: detector)
+        case let .order(order, source, count):
+            let known = Set(try detector.selectedTests(options).all)
+            try OrderFile.validate(order, known: known, source: source)
+            return try replay.run(order, count: count, detector: detector)
+        case .detect:
+            break
+        }
+        let jobsText = request.jobs == nil
+            ? "\(jobs) job\(jobs == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobs) while the CPUs sit idle)"
+            : "\(jobs) job\(jobs == 1 ? "" : "s")"
+        terminal.printLine("testscope flaky: seed \(seed), \(request.runs) runs, \(jobsText)")
+        // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
+        let terminal = self.terminal
+        var report = try detector.detect(options, reproduction: reproduction, packageRoot: root.path) { line in
+            guard !terminal.quiet else { return }
+            terminal.printLine(line)
+        }
+        report.buildSeconds = buildSeconds
+        return try finishFlaky(report, request: request, output: output)
+    }
+
+    /// Prints the table, writes the reports, and decides the status.
+    private func finishFlaky(_ report: FlakyReport, request: FlakyRequest, output: OutputFolder) throws -> Outcome {
+        let formats = request.settings.formats(default: Self.flakyFormats)
+        let root = request.packageRoot
+        terminal.print(try FlakyTableReport(terminal: terminal).renderString(report))
+        var outcome = Outcome()
+        outcome.flaky = report
+        if formats.contains(.text) {
+            let plain = Terminal(useColor: false, showProgress: false, quiet: true)
+            outcome.written.append(try FlakyTableReport(terminal: plain).write(report, into: output))
+        }
+        if formats.contains(.json) { outcome.written.append(try FlakyJSONReport(packageRoot: root.path).write(report, into: output)) }
+        if formats.contains(.junit) { outcome.written.append(try FlakyJUnitReport(packageRoot: root.path).write(report, into: output)) }
+        var htmlPage: String?
+        if formats.contains(.html) {
+            let page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), navigation: HTMLNavigationItem.pages(in: output.url, adding: .flaky),
+                                     generatorVersion: TestscopeVersion.current, packageRoot: root.path)
+            let path = try page.write(report, into: output)
+            htmlPage = path
+            outcome.written.append(path)
+        }
+        terminal.note("flaky reports in \(output.url.path): \(outcome.written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
+        terminal.note(String(format: "build %.1f s, %d runs %.1f s, analysis %.1f s", report.buildSeconds, report.orders.count,
+                             report.detectionSeconds, report.analysisSeconds))
+        if let htmlPage, !terminal.quiet { terminal.printLine("HTML report: \(htmlPage)") }
+        if !report.gatingFailures.isEmpty {
+            terminal.error("\(report.gatingFailures.count) test(s) failed in every run: \(report.gatingFailures.map(\.id).joined(separator: ", "))")
+            outcome.status = .testsFailed
+            return outcome
+        }
+        let flaky = report.gatingFlaky
+        if !flaky.isEmpty {
+            let message = "\(flaky.count) flaky test(s): \(flaky.map { "\($0.id) (\($0.classification.rawValue))" }.joined(separator: ", "))"
+            if request.failOnFlaky {
+                terminal.error(message + " (--fail-on-flaky)")
+                outcome.status = .flaky
+                return outcome
+            }
+            terminal.warning(message)
+        }
+        return outcome
+    }
+
+    /// A path relative to the current directory when it is inside it.
+    static func displayPath(_ url: URL) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        return url.path.hasPrefix(cwd + "/") ? String(url.path.dropFirst(cwd.count + 1)) : url.path
+    }
+}
+
+/// Runs one order `count` times and prints each test's outcomes (`--order`, `--order-file`, `--replay`).
+struct FlakyReplay {
+    var terminal: Terminal
+    var jobs: Int
+
+    func run(_ order: [String], count: Int, detector: FlakyDetector) throws -> Outcome {
+        let executions = try detector.replay(order, count: count, jobs: jobs)
+        var anyFailed = false
+        for (position, id) in order.enumerated() {
+            let outcomes = executions.map { $0.results[id]?.outcome.rawValue ?? "not-run" }
+            let failed = executions.filter { $0.verdict(id) == .fail }.count
+            if failed > 0 { anyFailed = true }
+            let tally = Dictionary(grouping: outcomes, by: { $0 }).map { "\($0.value.count) \($0.key)" }.sorted().joined(separator: ", ")
+            let summary = count == 1 ? outcomes[0] : "failed \(failed) of \(count) (\(tally))"
+            terminal.printLine("\(position + 1). \(id): \(summary)")
+            if let failure = executions.lazy.compactMap({ $0.results[id] }).first(where: { Verdict($0.outcome) == .fail }),
+               let message = failure.issues.first(where: \.isFailure)?.message ?? failure.crash?.fatalError ?? failure.crash?.reason {
+                terminal.printLine("   \(message)")
+            }
+        }
+        if executions.contains(where: { $0.relaunches > 0 }) { terminal.printLine("(the binary was relaunched after a crash or a timeout)") }
+        var outcome = Outcome()
+        if anyFailed { outcome.status = .testsFailed }
+        return outcome
+    }
+}
+
+extension TestList {
+    /// Every test, XCTest first, in the default order.
+    var all: [String] { xctest + swiftTesting }
+}

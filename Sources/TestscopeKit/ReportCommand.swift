@@ -1,0 +1,80 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeTestResults
+
+extension Pipeline {
+    /// `testscope report`: coverage and/or test results from existing artifacts.
+    public func report(_ request: ReportRequest) throws -> Outcome {
+        guard request.hasCoverageInput || request.hasTestInput else { throw CoverageError.noInput }
+        let root = request.packageRoot
+        let settings = request.settings
+        let output = settings.outputFolder(packageRoot: root)
+        let tests = try importTests(request)
+        var outcome = Outcome()
+        if request.hasCoverageInput {
+            try reportCoverage(request, output: output, tests: tests, into: &outcome)
+        }
+        if let tests {
+            let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
+            try TestReporting(settings: settings, terminal: terminal, environment: environment)
+                .report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
+        }
+        return outcome
+    }
+
+    /// Test results from the imported files, or nil when none were given.
+    private func importTests(_ request: ReportRequest) throws -> TestRunResults? {
+        guard request.hasTestInput else { return nil }
+        let list = try request.testList.map { TestList.parse(try String(contentsOf: $0, encoding: .utf8)) }
+        return try TestResultImporter.combined(logs: request.testLogs, streams: request.eventStreams,
+                                               junit: request.junit, testList: list)
+    }
+
+    private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?,
+                                into outcome: inout Outcome) throws {
+        let root = request.packageRoot
+        let coverage = CoverageReporting(settings: request.settings, terminal: terminal)
+        if !request.exports.isEmpty {
+            for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {
+                throw CoverageError.fileNotFound(path: file.path)
+            }
+            let toolchain = try? request.settings.toolchain()
+            let recorded = request.exports.map(BuildArtifacts.modified).max()
+            try coverage.report(exports: request.exports, packageRoot: root, toolchain: toolchain, output: output,
+                                dataRecordedAt: recorded, tests: tests, into: &outcome)
+            return
+        }
+        let toolchain = try request.settings.toolchain()
+        var profiles = request.profiles
+        var binaries = request.binaries
+        if let build = request.buildPath {
+            guard FileManager.default.fileExists(atPath: build.path) else { throw CoverageError.fileNotFound(path: build.path) }
+            guard let codecov = BuildArtifacts.codecovDirectory(in: build) else { throw CoverageError.noProfiles(directory: build.path) }
+            let found = BuildArtifacts.profiles(in: codecov)
+            profiles = found.raw.isEmpty ? found.merged : found.raw
+            guard !profiles.isEmpty else { throw CoverageError.noProfiles(directory: codecov.path) }
+            guard let testBinary = BuildArtifacts.testBinary(in: codecov.deletingLastPathComponent()) else {
+                throw CoverageError.noTestBinary(directory: codecov.deletingLastPathComponent().path)
+            }
+            binaries = [testBinary]
+        }
+        for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
+            throw CoverageError.fileNotFound(path: file.path)
+        }
+        try output.prepare()
+        let collector = CoverageCollector(toolchain: toolchain)
+        var merged = profiles[0]
+        if profiles.count > 1 || profiles[0].pathExtension == "profraw" {
+            merged = try output.file("default.profdata")
+            terminal.progress("merging \(profiles.count) profile(s)")
+            try collector.mergeProfiles(profiles, into: merged)
+        }
+        let exportURL = try output.file("llvm-cov-export.json")
+        terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
+        try collector.export(profile: merged, binaries: binaries, to: exportURL)
+        let recorded = profiles.map(BuildArtifacts.modified).max()
+        try coverage.report(exports: [exportURL], packageRoot: root, toolchain: toolchain, output: output,
+                            dataRecordedAt: recorded, tests: tests, into: &outcome)
+    }
+}

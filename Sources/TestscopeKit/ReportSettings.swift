@@ -1,0 +1,76 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeReports
+
+/// How the reports of `run`, `report` and `flaky` are written: formats, folder, filters, gate and
+/// toolchain overrides — the values behind the command line's shared options.
+public struct ReportSettings: Sendable {
+    /// The formats asked for; nil: the command's default (every format it has).
+    public var formats: [ReportFormat]?
+    /// The output folder; nil: `.testscope` in the package.
+    public var output: URL?
+    /// Globs relative to the package root.
+    public var include: [String] = []
+    public var exclude: [String] = []
+    public var pathEquivalences: [PathEquivalence] = []
+    public var showMissing = false
+    public var watermarks = Watermarks()
+    public var gate = CoverageGate()
+    public var llvmCov: String?
+    public var llvmProfdata: String?
+    /// JUnit without testcase file/line attributes.
+    public var junitStrict = false
+    public var htmlSingleFile = false
+    /// A folder of user templates for the HTML report.
+    public var templates: URL?
+
+    public init(formats: [ReportFormat]? = nil, output: URL? = nil) {
+        self.formats = formats
+        self.output = output
+    }
+
+    /// The formats asked for, or `defaults`.
+    public func formats(default defaults: [ReportFormat]) -> [ReportFormat] {
+        formats.flatMap { $0.isEmpty ? nil : $0 } ?? defaults
+    }
+
+    /// The HTML renderer with the built-in templates or the `templates` folder (checked here, before any work).
+    public func htmlReport() throws -> HTMLReport {
+        let set = try templates.map { try HTMLTemplates.load(directory: $0) } ?? HTMLTemplates.builtIn()
+        return HTMLReport(templates: set, watermarks: watermarks, singleFile: htmlSingleFile, generatorVersion: TestscopeVersion.current)
+    }
+
+    /// The toolchain's tools, with the overrides.
+    public func toolchain() throws -> Toolchain {
+        try Toolchain.locate(overrides: Toolchain.Overrides(llvmCov: llvmCov, llvmProfdata: llvmProfdata))
+    }
+
+    /// The output folder: `output`, or `.testscope` in the package.
+    public func outputFolder(packageRoot: URL) -> OutputFolder {
+        OutputFolder((output ?? packageRoot.appendingPathComponent(".testscope")).absoluteURL)
+    }
+
+    /// The filter of the package's own sources under the include/exclude globs.
+    public func sourceFilter(packageRoot: URL, layout: PackageLayout) throws -> SourceFilter {
+        SourceFilter(root: packageRoot.path, testDirectories: layout.testDirectories,
+                     include: try include.map(Glob.init), exclude: try exclude.map(Glob.init))
+    }
+
+    func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?, layout: PackageLayout) throws -> CoverageBuildOptions {
+        CoverageBuildOptions(
+            packageRoot: packageRoot, layout: layout, filter: try sourceFilter(packageRoot: packageRoot, layout: layout),
+            pathEquivalences: pathEquivalences, demangler: SwiftDemangler(tool: toolchain?.swiftDemangle),
+            toolchainDescription: toolchain.map { $0.llvmCov.path }, dataRecordedAt: dataRecordedAt)
+    }
+}
+
+/// Testscope's version, written into reports.
+public enum TestscopeVersion {
+    public static let current = "0.1.0"
+}
+
+/// The output formats (until the reports module's own enum replaces it).
+public enum ReportFormat: String, CaseIterable, Sendable {
+    case text, json, lcov, junit, html
+}

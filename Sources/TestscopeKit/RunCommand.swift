@@ -1,0 +1,84 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeTestResults
+
+extension Pipeline {
+    /// `testscope run`: builds the tests with coverage, runs them under the supervisor, merges and
+    /// exports the profiles, and writes the coverage and test reports.
+    public func run(_ request: RunRequest) throws -> Outcome {
+        let root = request.packageRoot
+        guard FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) else {
+            throw CoverageError.notAPackage(path: root.path)
+        }
+        let settings = request.settings
+        let toolchain = try settings.toolchain()
+        guard let swift = toolchain.swift else {
+            throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
+        }
+        let output = settings.outputFolder(packageRoot: root)
+        // A broken --templates folder is reported before the tests run, not after.
+        if settings.formats(default: ReportFormat.allCases).contains(.html) { _ = try settings.htmlReport() }
+        try output.prepare()
+
+        var buildArguments = ["--package-path", root.path]
+        if let configuration = request.configuration { buildArguments += ["-c", configuration] }
+        if let scratchPath = request.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
+        let logURL = try output.file("swift-test.log")
+        let log = try AtomicFileWriter(destination: logURL)
+        terminal.note("building the tests with coverage and running them in \(root.path)")
+        let testRun = TestRunRequest(
+            swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
+            extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
+        let started = Date().addingTimeInterval(-1)
+        let terminal = self.terminal
+        let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) })
+        let run = try coordinator.run(log: log)
+        try log.commit()
+        var outcome = Outcome()
+        if run.buildFailed {
+            terminal.error("the package or its tests did not build (see the output above and \(logURL.path)); no tests ran")
+            outcome.status = .testsFailed
+            return outcome
+        }
+        if run.testBinary == nil {
+            throw CoverageError.noTests(package: root.path)
+        }
+        var tests = run.results
+        tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
+        let testsFailed = tests.hasFailures || run.swiftTestStatus != 0
+        let testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment)
+
+        guard !run.profiles.isEmpty, let binary = run.testBinary else {
+            if testsFailed {
+                if !tests.results.isEmpty {
+                    try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
+                }
+                terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
+                outcome.status = .testsFailed
+                return outcome
+            }
+            throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
+        }
+        let collector = CoverageCollector(toolchain: toolchain)
+        let profdata = try output.file("default.profdata")
+        terminal.progress("merging \(run.profiles.count) raw profile(s)")
+        try collector.mergeProfiles(run.profiles, into: profdata)
+        let export = try output.file("llvm-cov-export.json")
+        terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
+        try collector.export(profile: profdata, binaries: [binary], to: export)
+
+        let coverage = CoverageReporting(settings: settings, terminal: terminal)
+        try coverage.report(exports: [export], packageRoot: root, toolchain: toolchain, output: output,
+                            dataRecordedAt: started, tests: tests, into: &outcome)
+        let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
+        try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
+        if testsFailed || outcome.status == .testsFailed {
+            terminal.error(tests.hasFailures
+                ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
+                : "the test binary exited with status \(run.swiftTestStatus); coverage above covers the tests that ran")
+            outcome.status = .testsFailed
+        }
+        return outcome
+    }
+}

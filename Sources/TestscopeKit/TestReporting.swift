@@ -1,0 +1,92 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeReports
+import TestscopeTestResults
+
+/// The test-result half of `run` and `report`: summary, tests.json, junit.xml, tests.html and the
+/// GitHub Actions annotations and step summary.
+struct TestReporting {
+    var settings: ReportSettings
+    var terminal: Terminal
+    var environment: [String: String]
+
+    /// Writes the test reports; a failed test makes the outcome `testsFailed`.
+    func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
+                into outcome: inout Outcome) throws {
+        let formats = settings.formats(default: ReportFormat.allCases)
+        let tests = try Self.mapped(tests, equivalences: settings.pathEquivalences)
+        try output.prepare()
+        let summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot.path)
+        if formats.contains(.text) || !terminal.quiet { terminal.print(try summary.renderString(tests)) }
+        var written: [String] = []
+        if formats.contains(.json) { written.append(try TestResultsJSONReport(packageRoot: packageRoot.path).write(tests, into: output)) }
+        if formats.contains(.junit) {
+            written.append(try JUnitReport(strict: settings.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
+        }
+        if formats.contains(.html) { written += try writeTestsPage(tests, packageRoot: packageRoot, output: output) }
+        if !written.isEmpty {
+            terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
+        }
+        if environment["GITHUB_ACTIONS"] == "true" {
+            let github = GitHubActionsReport(packageRoot: packageRoot.path)
+            for line in github.annotations(tests) { terminal.printLine(line) }
+            if let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty, let handle = FileHandle(forWritingAtPath: path) {
+                handle.seekToEndOfFile()
+                handle.write(Data(github.markdown(tests, coverageLine: coverageLine).utf8))
+                try? handle.close()
+            }
+        }
+        outcome.tests = tests
+        outcome.written += written
+        if tests.hasFailures { outcome.status = .testsFailed }
+    }
+
+    /// The Tests page (`tests.html`, self-contained) and, when the folder has no coverage report, an
+    /// `index.html` that links to it; returns the paths written.
+    private func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder) throws -> [String] {
+        let templates = try settings.htmlReport().templates
+        let page = TestsHTMLPage(templates: templates, navigation: HTMLNavigationItem.pages(in: output.url, writing: [.tests]),
+                                 generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
+        var written = [try page.write(tests, into: output)]
+        let index = try output.file("index.html")
+        if !FileManager.default.fileExists(atPath: index.path) || TestsHTMLPage.isLandingIndex(in: output.url) {
+            written.append(try page.writeLandingIndex(tests, into: output))
+            if !terminal.quiet { terminal.printLine("HTML report: \(index.path) (tests only, no coverage)") }
+        }
+        if !terminal.quiet { terminal.printLine("HTML tests page: \(written[0])") }
+        return written
+    }
+
+    /// Test results with `--path-equivalence` applied to their file paths, like the coverage data.
+    static func mapped(_ tests: TestRunResults, equivalences: [PathEquivalence]) throws -> TestRunResults {
+        guard !equivalences.isEmpty else { return tests }
+        func map(_ location: SourceLocation?) -> SourceLocation? {
+            location.map { SourceLocation(file: PathEquivalence.apply(equivalences, to: $0.file), line: $0.line, column: $0.column) }
+        }
+        func mapFrame(_ frame: String) -> String {
+            for eq in equivalences {
+                let from = " at " + (eq.from.hasSuffix("/") ? eq.from : eq.from + "/")
+                if frame.contains(from) { return frame.replacingOccurrences(of: from, with: " at " + (eq.to.hasSuffix("/") ? eq.to : eq.to + "/")) }
+            }
+            return frame
+        }
+        var tests = tests
+        tests.results = tests.results.map { result in
+            var result = result
+            result.location = map(result.location)
+            result.issues = result.issues.map { issue in
+                var issue = issue
+                issue.location = map(issue.location)
+                return issue
+            }
+            if var crash = result.crash {
+                crash.location = map(crash.location)
+                crash.frames = crash.frames.map(mapFrame)
+                result.crash = crash
+            }
+            return result
+        }
+        return tests
+    }
+}

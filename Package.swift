@@ -55,6 +55,9 @@ let package = Package(
             ],
             exclude: ["Goldens"]
         ),
+        .testTarget(name: "TestscopeKitTests", dependencies: [
+            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
         .testTarget(
             name: "TestResultsTests", dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],

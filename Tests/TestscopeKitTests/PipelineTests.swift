@@ -1,0 +1,126 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeKit
+import TestscopeReports
+import XCTest
+
+/// `run`, `report` and `flaky` run in-process through the library: requests in, outcomes out, the
+/// console captured — on the recorded samples and real builds of the fixture packages.
+final class PipelineTests: XCTestCase {
+    static let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let samples = repoRoot.appendingPathComponent("sample-profiles")
+
+    var output: URL!
+    let console = CapturedConsole()
+
+    override func setUpWithError() throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: output) }
+
+    var pipeline: Pipeline {
+        Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: false, console: console),
+                 environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+    }
+
+    func recorded(_ sample: String, _ file: String) -> URL { Self.samples.appendingPathComponent("recorded/\(sample)/\(file)") }
+    func package(_ name: String) -> URL { Self.samples.appendingPathComponent("packages/\(name)") }
+
+    /// The report's totals are the per-file counts added up, and every file written is the model rendered.
+    func testReportFromARecordedExportGivesTheModelTheFilesAndTheConsoleText() throws {
+        var request = ReportRequest(packageRoot: package("Inventory"), settings: ReportSettings(output: output))
+        request.exports = [recorded("Inventory", "coverage.json")]
+        request.testLogs = [recorded("Inventory", "swift-test.log")]
+        request.eventStreams = [recorded("Inventory", "swift-testing-events.jsonl")]
+        request.testList = recorded("Inventory", "test-list.txt")
+        let outcome = try pipeline.report(request)
+
+        let coverage = try XCTUnwrap(outcome.coverage)
+        XCTAssertFalse(coverage.files.isEmpty)
+        XCTAssertEqual(coverage.totals.lines.covered, coverage.files.map(\.summary.lines.covered).reduce(0, +))
+        let tests = try XCTUnwrap(outcome.tests)
+        XCTAssertEqual(outcome.status, tests.hasFailures ? .testsFailed : .success)
+        // Every line of the recorded `swift test list` is a result.
+        let listed = try String(contentsOf: recorded("Inventory", "test-list.txt"), encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(Set(tests.results.map(\.id)).count >= listed.count, true, "\(tests.results.count) results for \(listed.count) tests")
+        // The files on disk are this model rendered.
+        for name in ["coverage.json", "coverage.lcov", "coverage.txt", "index.html", "tests.json", "junit.xml", "tests.html"] {
+            XCTAssertTrue(outcome.written.contains(output.appendingPathComponent(name).path), name)
+        }
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("coverage.lcov"), encoding: .utf8),
+                       try LCOVReport().renderString(coverage))
+        // What a user reads went to the console, not to the process's own streams.
+        XCTAssertTrue(console.outputText.contains("TOTAL"), console.outputText)
+        XCTAssertTrue(console.outputText.contains("HTML report: \(output.path)/index.html"), console.outputText)
+        XCTAssertTrue(console.diagnosticsText.contains("testscope: reports in \(output.path)"), console.diagnosticsText)
+    }
+
+    /// The gate is part of the outcome: the failures as values, the verdict, one line each on stderr.
+    func testAThresholdAboveTheTotalsFailsTheGate() throws {
+        var settings = ReportSettings(formats: [.text], output: output)
+        settings.gate = CoverageGate(lines: 100, perFileLines: 100)
+        var request = ReportRequest(packageRoot: package("Hostile"), settings: settings)
+        request.exports = [recorded("Hostile", "coverage.json")]
+        let outcome = try pipeline.report(request)
+        let coverage = try XCTUnwrap(outcome.coverage)
+        XCTAssertLessThan(coverage.totals.lines.percent ?? 100, 100)
+        XCTAssertEqual(outcome.status, .belowThreshold)
+        XCTAssertEqual(outcome.gateFailures.map(\.threshold), [.lines, .fileLines])
+        let gateLines = console.diagnosticsText.split(separator: "\n").filter { $0.hasPrefix("testscope: coverage gate failed") }
+        XCTAssertEqual(gateLines.count, 2, console.diagnosticsText)
+        XCTAssertTrue(gateLines[0].contains("(--fail-under-lines)"))
+    }
+
+    /// Bad input is a typed error from the library, before anything is written.
+    func testAMissingExportIsAnErrorAndWritesNothing() throws {
+        var request = ReportRequest(packageRoot: package("Shapes"), settings: ReportSettings(output: output))
+        request.exports = [output.appendingPathComponent("missing.json")]
+        XCTAssertThrowsError(try pipeline.report(request)) { error in
+            XCTAssertEqual(error as? CoverageError, .fileNotFound(path: output.appendingPathComponent("missing.json").path))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+        XCTAssertThrowsError(try pipeline.report(ReportRequest(packageRoot: package("Shapes")))) { error in
+            XCTAssertEqual(error as? CoverageError, .noInput)
+        }
+    }
+
+    /// A real `run` of the Shapes fixture in-process: every listed test ran, and the model equals the
+    /// one `report` builds from the llvm-cov export the run left behind.
+    func testRunInProcessAgreesWithAReportOfItsOwnExport() throws {
+        var request = RunRequest(packageRoot: package("Shapes"), settings: ReportSettings(output: output))
+        request.scratchPath = package("Shapes").appendingPathComponent(".build-kit-tests")
+        let outcome = try pipeline.run(request)
+        XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
+        let tests = try XCTUnwrap(outcome.tests)
+        let listed = Set(try String(contentsOf: recorded("Shapes", "test-list.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init).filter { !$0.isEmpty })
+        XCTAssertEqual(Set(tests.results.map(\.id)).intersection(listed), listed)
+        XCTAssertFalse(tests.hasFailures)
+
+        let again = output.appendingPathComponent("again")
+        var report = ReportRequest(packageRoot: package("Shapes"), settings: ReportSettings(formats: [.json], output: again))
+        report.exports = [output.appendingPathComponent("llvm-cov-export.json")]
+        let reported = try XCTUnwrap(try pipeline.report(report).coverage)
+        let ran = try XCTUnwrap(outcome.coverage)
+        XCTAssertEqual(ran.totals, reported.totals)
+        XCTAssertEqual(ran.files.map(\.relativePath), reported.files.map(\.relativePath))
+        XCTAssertEqual(ran.files.map { Array($0.lines) }, reported.files.map { Array($0.lines) })
+        XCTAssertGreaterThan(ran.totals.lines.covered, 0)
+    }
+
+    /// `flaky` in-process: an order with the planted polluter first makes its victim fail, every time.
+    func testFlakyReplaysAnOrderInProcess() throws {
+        let victim = "FlakyTests.CacheTests/testA_lookupStartsEmpty", polluter = "FlakyTests.CacheTests/testB_storeKeepsValue"
+        var request = FlakyRequest(packageRoot: package("Flaky"), settings: ReportSettings(output: output))
+        request.mode = .order([polluter, victim], source: "--order", repeat: 2)
+        let failing = try pipeline.flaky(request)
+        XCTAssertEqual(failing.status, .testsFailed)
+        XCTAssertTrue(console.outputText.contains("2. \(victim): failed 2 of 2"), console.outputText)
+
+        request.mode = .order([victim, polluter], source: "--order", repeat: 1)
+        XCTAssertEqual(try pipeline.flaky(request).status, .success, console.outputText)
+    }
+}

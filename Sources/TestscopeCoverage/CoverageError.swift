@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Errors in coverage inputs; each message says what is wrong, with which file, and what to do.
 public enum CoverageError: LocalizedError, Equatable {
@@ -61,4 +62,8 @@ public enum CoverageError: LocalizedError, Equatable {
             return "invalid --path-equivalence \"\(value)\"; use FROM,TO (two paths separated by a comma)"
         }
     }
+}
+
+extension CoverageError: ClassifiedError {
+    public var errorClass: ErrorClass { .badInput }
 }

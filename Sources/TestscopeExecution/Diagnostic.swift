@@ -33,3 +33,21 @@ public struct Diagnostic: Sendable, Equatable, Hashable, CustomStringConvertible
         return "\(file)\(line.map { ":\($0)" } ?? ""): \(message)"
     }
 }
+
+/// Whose fault an error is, which decides its exit status: every module's error says which class
+/// each of its cases is in, so the command line maps classes, not cases.
+public enum ErrorClass: Sendable {
+    /// The command line was wrong (64).
+    case usage
+    /// Something the user passed or the build produced is missing or invalid (65).
+    case badInput
+    /// The package's tests or build failed (1).
+    case testsFailed
+    /// Testscope itself, or a tool it runs, failed unexpectedly (70).
+    case internalError
+}
+
+/// An error with a class; its `errorDescription` is one line in Testscope's words.
+public protocol ClassifiedError: Error {
+    var errorClass: ErrorClass { get }
+}

@@ -28,3 +28,12 @@ public enum ExecutionError: LocalizedError, Equatable {
         }
     }
 }
+
+extension ExecutionError: ClassifiedError {
+    public var errorClass: ErrorClass {
+        switch self {
+        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .cannotWrite: return .badInput
+        case .launchFailed, .toolFailed: return .internalError
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Errors of `testscope flaky`: bad seeds and orders, builds and runs that cannot go on, with what to do.
 public enum FlakinessError: LocalizedError, Equatable {
@@ -45,6 +46,17 @@ public enum FlakinessError: LocalizedError, Equatable {
             return "Swift Testing's ABI entry point (swt_abiv0_getEntryPoint) is not in the test binary; its tests can only be repeated, not reordered"
         case let .testBinaryFailed(binary, detail):
             return "the test binary \(binary) failed: \(detail); check that the package's tests run with `swift test`"
+        }
+    }
+}
+
+extension FlakinessError: ClassifiedError {
+    public var errorClass: ErrorClass {
+        switch self {
+        case .malformedSeed, .unknownReplayIndex: return .usage
+        case .buildFailed: return .testsFailed
+        case .testBinaryFailed, .swiftTestingUnavailable: return .internalError
+        case .unreadableOrderFile, .badOrder, .unreadableQuarantine, .noTests, .unsupportedPlatform: return .badInput
         }
     }
 }

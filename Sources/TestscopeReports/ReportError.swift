@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Errors of the report renderers (the HTML templates): each names the template and what to do.
 public enum ReportError: LocalizedError, Equatable {
@@ -33,4 +34,8 @@ public enum ReportError: LocalizedError, Equatable {
             return "template \(name) is missing from \(origin); restore it from Testscope's templates/"
         }
     }
+}
+
+extension ReportError: ClassifiedError {
+    public var errorClass: ErrorClass { .badInput }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Errors in test-result inputs and test runs, with what to do about them.
 public enum TestResultsError: LocalizedError, Equatable {
@@ -19,4 +20,8 @@ public enum TestResultsError: LocalizedError, Equatable {
             return "could not list the package's tests (\(detail)); check that `swift test list` works in the package"
         }
     }
+}
+
+extension TestResultsError: ClassifiedError {
+    public var errorClass: ErrorClass { .badInput }
 }

@@ -1,11 +1,7 @@
 import ArgumentParser
 import Foundation
-import TestscopeCoverage
 import TestscopeExecution
-import TestscopeFlakiness
 import TestscopeKit
-import TestscopeReports
-import TestscopeTestResults
 
 /// The documented exit statuses (README "Exit status").
 enum ExitStatus: Int32 {
@@ -47,30 +43,13 @@ func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws 
     if status != .success { throw status.exitCode }
 }
 
-/// Every error's message and the status of its class: 64 usage, 65 bad input, 70 Testscope's own failure.
+/// Every error's message and the status of its class.
 func describe(_ error: Error) -> (String, ExitStatus) {
-    switch error {
-    case let error as CoverageError:
-        return (error.localizedDescription, .badInput)
-    case let error as ExecutionError:
-        switch error {
-        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .cannotWrite: return (error.localizedDescription, .badInput)
-        case .launchFailed, .toolFailed: return (error.localizedDescription, .internalError)
-        }
-    case let error as TestResultsError:
-        return (error.localizedDescription, .badInput)
-    case let error as FlakinessError:
-        switch error {
-        case .malformedSeed, .unknownReplayIndex: return (error.localizedDescription, .usage)
-        case .buildFailed: return (error.localizedDescription, .testsFailed)
-        case .testBinaryFailed, .swiftTestingUnavailable: return (error.localizedDescription, .internalError)
-        case .unreadableOrderFile, .badOrder, .unreadableQuarantine, .noTests, .unsupportedPlatform: return (error.localizedDescription, .badInput)
-        }
-    case let error as ReportError:
-        return (error.localizedDescription, .badInput)
-    case let error as ValidationError:
-        return (error.message, .usage)
-    default:
-        return (error.localizedDescription, .internalError)
+    if let error = error as? ValidationError { return (error.message, .usage) }
+    switch (error as? ClassifiedError)?.errorClass {
+    case .usage: return (error.localizedDescription, .usage)
+    case .badInput: return (error.localizedDescription, .badInput)
+    case .testsFailed: return (error.localizedDescription, .testsFailed)
+    case .internalError, nil: return (error.localizedDescription, .internalError)
     }
 }

@@ -127,9 +127,8 @@ public struct CoverageBuilder {
         segmentsByFile = [:]
         // Demangling ran beside the reading (names fed as records came); it finishes beside the
         // model building, and the names are filled in afterwards.
-        final class Names: @unchecked Sendable { var map: DemangledNames? }
-        let names = Names()
-        let demangling = session.map { session in BlockingTask { names.map = session.finish() } }
+        let names = Locked<DemangledNames?>(nil)
+        let demangling = session.map { session in BlockingTask { let map = session.finish(); names.withLock { $0 = map } } }
         var warnings: [Diagnostic] = []
         var files: [FileCoverage] = []
         for path in linesByFile.keys.sorted() {
@@ -139,7 +138,7 @@ public struct CoverageBuilder {
                                    warnings: &warnings))
         }
         demangling?.wait()
-        if let map = names.map {
+        if let map = names.withLock({ $0 }) {
             func rename(_ f: inout FunctionCoverage) {
                 f.name = map.displayName(at: f.nameIndex, mangled: f.mangledName)
                 f.nameIndex = -1

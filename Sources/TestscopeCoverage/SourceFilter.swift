@@ -59,7 +59,7 @@ public struct SourceFilter: Sendable {
 }
 
 /// Remembers the filter's answer per path: an export names the same files thousands of times.
-public final class CachedSourceFilter: @unchecked Sendable {
+public final class CachedSourceFilter {
     public let filter: SourceFilter
     private var answers: [String: Bool] = [:]
 

@@ -111,35 +111,31 @@ public struct SwiftDemangler: Sendable {
     }
 }
 
-/// A finished process's result, handed between threads.
-final class ResultBox: @unchecked Sendable { var result: ProcessResult? }
-
 /// Names fed to two running `swift-demangle` processes as they become known; their output is
 /// consumed line by line as it arrives (only what the display names need is kept), and `finish()`
 /// returns the display names (mangled names when the tool is missing or fails).
-public final class DemangleSession: @unchecked Sendable {
-    private var added = 0
+public final class DemangleSession: Sendable {
+    private let added = Locked(0)
     private let simplified: IncrementalProcess?
     private let full: IncrementalProcess?
     private let simplifiedLines: LineSplitter
     private let fullLines: LineSplitter
-    private let collected = Collected()
-
-    /// What the two outputs left, each part filled only by its process's reader thread until
-    /// `finish()` has waited for both.
-    final class Collected: @unchecked Sendable {
-        var simplifiedNames: [String] = []
-        var returnTypes: [String?] = []
-        var modules = SwiftDemangler.knownModules
-    }
+    /// What each output left, filled by its process's reader thread.
+    private let simplifiedNames = Locked<[String]>([])
+    private let fullFacts = Locked<(returnTypes: [String?], modules: Set<String>)>(([], SwiftDemangler.knownModules))
 
     init(tool: URL?) {
-        let collected = self.collected
-        let simplifiedLines = LineSplitter { collected.simplifiedNames.append(String(decoding: $0, as: UTF8.self)) }
+        let simplifiedNames = self.simplifiedNames, fullFacts = self.fullFacts
+        let simplifiedLines = LineSplitter { line in
+            let name = String(decoding: line, as: UTF8.self)
+            simplifiedNames.withLock { $0.append(name) }
+        }
         let fullLines = LineSplitter { line in
             let facts = SwiftDemangler.fullNameFacts(line)
-            if let module = facts.module { collected.modules.insert(module) }
-            collected.returnTypes.append(facts.returnType)
+            fullFacts.withLock {
+                if let module = facts.module { $0.modules.insert(module) }
+                $0.returnTypes.append(facts.returnType)
+            }
         }
         self.simplifiedLines = simplifiedLines
         self.fullLines = fullLines
@@ -151,32 +147,35 @@ public final class DemangleSession: @unchecked Sendable {
     /// names are not kept here (the caller has them), and a name added twice is demangled twice.
     @discardableResult
     public func add(_ mangled: String) -> Int32 {
-        defer { added += 1 }
+        let index = added.withLock { count in
+            defer { count += 1 }
+            return Int32(count)
+        }
         var line = Array(SwiftDemangler.symbol(in: mangled).utf8)
         line.append(0x0A)
         simplified?.write(line)
         full?.write(line)
-        return Int32(added)
+        return index
     }
 
     public func finish() -> DemangledNames {
         guard let simplified else { return DemangledNames(display: []) }
-        let fullBox = ResultBox()
-        let fullTask = full.map { process in BlockingTask { fullBox.result = process.finish() } }
+        let fullResult = Locked<ProcessResult?>(nil)
+        let fullTask = full.map { process in BlockingTask { let result = process.finish(); fullResult.withLock { $0 = result } } }
         let simplifiedResult = simplified.finish()
         fullTask?.wait()
         simplifiedLines.end()
         fullLines.end()
-        guard simplifiedResult.succeeded, collected.simplifiedNames.count == added else { return DemangledNames(display: []) }
-        let fullSucceeded = fullBox.result?.succeeded ?? false
-        let returnTypes = fullSucceeded && collected.returnTypes.count == added ? collected.returnTypes : nil
-        collected.returnTypes = []
+        let added = self.added.withLock { $0 }
         // Display names replace the simplified ones in place: the two lists never coexist.
-        var display = collected.simplifiedNames
-        collected.simplifiedNames = []
+        var display = simplifiedNames.withLock { names in defer { names = [] }; return names }
+        guard simplifiedResult.succeeded, display.count == added else { return DemangledNames(display: []) }
+        let fullSucceeded = fullResult.withLock { $0?.succeeded ?? false }
+        let facts = fullFacts.withLock { facts in defer { facts.returnTypes = [] }; return facts }
+        let returnTypes = fullSucceeded && facts.returnTypes.count == added ? facts.returnTypes : nil
         for i in display.indices {
             if let returnTypes, let type = returnTypes[i], SwiftDemangler.takesReturnType(display[i]) {
-                display[i] += " -> " + SwiftDemangler.stripModules(type, modules: collected.modules)
+                display[i] += " -> " + SwiftDemangler.stripModules(type, modules: facts.modules)
             }
         }
         return DemangledNames(display: display)
@@ -199,13 +198,18 @@ public struct DemangledNames: Sendable {
 }
 
 /// Splits a byte stream that arrives in pieces into lines.
-final class LineSplitter: @unchecked Sendable {
-    private var partial: [UInt8] = []
-    private let onLine: (UnsafeBufferPointer<UInt8>) -> Void
+final class LineSplitter: Sendable {
+    /// The unfinished last line; one reader thread feeds a splitter, the lock only makes that checkable.
+    private let partialLine = Locked<[UInt8]>([])
+    private let onLine: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
 
-    init(onLine: @escaping (UnsafeBufferPointer<UInt8>) -> Void) { self.onLine = onLine }
+    init(onLine: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void) { self.onLine = onLine }
 
-    func feed(_ data: Data) {
+    @Sendable func feed(_ data: Data) {
+        partialLine.withLock { partial in split(data, partial: &partial) }
+    }
+
+    private func split(_ data: Data, partial: inout [UInt8]) {
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
             var start = 0
@@ -225,8 +229,10 @@ final class LineSplitter: @unchecked Sendable {
 
     /// The last line, when the stream did not end with a newline.
     func end() {
-        if !partial.isEmpty { partial.withUnsafeBufferPointer(onLine) }
-        partial = []
+        partialLine.withLock { partial in
+            if !partial.isEmpty { partial.withUnsafeBufferPointer(onLine) }
+            partial = []
+        }
     }
 }
 

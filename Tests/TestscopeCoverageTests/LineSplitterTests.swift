@@ -1,5 +1,6 @@
 import Foundation
 @testable import TestscopeCoverage
+import TestscopeExecution
 import XCTest
 
 /// `swift-demangle`'s output arrives in pipe-sized pieces that cut lines anywhere; the splitter
@@ -10,8 +11,8 @@ final class LineSplitterTests: XCTestCase {
         let stream = Data(lines.joined(separator: "\n").utf8)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<50 {
-            var received: [String] = []
-            let splitter = LineSplitter { received.append(String(decoding: $0, as: UTF8.self)) }
+            let received = Locked<[String]>([])
+            let splitter = LineSplitter { line in received.withLock { $0.append(String(decoding: line, as: UTF8.self)) } }
             var offset = 0
             while offset < stream.count {
                 let size = Int(generator.next() % 97) + 1
@@ -19,15 +20,15 @@ final class LineSplitterTests: XCTestCase {
                 offset += size
             }
             splitter.end()
-            XCTAssertEqual(received, lines)
+            XCTAssertEqual(received.withLock { $0 }, lines)
         }
     }
 
     func testATrailingNewlineAddsNoEmptyLine() {
-        var received: [String] = []
-        let splitter = LineSplitter { received.append(String(decoding: $0, as: UTF8.self)) }
+        let received = Locked<[String]>([])
+        let splitter = LineSplitter { line in received.withLock { $0.append(String(decoding: line, as: UTF8.self)) } }
         splitter.feed(Data("a\nb\n".utf8))
         splitter.end()
-        XCTAssertEqual(received, ["a", "b"])
+        XCTAssertEqual(received.withLock { $0 }, ["a", "b"])
     }
 }

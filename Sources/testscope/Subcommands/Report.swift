@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeRun
 import TestscopeTestResults
 
 extension Testscope {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeRun
 import TestscopeTestResults
 
 extension Testscope {
@@ -89,7 +90,7 @@ extension Testscope {
             }
             var tests = run.results
             tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
-            let testsFailed = tests.hasFailures || run.swiftTestStatus != 0
+            let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
 
             guard !run.profiles.isEmpty, let binary = run.testBinary else {
                 if testsFailed {
@@ -116,7 +117,7 @@ extension Testscope {
             if testsFailed || testStatus == .testsFailed {
                 Terminal.error(tests.hasFailures
                     ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
-                    : "the test binary exited with status \(run.swiftTestStatus); coverage above covers the tests that ran")
+                    : "the test binary exited with status \(run.testBinaryStatus); coverage above covers the tests that ran")
                 return .testsFailed
             }
             return gate

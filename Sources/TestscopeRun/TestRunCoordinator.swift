@@ -71,9 +71,12 @@ public struct TestRunCoordinator: Sendable {
         var results = TestRunResults(startedAt: started)
         // 1. Build the tests with coverage, as `swift test --enable-code-coverage` would.
         let (buildExtra, libraries) = Self.splitExtraArguments(request.extraArguments)
+        // Lines come from more than one reader thread: one writer at a time.
+        let logged = Locked(log)
+        let writeLine: @Sendable (String) -> Void = { line in logged.withLock { try? $0.write(line + "\n") } }
         let build = try ProcessRunner.stream(
             request.swift, ["build", "--build-tests", "--enable-code-coverage"] + request.buildArguments + buildExtra,
-            environment: environment, echo: request.echo, onLine: { line in try? log.write(line + "\n") })
+            environment: environment, echo: request.echo, onLine: writeLine)
         guard build.succeeded else {
             return TestRunOutput(results: results, testBinaryStatus: build.status, testBinaryStderr: build.stderrText,
                                  binPath: nil, testBinary: nil, profiles: [], buildFailed: true)
@@ -92,7 +95,7 @@ public struct TestRunCoordinator: Sendable {
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
-            onLine: { line in try? log.write(line + "\n") }, note: note)
+            onLine: writeLine, note: note)
         var status: Int32 = 0
         let unfiltered = request.filters.isEmpty && request.skips.isEmpty
 

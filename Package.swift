@@ -19,10 +19,13 @@ let package = Package(
         // The coverage model: llvm-cov export reader, per-line rules, functions, filters, roll-ups.
         .target(name: "TestscopeCoverage", dependencies: ["TestscopeExecution"]),
         // One renderer per output format, all reading the coverage model.
-        // Test results: XCTest console and Swift Testing event stream parsers, JUnit import, the resilient test run.
+        // Test results: XCTest console and Swift Testing event stream parsers, JUnit import, the results model.
         .target(name: "TestscopeTestResults", dependencies: ["TestscopeExecution"]),
+        // Running test binaries: build artifacts, test listing, the test-process supervisor (watchdog,
+        // crash blame, relaunches), and `run`'s coordinator.
+        .target(name: "TestscopeRun", dependencies: ["TestscopeExecution", "TestscopeTestResults"]),
         // Flaky tests: seeded in-process orders (generated test entry point), OD/NOD classification, polluter search.
-        .target(name: "TestscopeFlakiness", dependencies: ["TestscopeTestResults", "TestscopeExecution"]),
+        .target(name: "TestscopeFlakiness", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
         .target(name: "TestscopeReports", dependencies: [
             "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness",
             .product(name: "Mustache", package: "swift-mustache"),
@@ -34,7 +37,7 @@ let package = Package(
         ),
         // The pipeline as a library: typed requests (run, report, flaky) in, outcomes out.
         .target(name: "TestscopeKit", dependencies: [
-            "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness",
+            "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeRun",
         ]),
         // The thin command-line frontend: options, validation, exit statuses.
         .executableTarget(
@@ -67,6 +70,7 @@ let package = Package(
             name: "FlakinessTests",
             dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution"]
         ),
+        .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
     ]
 )
 

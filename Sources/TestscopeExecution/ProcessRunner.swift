@@ -74,10 +74,12 @@ public enum ProcessRunner {
     /// Runs `executable` with output streamed live to our stdout/stderr (when `echo`), handed to
     /// `onLine` line by line, and with stderr captured. `mergeStderr` sends the child's stderr into
     /// its stdout pipe, keeping the order of lines written to both (as `swift test` shows them).
+    /// `newProcessGroup` starts the child as the leader of a process group of its own (`onStart`'s pid
+    /// is then also the group id), so it can be killed with everything it started.
     public static func stream(
         _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
         environment: [String: String]? = nil, log: FileHandle? = nil,
-        echo: Bool = true, mergeStderr: Bool = false,
+        echo: Bool = true, mergeStderr: Bool = false, newProcessGroup: Bool = false,
         onStart: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
     ) throws -> ProcessResult {
         _ = ignoreSIGPIPE
@@ -88,7 +90,8 @@ public enum ProcessRunner {
         let child: SpawnedProcess
         do {
             child = try SpawnedProcess.start(executable, arguments, environment: environment, currentDirectory: currentDirectory,
-                                             stdin: null, stdout: out.write, stderr: mergeStderr ? out.write : err.write)
+                                             stdin: null, stdout: out.write, stderr: mergeStderr ? out.write : err.write,
+                                             newProcessGroup: newProcessGroup)
         } catch {
             for fd in [out.read, out.write, err.read, err.write] { closeFD(fd) }
             throw error

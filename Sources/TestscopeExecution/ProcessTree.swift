@@ -41,4 +41,14 @@ public enum ProcessTree {
     public static func killDescendants(of pid: Int32) {
         for child in descendants(of: pid).reversed() { kill(child, SIGKILL) }
     }
+
+    /// Sends SIGKILL to the process group `leader` leads and to every descendant of `leader` (also
+    /// those that moved to a group of their own). The descendants are found first: once the leader
+    /// dies they are re-parented and can no longer be told apart.
+    public static func killGroupAndDescendants(leader: Int32) {
+        let children = descendants(of: leader)
+        kill(-leader, SIGKILL)
+        for child in children.reversed() { kill(child, SIGKILL) }
+        kill(leader, SIGKILL)
+    }
 }

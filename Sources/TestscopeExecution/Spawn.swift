@@ -13,9 +13,12 @@ let spawnLock = NSLock()
 struct SpawnedProcess {
     let pid: pid_t
 
-    /// Starts `executable`; the given descriptors become the child's 0, 1 and 2.
+    /// Starts `executable`; the given descriptors become the child's 0, 1 and 2. With `newProcessGroup`
+    /// the child leads a process group of its own (its id is the child's pid), so that it and whatever
+    /// it starts can be killed together without touching our own group.
     static func start(_ executable: URL, _ arguments: [String], environment: [String: String]?,
-                      currentDirectory: URL?, stdin: Int32, stdout: Int32, stderr: Int32) throws -> SpawnedProcess {
+                      currentDirectory: URL?, stdin: Int32, stdout: Int32, stderr: Int32,
+                      newProcessGroup: Bool = false) throws -> SpawnedProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -37,7 +40,13 @@ struct SpawnedProcess {
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF)
+        if newProcessGroup {
+            // Group id 0: a new group whose id is the child's pid.
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }

@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeRun
 import TestscopeTestResults
 
 /// The test binary built with Testscope's entry point, and the package's tests.
@@ -69,12 +70,9 @@ public struct FlakyBuilder {
         guard build.succeeded else {
             throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: log?.path ?? "the output above")
         }
-        let binPath = try self.binPath(common: common)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: binPath.path)) ?? []
-        guard let binaryName = names.sorted().first(where: { $0.hasSuffix("PackageTests.xctest") }) else {
+        guard let binary = BuildArtifacts.testBinary(in: try binPath(common: common)) else {
             throw FlakinessError.noTests(package: packageRoot.path)
         }
-        let binary = binPath.appendingPathComponent(binaryName)
         let listed = try Self.listTests(binary: binary, environment: environment,
                                         stream: scratchPath.appendingPathComponent("testscope-swift-testing-list.jsonl"))
         return FlakyTestBinary(binary: binary, scratchPath: scratchPath, tests: listed.tests, swiftTestingRanks: listed.ranks)
@@ -90,8 +88,7 @@ public struct FlakyBuilder {
             let link = scratchPath.appendingPathComponent(configuration)
             if (try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) != nil { return link.resolvingSymlinksInPath() }
         }
-        let bin = try ProcessRunner.run(swift, ["build", "--show-bin-path"] + common, environment: environment)
-        return URL(fileURLWithPath: bin.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+        return try BuildArtifacts.binPath(swift: swift, buildArguments: common, environment: environment)
     }
 
     /// The package's name, from `swift package dump-package`; kept beside the entry point with the
@@ -126,18 +123,14 @@ public struct FlakyBuilder {
         var env = environment
         env.removeValue(forKey: EntryPointSource.orderFileVariable)
         env.removeValue(forKey: EntryPointSource.orderVariable)
-        let xc = try ProcessRunner.run(binary, ["--list-tests"], environment: env)
-        guard xc.succeeded else {
-            throw FlakinessError.testBinaryFailed(binary: binary.path, detail: "--list-tests exited with \(xc.status)")
-        }
-        var list = TestList.parse(xc.stdoutText)
         try? FileManager.default.removeItem(at: stream)
         defer { try? FileManager.default.removeItem(at: stream) }
-        let st = try ProcessRunner.run(binary, ["--testing-library", "swift-testing", "--list-tests", "--event-stream-output-path", stream.path],
-                                       environment: env)
-        if st.succeeded { list.swiftTesting = TestList.parse(st.stdoutText).swiftTesting }
-        var seen = Set<String>()
-        list.swiftTesting = list.swiftTesting.filter { seen.insert($0).inserted }
+        var list: TestList
+        do {
+            list = try TestLister.list(binary: binary, environment: env, swiftTestingEvents: stream)
+        } catch let TestResultsError.testListFailed(detail) {
+            throw FlakinessError.testBinaryFailed(binary: binary.path, detail: detail)
+        }
         let ranks = SwiftTestingOrder.ranks(fromListStream: (try? String(contentsOf: stream, encoding: .utf8)) ?? "")
         // Ranked tests in Swift Testing's serial order (what `swift test --no-parallel` does), then any others as listed.
         let listed = Dictionary(uniqueKeysWithValues: list.swiftTesting.enumerated().map { ($0.element, $0.offset) })

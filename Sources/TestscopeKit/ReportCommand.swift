@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeRun
 import TestscopeTestResults
 
 extension Pipeline {

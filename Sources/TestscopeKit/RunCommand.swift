@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeRun
 import TestscopeTestResults
 
 extension Pipeline {
@@ -46,7 +47,7 @@ extension Pipeline {
         }
         var tests = run.results
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
-        let testsFailed = tests.hasFailures || run.swiftTestStatus != 0
+        let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
         let testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment)
 
         guard !run.profiles.isEmpty, let binary = run.testBinary else {
@@ -76,7 +77,7 @@ extension Pipeline {
         if testsFailed || outcome.status == .testsFailed {
             terminal.error(tests.hasFailures
                 ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
-                : "the test binary exited with status \(run.swiftTestStatus); coverage above covers the tests that ran")
+                : "the test binary exited with status \(run.testBinaryStatus); coverage above covers the tests that ran")
             outcome.status = .testsFailed
         }
         return outcome

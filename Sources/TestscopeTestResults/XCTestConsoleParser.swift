@@ -104,7 +104,7 @@ public struct XCTestConsoleParser {
         let elapsed = live ? runningSince.map { Date().timeIntervalSince($0) } : nil
         if timedOut {
             var evidence = crash
-            evidence.reason = "killed after \(timeout.map { Self.seconds($0) } ?? "the") timeout"
+            evidence.reason = CrashEvidence.timeoutReason(timeout)
             record(name, outcome: .timedOut, duration: timeout ?? elapsed, evidence: evidence)
         } else {
             record(name, outcome: .crashed, duration: elapsed, evidence: crash)
@@ -146,10 +146,6 @@ public struct XCTestConsoleParser {
         crash = CrashEvidence()
         inCrash = false
         inCrashedThread = false
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 
     /// XCTest prints local time without a zone: `yyyy-MM-dd HH:mm:ss.SSS`.

@@ -152,11 +152,11 @@ final class TestsHTMLPageTests: XCTestCase {
     func testTimeoutShowsItsLimit() throws {
         let timedOut = TestCaseResult(id: "M.Slow/testHangs", framework: .xctest, module: "M", suite: "Slow", name: "testHangs",
                                       outcome: .timedOut, duration: 3,
-                                      crash: CrashEvidence(signal: 9, reason: "killed after 3.000 s timeout"))
+                                      crash: CrashEvidence(signal: 9, reason: "killed after the 3 s timeout"))
         let html = try TestsHTMLFixture.page().renderString(TestRunResults(results: [timedOut], relaunches: 1))
         XCTAssertTrue(html.contains("<dt>Time limit</dt><dd>3.000 s (<code>--test-timeout</code>): the test was killed</dd>"), html)
         XCTAssertTrue(html.contains("<dt>Signal</dt><dd>9 (SIGKILL)</dd>"))
-        XCTAssertTrue(html.contains("<dt>Reason</dt><dd>killed after 3.000 s timeout</dd>"))
+        XCTAssertTrue(html.contains("<dt>Reason</dt><dd>killed after the 3 s timeout</dd>"))
         XCTAssertTrue(html.contains("<span class=\"ts-badge timed-out\">timed out</span>"))
         XCTAssertTrue(html.contains("The test binary was relaunched 1 time after a crash or a timeout"))
         XCTAssertTrue(html.contains("data-outcome=\"timed-out\">\n    <div class=\"card-title\">Timed out</div>\n    <div class=\"card-value\">1</div>"))

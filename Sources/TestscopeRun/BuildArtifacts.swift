@@ -1,0 +1,61 @@
+import Foundation
+import TestscopeExecution
+
+/// The one place that finds what a SwiftPM build left: the bin folder, the test binary in it, the
+/// `codecov` folder and the raw profiles (used by `run`, `flaky` and `report --build-path`).
+public enum BuildArtifacts {
+    /// `swift build --show-bin-path` with the given build arguments (`--package-path`, `-c`, `--scratch-path`, …).
+    public static func binPath(swift: URL, buildArguments: [String], environment: [String: String]? = nil) throws -> URL {
+        let bin = try ProcessRunner.run(swift, ["build"] + buildArguments + ["--show-bin-path"], environment: environment)
+        return URL(fileURLWithPath: bin.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The test binary SwiftPM builds in a bin folder: `<Package>PackageTests.xctest` (the newest when a
+    /// renamed package left an old one; by name on a tie), the executable inside the bundle on macOS.
+    public static func testBinary(in binDirectory: URL) -> URL? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: binDirectory.path)) ?? []
+        let bundles = names.sorted().filter { $0.hasSuffix("PackageTests.xctest") }.map { binDirectory.appendingPathComponent($0) }
+        // `max` keeps the last of equals: reversed, so a tie goes to the first name.
+        guard let bundle = bundles.reversed().max(by: { modified($0) < modified($1) }) else { return nil }
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isDir), isDir.boolValue {
+            let macos = bundle.appendingPathComponent("Contents/MacOS")
+            let inner = (try? FileManager.default.contentsOfDirectory(atPath: macos.path))?.sorted().first
+            return inner.map { macos.appendingPathComponent($0) }
+        }
+        return bundle
+    }
+
+    /// The newest `codecov` folder under a build path (`.build/<triple>/<config>/codecov` or `.build/<config>/codecov`).
+    public static func codecovDirectory(in buildPath: URL) -> URL? {
+        let fm = FileManager.default
+        var candidates: [URL] = []
+        let direct = buildPath.appendingPathComponent("codecov")
+        if fm.fileExists(atPath: direct.path) { candidates.append(direct) }
+        for level1 in (try? fm.contentsOfDirectory(atPath: buildPath.path)) ?? [] where !level1.hasPrefix(".") {
+            let dir1 = buildPath.appendingPathComponent(level1)
+            let c1 = dir1.appendingPathComponent("codecov")
+            if fm.fileExists(atPath: c1.path) { candidates.append(c1) }
+            for level2 in (try? fm.contentsOfDirectory(atPath: dir1.path)) ?? [] where level2 == "debug" || level2 == "release" {
+                let c2 = dir1.appendingPathComponent(level2).appendingPathComponent("codecov")
+                if fm.fileExists(atPath: c2.path) { candidates.append(c2) }
+            }
+        }
+        return candidates.max { modified($0) < modified($1) }
+    }
+
+    /// Profiles in a folder: `.profraw` files (only those modified at or after `since`, when given),
+    /// and the merged `.profdata` files; each sorted by name.
+    public static func profiles(in directory: URL, since: Date? = nil) -> (raw: [URL], merged: [URL]) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let urls = names.sorted().map { directory.appendingPathComponent($0) }
+        let raw = urls.filter { url in url.pathExtension == "profraw" && (since.map { modified(url) >= $0 } ?? true) }
+        let merged = urls.filter { $0.pathExtension == "profdata" }
+        return (raw, merged)
+    }
+
+    /// A file's modification date (`distantPast` when unreadable).
+    public static func modified(_ url: URL) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
+    }
+}

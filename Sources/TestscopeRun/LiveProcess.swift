@@ -1,0 +1,139 @@
+import Foundation
+import TestscopeExecution
+import TestscopeTestResults
+
+/// The part of a Swift Testing event stream a running test process has written so far, read as it
+/// grows, with the moment each test was first seen running (for time limits).
+struct EventStreamTail {
+    private(set) var stream = SwiftTestingEventStream()
+    private(set) var firstSeen: [String: Date] = [:]
+    private var offset: UInt64 = 0
+
+    /// Reads the complete lines appended to `file` since the last call.
+    mutating func read(_ file: URL) {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: offset)
+        let data = handle.readDataToEndOfFile()
+        guard let lastNewline = data.lastIndex(of: 0x0A) else { return }
+        let complete = data[data.startIndex...lastNewline]
+        offset += UInt64(complete.count)
+        for line in String(decoding: complete, as: UTF8.self).split(separator: "\n") { stream.consume(String(line)) }
+        let now = Date()
+        for id in stream.inFlight where firstSeen[id] == nil { firstSeen[id] = now }
+    }
+}
+
+/// One running test process as the output readers and the watchdog see it: the live parsers, when
+/// the running tests started, and whether the watchdog killed it (all behind one lock).
+final class LiveProcess: Sendable {
+    private struct State {
+        var xctest: XCTestConsoleParser
+        var xcSince: Date?
+        var tail = EventStreamTail()
+        var pid: Int32 = 0
+        var killed: (id: String, framework: TestFramework)?
+        var lastLines: [String] = []
+    }
+
+    private let state: Locked<State>
+    private let events: URL?
+    private let timeout: Double?
+    private let note: (@Sendable (String) -> Void)?
+
+    init(moduleForClass: [String: String], events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?) {
+        state = Locked(State(xctest: XCTestConsoleParser(moduleForClass: moduleForClass, live: true)))
+        self.events = events
+        self.timeout = timeout
+        self.note = note
+    }
+
+    func started(pid: Int32) {
+        state.withLock { state in
+            state.pid = pid
+            InterruptForwarding.shared.add(group: pid)
+        }
+    }
+
+    /// After the process was reaped: its pid may be reused, so nothing may signal it any more.
+    func ended() {
+        state.withLock { state in
+            InterruptForwarding.shared.remove(group: state.pid)
+            state.pid = 0
+        }
+    }
+
+    func consume(_ line: String) {
+        state.withLock { state in
+            if !line.isEmpty { state.lastLines.append(line); if state.lastLines.count > 10 { state.lastLines.removeFirst() } }
+            let before = state.xctest.running
+            // `Test Case '…' started at <local time>`: the start is taken when the line arrives instead of
+            // parsing XCTest's stamp (a DateFormatter per line was most of the parsing time of a run).
+            if line.hasPrefix("Test Case '"), let at = line.range(of: "' started at ") {
+                state.xctest.consume(String(line[..<at.lowerBound]) + "' started")
+            } else {
+                state.xctest.consume(line)
+            }
+            if state.xctest.running != nil, state.xctest.running != before { state.xcSince = Date() }
+        }
+    }
+
+    /// The watchdog's tick: reads new stream records and kills the process when a test ran past the limit.
+    func tick() {
+        state.withLock { state in
+            if let events { state.tail.read(events) }
+            guard let timeout, state.killed == nil, state.pid > 0 else { return }
+            if let running = state.xctest.running, let since = state.xcSince, Date().timeIntervalSince(since) > timeout {
+                killForTimeout(&state, (running.key, .xctest), shown: running.key, timeout: timeout)
+                return
+            }
+            for id in state.tail.stream.inFlight {
+                if let since = state.tail.firstSeen[id], Date().timeIntervalSince(since) > timeout {
+                    killForTimeout(&state, (id, .swiftTesting), shown: SwiftTestingEventStream.split(id).specifier, timeout: timeout)
+                    return
+                }
+            }
+        }
+    }
+
+    private func killForTimeout(_ state: inout State, _ test: (id: String, framework: TestFramework), shown: String, timeout: Double) {
+        state.killed = test
+        note?("\(shown) exceeded the \(timeout) s test timeout; killing the test process")
+        ProcessTree.killGroupAndDescendants(leader: state.pid)
+    }
+
+    /// What the ended process reported, with the test it is blamed on when it died early: the XCTest
+    /// test it was running, else the Swift Testing test `SwiftTestingEventStream.blame` picks.
+    func collect(_ result: ProcessResult, tests: [String], blameFirstInFlight: Bool) -> SupervisedProcess {
+        state.withLock { state in
+            if let events { state.tail.read(events) }
+            let signal = result.terminatedBySignal ? Int(result.status) : nil
+            let killed = state.killed
+            let xcKilled = killed?.framework == .xctest
+            let xcRunning = state.xctest.running
+            let outsideCrash = state.xctest.crashOutsideTests
+            state.xctest.finish(signal: xcKilled ? 9 : signal, timedOut: xcKilled, timeout: timeout)
+            var results = state.xctest.results
+            var blamed = xcRunning.flatMap { running in
+                results.last { $0.suite == running.className && $0.name == running.method }?.id
+            }
+            let stream = state.tail.stream
+            results += stream.results()
+            let inFlight = stream.inFlight
+            let killedST = killed?.framework == .swiftTesting ? killed?.id : nil
+            if let culprit = stream.blame(killed: killedST, crash: outsideCrash, orFirst: blameFirstInFlight) {
+                var evidence = outsideCrash ?? CrashEvidence()
+                if evidence.signal == nil { evidence.signal = killedST != nil ? 9 : signal }
+                if killedST != nil { evidence.reason = CrashEvidence.timeoutReason(timeout) }
+                let since = state.tail.firstSeen[culprit]
+                results.append(stream.interruptedResult(culprit, outcome: killedST != nil ? .timedOut : .crashed, crash: evidence,
+                                                        duration: killedST != nil ? timeout : since.map { Date().timeIntervalSince($0) }))
+                blamed = culprit
+            }
+            let interrupted = signal != nil || killed != nil || xcRunning != nil || !inFlight.isEmpty
+                || (stream.runStarted && !stream.runEnded)
+            return SupervisedProcess(tests: tests, results: results, blamed: blamed, interrupted: interrupted,
+                                     timedOut: killed != nil, crash: outsideCrash, result: result, lastLines: state.lastLines)
+        }
+    }
+}

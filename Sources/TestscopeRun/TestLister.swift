@@ -1,0 +1,26 @@
+import Foundation
+import TestscopeExecution
+import TestscopeTestResults
+
+/// Lists the tests of a built test binary: `--list-tests` of XCTest, then of Swift Testing.
+public enum TestLister {
+    /// The binary's tests (Swift Testing's once each, as listed). A failed XCTest listing is an error
+    /// (`TestResultsError.testListFailed`); a failed Swift Testing listing means no Swift Testing tests.
+    /// With `swiftTestingEvents`, Swift Testing's listing also writes its test records there (their
+    /// order is Swift Testing's serial order, which `flaky` needs).
+    public static func list(binary: URL, environment: [String: String], swiftTestingEvents: URL? = nil) throws -> TestList {
+        let xc = try ProcessRunner.run(binary, ["--list-tests"], environment: environment)
+        guard xc.succeeded else {
+            throw TestResultsError.testListFailed(detail: "\(binary.lastPathComponent) --list-tests exited with \(xc.status)")
+        }
+        var list = TestList.parse(xc.stdoutText)
+        var arguments = ["--testing-library", "swift-testing", "--list-tests"]
+        if let swiftTestingEvents { arguments += ["--event-stream-output-path", swiftTestingEvents.path] }
+        let st = try ProcessRunner.run(binary, arguments, environment: environment)
+        if st.succeeded {
+            var seen = Set<String>()
+            list.swiftTesting = TestList.parse(st.stdoutText).swiftTesting.filter { seen.insert($0).inserted }
+        }
+        return list
+    }
+}

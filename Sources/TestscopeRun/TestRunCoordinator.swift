@@ -1,0 +1,149 @@
+import Foundation
+import TestscopeExecution
+import TestscopeTestResults
+
+/// What to run and where to put the raw artifacts.
+public struct TestRunRequest: Sendable {
+    public var swift: URL
+    /// `--package-path`, `-c`, `--scratch-path`: given to every swift invocation.
+    public var buildArguments: [String]
+    public var filters: [String]
+    public var skips: [String]
+    /// Arguments after `--`, for `swift test`.
+    public var extraArguments: [String]
+    /// Logs, event streams and relaunch profiles go here.
+    public var artifacts: URL
+    /// Per-test time limit in seconds.
+    public var testTimeout: Double?
+    public var echo: Bool
+
+    public init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
+                extraArguments: [String] = [], artifacts: URL, testTimeout: Double? = nil, echo: Bool = true) {
+        self.swift = swift
+        self.buildArguments = buildArguments
+        self.filters = filters
+        self.skips = skips
+        self.extraArguments = extraArguments
+        self.artifacts = artifacts
+        self.testTimeout = testTimeout
+        self.echo = echo
+    }
+}
+
+/// What a test run left behind.
+public struct TestRunOutput: Sendable {
+    public var results: TestRunResults
+    /// The test binary's exit status (the last failing process's), or the build's when it failed.
+    public var testBinaryStatus: Int32
+    /// Why nothing ran: the build's stderr, or "no tests found".
+    public var testBinaryStderr: String
+    public var binPath: URL?
+    public var testBinary: URL?
+    /// Raw profiles of every process that exited (SwiftPM's and the relaunches').
+    public var profiles: [URL]
+    /// True when `swift build --build-tests` failed (nothing ran).
+    public var buildFailed: Bool
+}
+
+/// Runs the tests with coverage the way `swift test --enable-code-coverage` does (build with
+/// coverage, then the test binary for XCTest and for Swift Testing, with `LLVM_PROFILE_FILE`), but
+/// runs the binary itself under a `TestSupervisor`, so that its output is parsed live (SwiftPM holds
+/// piped test output back until the process ends), a test past the time limit is killed, and the
+/// binary is relaunched for the tests a crash or a kill left unrun.
+public struct TestRunCoordinator: Sendable {
+    let request: TestRunRequest
+    let note: @Sendable (String) -> Void
+    let environment: [String: String]
+
+    /// `run`'s policy: every selected test that did not report runs again; Swift Testing runs in
+    /// parallel, so a crash that names no test is not blamed on the first one in flight.
+    public static let policy = SupervisionPolicy(relaunch: .everyUnreported, blameFirstInFlight: false)
+
+    public init(request: TestRunRequest, note: @escaping @Sendable (String) -> Void) {
+        self.request = request
+        self.note = note
+        // As SwiftPM does: no colours from the test process when our output is not a terminal.
+        environment = TestSupervisor.testEnvironment(ProcessInfo.processInfo.environment, noColor: isatty(STDOUT_FILENO) == 0)
+    }
+
+    public func run(log: AtomicFileWriter) throws -> TestRunOutput {
+        let started = Date().addingTimeInterval(-1)
+        var results = TestRunResults(startedAt: started)
+        // 1. Build the tests with coverage, as `swift test --enable-code-coverage` would.
+        let (buildExtra, libraries) = Self.splitExtraArguments(request.extraArguments)
+        // Lines come from more than one reader thread: one writer at a time.
+        let logged = Locked(log)
+        let writeLine: @Sendable (String) -> Void = { line in logged.withLock { try? $0.write(line + "\n") } }
+        let build = try ProcessRunner.stream(
+            request.swift, ["build", "--build-tests", "--enable-code-coverage"] + request.buildArguments + buildExtra,
+            environment: environment, echo: request.echo, onLine: writeLine)
+        guard build.succeeded else {
+            return TestRunOutput(results: results, testBinaryStatus: build.status, testBinaryStderr: build.stderrText,
+                                 binPath: nil, testBinary: nil, profiles: [], buildFailed: true)
+        }
+        let binPath = try BuildArtifacts.binPath(swift: request.swift, buildArguments: request.buildArguments + buildExtra)
+        guard let binary = BuildArtifacts.testBinary(in: binPath) else {
+            return TestRunOutput(results: results, testBinaryStatus: 0, testBinaryStderr: "no tests found", binPath: binPath,
+                                 testBinary: nil, profiles: [], buildFailed: false)
+        }
+        // 2. The tests, from the binary itself; SwiftPM's --filter/--skip semantics.
+        let all = try TestLister.list(binary: binary, environment: environment)
+        let selected = all.applying(filters: request.filters, skips: request.skips)
+        let profileDir = request.artifacts.appendingPathComponent("profiles")
+        try? FileManager.default.removeItem(at: profileDir)
+        try FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true)
+        let supervisor = TestSupervisor(
+            binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
+            moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
+            onLine: writeLine, note: note)
+        var status: Int32 = 0
+        let unfiltered = request.filters.isEmpty && request.skips.isEmpty
+
+        // 3. XCTest, then Swift Testing, each relaunched for the tests a crash or a kill left unrun.
+        let xctest = try supervisor.run(libraries.xctest ? selected.xctest : []) { tests, attempt in
+            if attempt > 0 { note("relaunching the test binary for \(tests.count) XCTest test(s) that had not run") }
+            let everything = attempt == 0 && unfiltered
+            return TestLaunch(arguments: everything ? [] : [tests.joined(separator: ",")], profilePrefix: "xctest")
+        }
+        for process in xctest.processes where !process.result.succeeded { status = process.result.status }
+        let swiftTesting = try supervisor.run(libraries.swiftTesting ? selected.swiftTesting : []) { tests, attempt in
+            if attempt > 0 { note("relaunching the test binary for \(tests.count) Swift Testing test(s) that had not run") }
+            let file = request.artifacts.appendingPathComponent(
+                attempt == 0 ? "swift-testing-events.jsonl" : "swift-testing-events-\(attempt + 1).jsonl")
+            try? FileManager.default.removeItem(at: file)
+            var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
+            if attempt == 0 {
+                for f in request.filters { args += ["--filter", f] }
+                for s in request.skips { args += ["--skip", s] }
+            } else {
+                args += TestSupervisor.swiftTestingFilters(tests)
+            }
+            return TestLaunch(arguments: args, eventStream: file, profilePrefix: "swift-testing")
+        }
+        // Swift Testing exits 69 (EX_UNAVAILABLE) when no test matched.
+        for process in swiftTesting.processes where !process.result.succeeded
+            && !(process.result.status == 69 && !process.result.terminatedBySignal) {
+            status = process.result.status
+        }
+        for process in xctest.processes + swiftTesting.processes { results.merge(process.results) }
+        results.relaunches += xctest.relaunches + swiftTesting.relaunches
+        return TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
+                             testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,
+                             buildFailed: false)
+    }
+
+    /// Arguments after `--` go to `swift build`, except the testing-library switches, which choose the phases.
+    static func splitExtraArguments(_ arguments: [String]) -> (build: [String], libraries: (xctest: Bool, swiftTesting: Bool)) {
+        var build: [String] = []
+        var xctest = true, swiftTesting = true
+        for argument in arguments {
+            switch argument {
+            case "--disable-xctest": xctest = false
+            case "--disable-swift-testing": swiftTesting = false
+            case "--enable-xctest", "--enable-swift-testing", "--parallel", "--no-parallel": break
+            default: build.append(argument)
+            }
+        }
+        return (build, (xctest, swiftTesting))
+    }
+}

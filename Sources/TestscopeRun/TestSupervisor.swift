@@ -1,0 +1,234 @@
+import Foundation
+import TestscopeExecution
+import TestscopeTestResults
+
+/// What `run` and `flaky` legitimately do differently when a test process dies early; everything
+/// else (parsing, the watchdog, the kill, the blame) is the same code.
+public struct SupervisionPolicy: Sendable, Equatable {
+    /// Which tests the next process gets after one was cut short by a crash or a kill.
+    public enum Relaunch: Sendable, Equatable {
+        /// One process only (flaky's repetition runs of Swift Testing's own order).
+        case never
+        /// Every test of the launch that has not reported (`run`: the set of tests is the point, and
+        /// parallel Swift Testing leaves unreported tests anywhere in the list).
+        case everyUnreported
+        /// The tests after the last one that reported (`flaky`: the order is the experiment, so a test
+        /// skipped by the crash stays unrun). When the process died between tests, the first test that
+        /// did not report is blamed, so the order moves on.
+        case restOfOrder
+    }
+
+    public var relaunch: Relaunch
+    /// Whether a crash whose backtrace names no in-flight Swift Testing test is blamed on the first one
+    /// in flight: right when tests run one at a time (`flaky`), a guess when they run in parallel (`run`).
+    public var blameFirstInFlight: Bool
+
+    public init(relaunch: Relaunch, blameFirstInFlight: Bool) {
+        self.relaunch = relaunch
+        self.blameFirstInFlight = blameFirstInFlight
+    }
+}
+
+/// How one process is started for some of the tests (the launch strategy returns one per process).
+public struct TestLaunch: Sendable {
+    public var arguments: [String]
+    /// Added to (or, with nil, removed from) the supervisor's environment.
+    public var environment: [String: String?]
+    /// The Swift Testing event stream the process writes; read live for the watchdog and the blame.
+    public var eventStream: URL?
+    /// Raw profiles go to `<profileDirectory>/<profilePrefix>-%p.profraw` (when both are set).
+    public var profilePrefix: String?
+    /// Files removed once the process has been read (an order file, a scratch event stream).
+    public var temporaryFiles: [URL]
+
+    public init(arguments: [String], environment: [String: String?] = [:], eventStream: URL? = nil,
+                profilePrefix: String? = nil, temporaryFiles: [URL] = []) {
+        self.arguments = arguments
+        self.environment = environment
+        self.eventStream = eventStream
+        self.profilePrefix = profilePrefix
+        self.temporaryFiles = temporaryFiles
+    }
+}
+
+/// One test process's end as the supervisor saw it.
+public struct SupervisedProcess: Sendable {
+    /// The tests this process was launched for.
+    public var tests: [String]
+    /// XCTest's results, then Swift Testing's, then the blamed Swift Testing test's (parameterized
+    /// cases each have a result of their own).
+    public var results: [TestCaseResult]
+    /// The test the early death is blamed on (it has a `crashed` or `timed-out` result).
+    public var blamed: String?
+    /// True when the process was killed, crashed, or ended while a test ran.
+    public var interrupted: Bool
+    /// True when the watchdog killed it for the time limit.
+    public var timedOut: Bool
+    /// Crash evidence printed while no XCTest test ran.
+    public var crash: CrashEvidence?
+    public var result: ProcessResult
+    /// The last lines of output (for an error when the binary ran nothing).
+    public var lastLines: [String]
+
+    /// Of `tests`, those with a result, in launch order (XCTest results are also matched by
+    /// `Class.method`, for lines that did not name the module).
+    public var reported: [String] {
+        let ids = Set(results.map(\.id))
+        let xcKeys = Set(results.filter { $0.framework == .xctest }.map { "\($0.suite ?? "").\($0.name)" })
+        return tests.filter { ids.contains($0) || xcKeys.contains(TestSupervisor.key(ofSpecifier: $0)) }
+    }
+}
+
+/// Every process of a supervised run, and the tests that never ran.
+public struct SupervisedRun: Sendable {
+    public var processes: [SupervisedProcess] = []
+    /// The tests the relaunch policy gave up on (never started, or never reported).
+    public var notRun: [String] = []
+    /// How often the binary was started again after a crash or a kill.
+    public var relaunches: Int { max(0, processes.count - 1) }
+}
+
+/// The one supervisor of test processes (for `run` and `flaky`): starts the test binary in a process
+/// group of its own with Testscope's environment, parses its output live (XCTest console, Swift
+/// Testing event stream), kills the group when a test runs past the time limit, blames the test a
+/// crash or a kill interrupted, and relaunches the binary for the tests the policy says are left.
+public struct TestSupervisor: Sendable {
+    public var binary: URL
+    /// The environment of every process (see `testEnvironment`).
+    public var environment: [String: String]
+    public var policy: SupervisionPolicy
+    /// Per-test time limit in seconds.
+    public var timeout: Double?
+    /// `Class` → module, for XCTest lines that omit the module (Linux).
+    public var moduleForClass: [String: String]
+    /// Where raw profiles go (`LLVM_PROFILE_FILE`), for launches with a `profilePrefix`.
+    public var profileDirectory: URL?
+    /// Show the processes' output on our stdout.
+    public var echo: Bool
+    /// Every line of output (a log).
+    public var onLine: (@Sendable (String) -> Void)?
+    /// Messages for the user (a test killed for its time limit).
+    public var note: (@Sendable (String) -> Void)?
+
+    /// One watchdog interval for every run: short enough that a killed test's reported time is close
+    /// to the limit, long enough to cost nothing.
+    static let watchdogInterval = 0.1
+
+    public init(binary: URL, environment: [String: String], policy: SupervisionPolicy, timeout: Double?,
+                moduleForClass: [String: String] = [:], profileDirectory: URL? = nil, echo: Bool = false,
+                onLine: (@Sendable (String) -> Void)? = nil, note: (@Sendable (String) -> Void)? = nil) {
+        self.binary = binary
+        self.environment = environment
+        self.policy = policy
+        self.timeout = timeout
+        self.moduleForClass = moduleForClass
+        self.profileDirectory = profileDirectory
+        self.echo = echo
+        self.onLine = onLine
+        self.note = note
+    }
+
+    /// `base` with what the test binary needs: backtraces without a prompt (unless set), Swift Testing's
+    /// full event records, and no colours when `noColor` (as SwiftPM does when output is not a terminal).
+    public static func testEnvironment(_ base: [String: String], noColor: Bool) -> [String: String] {
+        var env = base
+        if env["SWIFT_BACKTRACE"] == nil { env["SWIFT_BACKTRACE"] = "interactive=no" }
+        env["SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED"] = "1"
+        if noColor { env["NO_COLOR"] = "1" }
+        return env
+    }
+
+    /// Runs `tests`: one process from `launch(tests, 0)`, then, while the policy leaves tests and the
+    /// last process made progress, one more from `launch(rest, n)`. `inspect` sees each process before
+    /// the policy does, and may throw to stop.
+    public func run(_ tests: [String], launch: (_ tests: [String], _ attempt: Int) throws -> TestLaunch,
+                    inspect: ((SupervisedProcess) throws -> Void)? = nil) throws -> SupervisedRun {
+        var run = SupervisedRun()
+        var remaining = tests
+        while !remaining.isEmpty {
+            var process = try runProcess(remaining, launch: launch(remaining, run.processes.count))
+            try inspect?(process)
+            var reported = process.reported
+            if policy.relaunch == .restOfOrder, process.interrupted, process.blamed == nil, reported.count < remaining.count,
+               let first = remaining.first(where: { !reported.contains($0) }) {
+                process.results.append(Self.unreportedResult(first, process: process, timeout: timeout))
+                process.blamed = first
+                reported = process.reported
+            }
+            run.processes.append(process)
+            let unreported = remaining.filter { !reported.contains($0) }
+            switch policy.relaunch {
+            case .never:
+                run.notRun += unreported
+                remaining = []
+            case .everyUnreported:
+                let again = process.interrupted && !reported.isEmpty
+                if !again { run.notRun += unreported }
+                remaining = again ? unreported : []
+            case .restOfOrder:
+                guard let last = reported.last.flatMap({ remaining.firstIndex(of: $0) }) else {
+                    run.notRun += remaining
+                    remaining = []
+                    break
+                }
+                run.notRun += remaining[...last].filter { !reported.contains($0) }
+                let rest = Array(remaining[(last + 1)...])
+                if process.interrupted { remaining = rest } else { run.notRun += rest; remaining = [] }
+            }
+        }
+        return run
+    }
+
+    /// Starts one process, parses and watches it until it ends, and reads what it reported.
+    func runProcess(_ tests: [String], launch: TestLaunch) throws -> SupervisedProcess {
+        defer { for file in launch.temporaryFiles { try? FileManager.default.removeItem(at: file) } }
+        var env = environment
+        for (name, value) in launch.environment { env[name] = value }
+        if let profileDirectory, let prefix = launch.profilePrefix {
+            env["LLVM_PROFILE_FILE"] = profileDirectory.appendingPathComponent("\(prefix)-%p.profraw").path
+        }
+        let live = LiveProcess(moduleForClass: moduleForClass, events: launch.eventStream, timeout: timeout, note: note)
+        let done = DispatchSemaphore(value: 0)
+        let interval = Self.watchdogInterval
+        let watchdog = Thread { while done.wait(timeout: .now() + interval) == .timedOut { live.tick() } }
+        watchdog.start()
+        let onLine = self.onLine
+        let result: ProcessResult
+        do {
+            defer { done.signal() }
+            result = try ProcessRunner.stream(
+                binary, launch.arguments, environment: env, echo: echo, mergeStderr: true, newProcessGroup: true,
+                onStart: { pid in live.started(pid: pid) },
+                onLine: { line in
+                    onLine?(line)
+                    live.consume(line)
+                })
+        }
+        live.ended()
+        return live.collect(result, tests: tests, blameFirstInFlight: policy.blameFirstInFlight)
+    }
+
+    /// The result of a test blamed because the process died after the previous test and before it reported.
+    static func unreportedResult(_ id: String, process: SupervisedProcess, timeout: Double?) -> TestCaseResult {
+        let isXCTest = id.contains("/") && !id.hasSuffix(")")
+        let parts = SwiftTestingEventStream.split(id)
+        var crash = process.crash ?? CrashEvidence()
+        if crash.reason == nil { crash.reason = "the test process died before this test reported a result" }
+        return TestCaseResult(id: id, framework: isXCTest ? .xctest : .swiftTesting, module: parts.module, suite: parts.suite,
+                              name: parts.name, outcome: process.timedOut ? .timedOut : .crashed,
+                              duration: process.timedOut ? timeout : nil, crash: crash)
+    }
+
+    /// `Module.Class/test` → `Class.test`, the key XCTest's console lines give.
+    static func key(ofSpecifier specifier: String) -> String {
+        guard let slash = specifier.firstIndex(of: "/") else { return specifier }
+        let qualified = specifier[..<slash]
+        let className = qualified.firstIndex(of: ".").map { qualified[qualified.index(after: $0)...] } ?? qualified
+        return "\(className).\(specifier[specifier.index(after: slash)...])"
+    }
+
+    /// `--filter` arguments that select exactly these Swift Testing tests (and their parameterized cases).
+    public static func swiftTestingFilters(_ ids: [String]) -> [String] {
+        ids.flatMap { ["--filter", "^" + NSRegularExpression.escapedPattern(for: $0) + "(/|$)"] }
+    }
+}

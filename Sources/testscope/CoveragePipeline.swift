@@ -9,6 +9,8 @@ import TestscopeTestResults
 struct CoveragePipeline {
     var options: CoverageOptions
     var defaultFormats: [OutputFormat]
+    /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
+    var command = "report"
 
     /// Writes the test reports (summary, tests.json, junit.xml, tests.html, GitHub Actions) and returns the status.
     func processTests(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?) throws -> ExitStatus {
@@ -23,7 +25,10 @@ struct CoveragePipeline {
         if formats.contains(.junit) {
             written.append(try JUnitReport(strict: options.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
         }
-        if formats.contains(.html) { written += try writeTestsPage(tests, packageRoot: packageRoot, output: output) }
+        if formats.contains(.html) {
+            // `run` and `report` call processCoverage first when they have coverage (coverageLine is its summary).
+            written += try writeTestsPage(tests, packageRoot: packageRoot, output: output, withCoverage: coverageLine != nil)
+        }
         if !written.isEmpty { terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))") }
         let environment = ProcessInfo.processInfo.environment
         if environment["GITHUB_ACTIONS"] == "true" {
@@ -38,18 +43,19 @@ struct CoveragePipeline {
         return tests.hasFailures ? .testsFailed : .success
     }
 
-    /// The Tests page (`tests.html`, self-contained) and, when the folder has no coverage report, an
-    /// `index.html` that links to it; returns the paths written.
-    func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder) throws -> [String] {
+    /// The Tests page (`tests.html`, self-contained) and, when this report has no coverage page, an
+    /// `index.html` that links to it; returns the paths written. The top bar and the output folder's
+    /// manifest list this report's pages and the pages other commands recorded there.
+    func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, withCoverage: Bool) throws -> [String] {
         let templates = try options.htmlReport(watermarks: try options.parsedWatermarks()).templates
-        let page = TestsHTMLPage(templates: templates, navigation: HTMLNavigationItem.pages(in: output.url, writing: [.tests]),
-                                 generatorVersion: Testscope.version, packageRoot: packageRoot.path)
-        var written = [try page.write(tests, into: output)]
-        let index = try output.file("index.html")
-        if !FileManager.default.fileExists(atPath: index.path) || TestsHTMLPage.isLandingIndex(in: output.url) {
-            written.append(try page.writeLandingIndex(tests, into: output))
-            if !options.quiet { print("HTML report: \(index.path) (tests only, no coverage)") }
-        }
+        var page = TestsHTMLPage(templates: templates, generatorVersion: Testscope.version, packageRoot: packageRoot.path)
+        page.landingIndex = !withCoverage
+        let pages = PagesManifest.read(in: output)
+            .replacing(.testReport, with: withCoverage ? [.coverage] + page.pageKinds : page.pageKinds, command: command, in: output)
+        page.navigation = pages.navigation
+        let written = try page.writePages(tests, into: output)
+        try pages.write(into: output)
+        if page.landingIndex, !options.quiet { print("HTML report: \(written[1]) (tests only, no coverage)") }
         if !options.quiet { print("HTML tests page: \(written[0])") }
         return written
     }
@@ -155,11 +161,15 @@ struct CoveragePipeline {
         PhaseTimer.mark("json + lcov")
         var htmlIndex: String?
         if var html {
-            // The report's other pages (tests.html, flaky.html) get their link in the top bar when they exist.
+            // The top bar: this report's pages (Tests when it has the run's results, whose page processTests
+            // writes next) and the ones other commands recorded in the folder's manifest (flaky.html).
             html.tests = try tests.map(mapped)
-            html.navigation = HTMLNavigationItem.pages(in: output.url, writing: tests == nil ? [.coverage] : [.coverage, .tests])
+            let pages = PagesManifest.read(in: output)
+                .replacing(.testReport, with: html.pageKinds + (tests == nil ? [] : [.tests]), command: command, in: output)
+            html.navigation = pages.navigation
             terminal.progress("writing the HTML report")
-            htmlIndex = try html.write(report, into: output)
+            htmlIndex = try html.writePages(report, into: output)[0]
+            try pages.write(into: output)
             written.append(htmlIndex!)
         }
         terminal.note("reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")

@@ -216,9 +216,12 @@ extension Testscope {
             if formats.contains(.junit) { written.append(try FlakyJUnitReport(packageRoot: root.path).write(report, into: output)) }
             var htmlPage: String?
             if formats.contains(.html) {
-                let page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), navigation: HTMLNavigationItem.pages(in: output.url, adding: .flaky),
-                                         generatorVersion: Testscope.version, packageRoot: root.path)
-                htmlPage = try page.write(report, into: output)
+                // The top bar: flaky.html and the pages `run`/`report` recorded in the folder's manifest.
+                var page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: Testscope.version, packageRoot: root.path)
+                let pages = PagesManifest.read(in: output).replacing(.flaky, with: page.pageKinds, command: "flaky", in: output)
+                page.navigation = pages.navigation
+                htmlPage = try page.writePages(report, into: output)[0]
+                try pages.write(into: output)
                 written.append(htmlPage!)
             }
             terminal.note("flaky reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")

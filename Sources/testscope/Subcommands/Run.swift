@@ -93,7 +93,7 @@ extension Testscope {
 
             guard !run.profiles.isEmpty, let binary = run.testBinary else {
                 if testsFailed {
-                    if !tests.results.isEmpty { _ = try CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
+                    if !tests.results.isEmpty { _ = try CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats, command: "run")
                         .processTests(tests, packageRoot: root, output: output, coverageLine: nil) }
                     Terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
                     return .testsFailed
@@ -108,7 +108,7 @@ extension Testscope {
             terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
             try collector.export(profile: profdata, binaries: [binary], to: export)
 
-            let pipeline = CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats)
+            let pipeline = CoveragePipeline(options: coverage, defaultFormats: CoverageOptions.defaultFormats, command: "run")
             let (gate, report) = try pipeline.processCoverage(exports: [export], packageRoot: root, toolchain: toolchain,
                                                               output: output, dataRecordedAt: started, tests: tests)
             let testStatus = try pipeline.processTests(tests, packageRoot: root, output: output,

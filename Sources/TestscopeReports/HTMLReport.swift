@@ -35,7 +35,7 @@ public struct HTMLReport: PageWriter {
     var generator: String { "testscope \(generatorVersion)" }
 
     /// The self-contained single-file report (what `--html-single-file` writes as index.html).
-    public func document(_ report: CoverageReport) throws -> String {
+    public func renderString(_ report: CoverageReport) throws -> String {
         try singleFileDocument(report)
     }
 

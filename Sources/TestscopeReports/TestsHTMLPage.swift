@@ -5,9 +5,6 @@ import TestscopeTestResults
 extension HTMLNavigationItem {
     /// The Tests page's link.
     public static let tests = HTMLNavigationItem(title: "Tests", href: "tests.html")
-
-    /// Every page the report can have, in the order of the top bar.
-    public static let reportPages: [HTMLNavigationItem] = [.coverage, .tests, .flaky]
 }
 
 /// `tests.html`: the Tests page of the HTML report, rendered from `templates/tests.mustache` inside the

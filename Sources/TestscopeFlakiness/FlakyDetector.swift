@@ -139,13 +139,8 @@ public final class FlakyDetector {
 
     /// `run 3/12  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`.
     public static func line(_ planned: PlannedOrder, _ execution: ExecutedOrder, of total: Int) -> String {
-        let verdicts = execution.results.values.map { Verdict($0.outcome) }
-        var parts = ["\(verdicts.filter { $0 == .pass }.count) passed", "\(verdicts.filter { $0 == .fail }.count) failed"]
-        let skipped = verdicts.filter { $0 == .skip }.count
-        if skipped > 0 { parts.append("\(skipped) skipped") }
-        if execution.relaunches > 0 { parts.append("\(execution.relaunches) relaunch\(execution.relaunches == 1 ? "" : "es")") }
-        let number = "run \(planned.index)/\(total - 1)"
-        return "\(number)  \(planned.label)  \(parts.joined(separator: ", "))  \(String(format: "%.2f", execution.seconds)) s"
+        let tally = RunTally(execution)
+        return "run \(planned.index)/\(total - 1)  \(planned.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)"
     }
 }
 

@@ -94,6 +94,36 @@ public struct TestFinding: Sendable {
     }
 }
 
+/// What one detection run gave, counted: the progress line and the reports show it (from the data,
+/// never by re-reading the line).
+public struct RunTally: Sendable, Equatable {
+    public var passed: Int
+    public var failed: Int
+    public var skipped: Int
+    public var relaunches: Int
+    public var seconds: Double
+
+    public init(_ execution: ExecutedOrder) {
+        let verdicts = execution.results.values.map { Verdict($0.outcome) }
+        passed = verdicts.filter { $0 == .pass }.count
+        failed = verdicts.filter { $0 == .fail }.count
+        skipped = verdicts.filter { $0 == .skip }.count
+        relaunches = execution.relaunches
+        seconds = execution.seconds
+    }
+
+    /// `3 passed`, `1 failed`, then `2 skipped` and `1 relaunch` when there are any.
+    public var counts: [String] {
+        var parts = ["\(passed) passed", "\(failed) failed"]
+        if skipped > 0 { parts.append("\(skipped) skipped") }
+        if relaunches > 0 { parts.append("\(relaunches) relaunch\(relaunches == 1 ? "" : "es")") }
+        return parts
+    }
+
+    /// `0.52 s`.
+    public var time: String { String(format: "%.2f", seconds) + " s" }
+}
+
 /// Everything `testscope flaky` found: the plan, every detection run, and each test's finding.
 public struct FlakyReport: Sendable {
     public var seed: UInt64
@@ -125,6 +155,9 @@ public struct FlakyReport: Sendable {
         self.startedAt = startedAt
         self.reproduction = reproduction
     }
+
+    /// Each detection run's counts, in the order of `orders`.
+    public var tallies: [RunTally] { executions.map(RunTally.init) }
 
     public func count(_ classification: FlakyClassification) -> Int { findings.filter { $0.classification == classification }.count }
 

@@ -9,11 +9,14 @@ struct CoverageReporting {
     var settings: ReportSettings
     var terminal: Terminal
     var formats: [ReportFormat]
+    /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
+    var command: String
 
-    init(settings: ReportSettings, terminal: Terminal) {
+    init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
         self.terminal = terminal
-        self.formats = settings.formats(default: ReportFormat.allCases)
+        self.formats = settings.formats(default: ReportFormat.coverageFormats)
+        self.command = command
     }
 
     /// Builds the model from exports, writes the coverage reports and evaluates the gate. With
@@ -74,11 +77,15 @@ struct CoverageReporting {
         PhaseTimer.mark("json + lcov")
         var htmlIndex: String?
         if var html {
-            // The report's other pages (tests.html, flaky.html) get their link in the top bar when they exist.
+            // The top bar: this report's pages (Tests when it has the run's results, whose page TestReporting
+            // writes next) and the ones other commands recorded in the folder's manifest (flaky.html).
             html.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }
-            html.navigation = HTMLNavigationItem.pages(in: output.url, writing: tests == nil ? [.coverage] : [.coverage, .tests])
+            let pages = PagesManifest.read(in: output)
+                .replacing(.testReport, with: html.pageKinds + (tests == nil ? [] : [.tests]), command: command, in: output)
+            html.navigation = pages.navigation
             terminal.progress("writing the HTML report")
-            let index = try html.write(report, into: output)
+            let index = try html.writePages(report, into: output)[0]
+            try pages.write(into: output)
             htmlIndex = index
             written.append(index)
         }

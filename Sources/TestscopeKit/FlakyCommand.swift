@@ -6,9 +6,6 @@ import TestscopeReports
 import TestscopeTestResults
 
 extension Pipeline {
-    /// The formats `testscope flaky` writes.
-    public static let flakyFormats: [ReportFormat] = [.text, .json, .junit, .html]
-
     /// `testscope flaky`: builds once with Testscope's entry point, runs the seeded orders, classifies
     /// every test and writes the flaky reports — or replays one order.
     public func flaky(_ request: FlakyRequest) throws -> Outcome {
@@ -89,7 +86,7 @@ extension Pipeline {
 
     /// Prints the table, writes the reports, and decides the status.
     private func finishFlaky(_ report: FlakyReport, request: FlakyRequest, output: OutputFolder) throws -> Outcome {
-        let formats = request.settings.formats(default: Self.flakyFormats)
+        let formats = request.settings.formats(default: ReportFormat.flakyFormats)
         let root = request.packageRoot
         terminal.print(try FlakyTableReport(terminal: terminal).renderString(report))
         var outcome = Outcome()
@@ -102,9 +99,12 @@ extension Pipeline {
         if formats.contains(.junit) { outcome.written.append(try FlakyJUnitReport(packageRoot: root.path).write(report, into: output)) }
         var htmlPage: String?
         if formats.contains(.html) {
-            let page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), navigation: HTMLNavigationItem.pages(in: output.url, adding: .flaky),
-                                     generatorVersion: TestscopeVersion.current, packageRoot: root.path)
-            let path = try page.write(report, into: output)
+            // The top bar: flaky.html and the pages `run`/`report` recorded in the folder's manifest.
+            var page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: root.path)
+            let pages = PagesManifest.read(in: output).replacing(.flaky, with: page.pageKinds, command: "flaky", in: output)
+            page.navigation = pages.navigation
+            let path = try page.writePages(report, into: output)[0]
+            try pages.write(into: output)
             htmlPage = path
             outcome.written.append(path)
         }

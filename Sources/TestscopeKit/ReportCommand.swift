@@ -18,7 +18,7 @@ extension Pipeline {
         }
         if let tests {
             let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
-            try TestReporting(settings: settings, terminal: terminal, environment: environment)
+            try TestReporting(settings: settings, terminal: terminal, environment: environment, command: "report")
                 .report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         }
         return outcome
@@ -35,7 +35,7 @@ extension Pipeline {
     private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?,
                                 into outcome: inout Outcome) throws {
         let root = request.packageRoot
-        let coverage = CoverageReporting(settings: request.settings, terminal: terminal)
+        let coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: "report")
         if !request.exports.isEmpty {
             for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {
                 throw CoverageError.fileNotFound(path: file.path)

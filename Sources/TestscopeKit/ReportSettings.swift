@@ -69,8 +69,3 @@ public struct ReportSettings: Sendable {
 public enum TestscopeVersion {
     public static let current = "0.1.0"
 }
-
-/// The output formats (until the reports module's own enum replaces it).
-public enum ReportFormat: String, CaseIterable, Sendable {
-    case text, json, lcov, junit, html
-}

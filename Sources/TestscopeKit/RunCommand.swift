@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeReports
 import TestscopeRun
 import TestscopeTestResults
 
@@ -19,7 +20,7 @@ extension Pipeline {
         }
         let output = settings.outputFolder(packageRoot: root)
         // A broken --templates folder is reported before the tests run, not after.
-        if settings.formats(default: ReportFormat.allCases).contains(.html) { _ = try settings.htmlReport() }
+        if settings.formats(default: ReportFormat.coverageFormats).contains(.html) { _ = try settings.htmlReport() }
         try output.prepare()
 
         var buildArguments = ["--package-path", root.path]
@@ -48,7 +49,7 @@ extension Pipeline {
         var tests = run.results
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
         let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
-        let testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment)
+        let testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run")
 
         guard !run.profiles.isEmpty, let binary = run.testBinary else {
             if testsFailed {
@@ -69,7 +70,7 @@ extension Pipeline {
         terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
         try collector.export(profile: profdata, binaries: [binary], to: export)
 
-        let coverage = CoverageReporting(settings: settings, terminal: terminal)
+        let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         try coverage.report(exports: [export], packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, into: &outcome)
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)

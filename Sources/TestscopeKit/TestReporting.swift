@@ -10,11 +10,13 @@ struct TestReporting {
     var settings: ReportSettings
     var terminal: Terminal
     var environment: [String: String]
+    /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
+    var command: String
 
     /// Writes the test reports; a failed test makes the outcome `testsFailed`.
     func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
                 into outcome: inout Outcome) throws {
-        let formats = settings.formats(default: ReportFormat.allCases)
+        let formats = settings.formats(default: ReportFormat.coverageFormats)
         let tests = try Self.mapped(tests, equivalences: settings.pathEquivalences)
         try output.prepare()
         let summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot.path)
@@ -24,7 +26,10 @@ struct TestReporting {
         if formats.contains(.junit) {
             written.append(try JUnitReport(strict: settings.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
         }
-        if formats.contains(.html) { written += try writeTestsPage(tests, packageRoot: packageRoot, output: output) }
+        if formats.contains(.html) {
+            // `run` and `report` write the coverage report first when they have one (coverageLine is its summary).
+            written += try writeTestsPage(tests, packageRoot: packageRoot, output: output, withCoverage: coverageLine != nil)
+        }
         if !written.isEmpty {
             terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
         }
@@ -42,18 +47,19 @@ struct TestReporting {
         if tests.hasFailures { outcome.status = .testsFailed }
     }
 
-    /// The Tests page (`tests.html`, self-contained) and, when the folder has no coverage report, an
-    /// `index.html` that links to it; returns the paths written.
-    private func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder) throws -> [String] {
+    /// The Tests page (`tests.html`, self-contained) and, when this report has no coverage page, an
+    /// `index.html` that links to it; returns the paths written. The top bar and the output folder's
+    /// manifest list this report's pages and the pages other commands recorded there.
+    private func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, withCoverage: Bool) throws -> [String] {
         let templates = try settings.htmlReport().templates
-        let page = TestsHTMLPage(templates: templates, navigation: HTMLNavigationItem.pages(in: output.url, writing: [.tests]),
-                                 generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
-        var written = [try page.write(tests, into: output)]
-        let index = try output.file("index.html")
-        if !FileManager.default.fileExists(atPath: index.path) || TestsHTMLPage.isLandingIndex(in: output.url) {
-            written.append(try page.writeLandingIndex(tests, into: output))
-            if !terminal.quiet { terminal.printLine("HTML report: \(index.path) (tests only, no coverage)") }
-        }
+        var page = TestsHTMLPage(templates: templates, generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
+        page.landingIndex = !withCoverage
+        let pages = PagesManifest.read(in: output)
+            .replacing(.testReport, with: withCoverage ? [.coverage] + page.pageKinds : page.pageKinds, command: command, in: output)
+        page.navigation = pages.navigation
+        let written = try page.writePages(tests, into: output)
+        try pages.write(into: output)
+        if page.landingIndex, !terminal.quiet { terminal.printLine("HTML report: \(written[1]) (tests only, no coverage)") }
         if !terminal.quiet { terminal.printLine("HTML tests page: \(written[0])") }
         return written
     }

@@ -5,7 +5,7 @@ import TestscopeTestResults
 
 /// `flaky.json` (documented in docs/flaky-json.md): the seed and plan, every run's order and outcomes,
 /// and per test its classification, culprits, reproduction commands and evidence.
-public struct FlakyJSONReport: FlakyRenderer {
+public struct FlakyJSONReport: ReportRenderer {
     public var fileName: String { "flaky.json" }
     public var paths: PathDisplay
 

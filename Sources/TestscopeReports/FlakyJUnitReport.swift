@@ -6,7 +6,7 @@ import TestscopeTestResults
 /// in some runs and passed in others passed overall and carries one `flakyFailure`/`flakyError` per
 /// failing run; a test that failed in every run has `failure`/`error` (its first failure) and a
 /// `rerunFailure`/`rerunError` for each other run. Valid against Jenkins' junit-10.xsd (no testcase file/line).
-public struct FlakyJUnitReport: FlakyRenderer {
+public struct FlakyJUnitReport: ReportRenderer {
     public var fileName: String { "flaky-junit.xml" }
     public var paths: PathDisplay
     public var hostname: String

@@ -4,7 +4,7 @@ import TestscopeFlakiness
 
 /// The terminal table: every test that is not stable (test, classification, failed runs / runs,
 /// polluters or setters, reproduction command), the counts, and the seed.
-public struct FlakyTableReport: FlakyRenderer {
+public struct FlakyTableReport: ReportRenderer {
     public var fileName: String { "flaky.txt" }
     public var terminal: Terminal
 

@@ -1,7 +1,7 @@
 import TestscopeCoverage
 
-/// A link of the report's top navigation. Only "Coverage" exists now; the "Tests" and "Flaky"
-/// pages add theirs when they are written (the nav shows exactly the items it is given).
+/// A link of the report's top navigation: Coverage, Tests, Flaky (the nav shows exactly the items it
+/// is given; `PagesManifest.navigation` says which).
 public struct HTMLNavigationItem: Equatable, Sendable {
     public var title: String
     /// Relative to the report's folder, e.g. `index.html` or `tests.html`.
@@ -15,19 +15,12 @@ public struct HTMLNavigationItem: Equatable, Sendable {
     public static let coverage = HTMLNavigationItem(title: "Coverage", href: "index.html")
 }
 
-/// The view models handed to the templates: dictionaries of strings, booleans and lists (the
-/// Mustache library escapes every `{{value}}`; only markup Testscope built itself goes in `{{{ }}}`).
+/// Builds the coverage pages' view models (see `HTMLViewModel`) from the coverage model.
 enum HTMLModels {
-    typealias Model = [String: Any]
-
-    /// A covered/total pair: `text` ("85.71%" or "–"), `level` (hi, mid, lo, na), `width` for bars,
-    /// `sort` (the percentage, -1 for 0/0).
-    static func ratio(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> Model {
-        [
-            "text": Format.percent(ratio), "covered": String(ratio.covered), "total": String(ratio.total),
-            "level": level(ratio, watermarks), "width": width(ratio),
-            "sort": ratio.percent.map { Format.fixed($0, decimals: 4) } ?? "-1",
-        ]
+    static func ratio(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> RatioModel {
+        RatioModel(text: Format.percent(ratio), covered: String(ratio.covered), total: String(ratio.total),
+                   level: level(ratio, watermarks), width: width(ratio),
+                   sort: ratio.percent.map { Format.fixed($0, decimals: 4) } ?? "-1")
     }
 
     static func level(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> String {
@@ -40,28 +33,28 @@ enum HTMLModels {
     }
 
     /// The three totals cards (lines, functions, regions).
-    static func totals(_ summary: CoverageSummary, _ watermarks: Watermarks) -> [Model] {
+    static func totals(_ summary: CoverageSummary, _ watermarks: Watermarks) -> [RatioModel] {
         [("lines", "Lines", summary.lines), ("functions", "Functions", summary.functions), ("regions", "Regions", summary.regions)]
-            .map { key, name, value in ratio(value, watermarks).merging(["key": key, "name": name]) { $1 } }
+            .map { key, name, value in
+                var card = ratio(value, watermarks)
+                card.key = key
+                card.name = name
+                return card
+            }
     }
 
     /// Lines, functions and regions of a summary, for a table row.
-    static func summaryCells(_ summary: CoverageSummary, _ watermarks: Watermarks) -> Model {
-        ["lines": ratio(summary.lines, watermarks), "functions": ratio(summary.functions, watermarks),
-         "regions": ratio(summary.regions, watermarks)]
+    static func summaryCells(_ summary: CoverageSummary, _ watermarks: Watermarks) -> SummaryCells {
+        SummaryCells(lines: ratio(summary.lines, watermarks), functions: ratio(summary.functions, watermarks),
+                     regions: ratio(summary.regions, watermarks))
     }
 
     /// A row of a file table; `href` is relative to the page showing the table.
-    static func fileRow(_ file: FileCoverage, href: String, _ watermarks: Watermarks) -> Model {
+    static func fileRow(_ file: FileCoverage, href: String, _ watermarks: Watermarks) -> FileRowModel {
         let (dir, base) = split(file.relativePath)
-        var row = summaryCells(file.summary, watermarks)
-        row["path"] = file.relativePath
-        row["dir"] = dir
-        row["base"] = base
-        row["href"] = href
-        row["missed"] = String(file.summary.lines.missed)
-        row["full"] = file.summary.lines.missed == 0 && file.summary.regions.missed == 0 && file.summary.functions.missed == 0
-        return row
+        return FileRowModel(cells: summaryCells(file.summary, watermarks), path: file.relativePath, dir: dir, base: base, href: href,
+                            missed: String(file.summary.lines.missed),
+                            full: file.summary.lines.missed == 0 && file.summary.regions.missed == 0 && file.summary.functions.missed == 0)
     }
 
     /// `Sources/A/B.swift` → (`Sources/A/`, `B.swift`).
@@ -71,27 +64,24 @@ enum HTMLModels {
     }
 
     /// When and from what the report was made.
-    static func facts(_ metadata: ReportMetadata, generator: String, watermarks: Watermarks) -> [Model] {
-        var facts: [Model] = [
-            ["label": "Package", "value": metadata.packageRoot, "detail": metadata.packageRoot],
-            ["label": "Created", "value": metadata.createdAt, "detail": "when this report was made"],
+    static func facts(_ metadata: ReportMetadata, generator: String, watermarks: Watermarks) -> [FactModel] {
+        var facts = [
+            FactModel(label: "Package", value: metadata.packageRoot, detail: metadata.packageRoot),
+            FactModel(label: "Created", value: metadata.createdAt, detail: "when this report was made"),
         ]
         if !metadata.inputs.isEmpty {
             let names = metadata.inputs.map { split($0).base }
-            facts.append(["label": metadata.inputs.count == 1 ? "Profile" : "Profiles", "value": names.joined(separator: ", "),
-                          "detail": metadata.inputs.joined(separator: "\n")])
+            facts.append(FactModel(label: metadata.inputs.count == 1 ? "Profile" : "Profiles", value: names.joined(separator: ", "),
+                                   detail: metadata.inputs.joined(separator: "\n")))
         }
-        facts.append(["label": "Toolchain", "value": metadata.toolchain ?? "unknown", "detail": metadata.toolchain ?? "not recorded"])
-        facts.append(["label": "Generator", "value": generator, "detail": generator])
+        facts.append(FactModel(label: "Toolchain", value: metadata.toolchain ?? "unknown", detail: metadata.toolchain ?? "not recorded"))
+        facts.append(FactModel(label: "Generator", value: generator, detail: generator))
         return facts
     }
 
     /// A directory or target row.
-    static func groupRow(name: String, files: Int, summary: CoverageSummary, _ watermarks: Watermarks) -> Model {
-        var row = summaryCells(summary, watermarks)
-        row["name"] = name
-        row["files"] = String(files)
-        return row
+    static func groupRow(name: String, files: Int, summary: CoverageSummary, _ watermarks: Watermarks) -> GroupRowModel {
+        GroupRowModel(cells: summaryCells(summary, watermarks), name: name, files: String(files))
     }
 
     /// One function (or closure) row for `function-row.mustache`.
@@ -138,11 +128,9 @@ enum HTMLModels {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Links to the pages of a table split into pages (`pages` is false for one page).
-    static func pager(count: Int, current: Int, href: (Int) -> String) -> Any {
-        guard count > 1 else { return false }
-        return ["links": (0..<count).map { index -> Model in
-            ["label": String(index + 1), "href": href(index), "current": index == current]
-        }]
+    /// Links to the pages of a table split into pages (nil for one page).
+    static func pager(count: Int, current: Int, href: (Int) -> String) -> PagerModel? {
+        guard count > 1 else { return nil }
+        return PagerModel(links: (0..<count).map { PagerModel.Link(label: String($0 + 1), href: href($0), current: $0 == current) })
     }
 }

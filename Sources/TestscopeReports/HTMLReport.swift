@@ -7,7 +7,7 @@ import TestscopeTestResults
 /// targets), a page per source file under `files/` (annotated source and function table), a page
 /// per directory under `dirs/` when there are more files than fit one index, and `assets/`; or,
 /// with `singleFile`, one self-contained `index.html` holding every page.
-public struct HTMLReport: CoverageRenderer {
+public struct HTMLReport: PageWriter {
     public var templates: HTMLTemplates
     public var watermarks: Watermarks
     public var singleFile: Bool
@@ -21,7 +21,7 @@ public struct HTMLReport: CoverageRenderer {
     /// Above this many files the index lists directories and each directory page lists its files
     /// (in pages of this many), so no page grows past a few MB.
     public var filesPerPage = 1000
-    public var fileName: String { "index.html" }
+    public var pageKinds: [ReportPageKind] { [.coverage] }
 
     public init(templates: HTMLTemplates, watermarks: Watermarks = Watermarks(), singleFile: Bool = false,
                 navigation: [HTMLNavigationItem] = [.coverage], generatorVersion: String) {
@@ -35,17 +35,18 @@ public struct HTMLReport: CoverageRenderer {
     var generator: String { "testscope \(generatorVersion)" }
 
     /// The self-contained single-file report (what `--html-single-file` writes as index.html).
-    public func render<Output: TextOutput>(_ report: CoverageReport, to output: inout Output) throws {
-        try output.write(try singleFileDocument(report))
+    public func renderString(_ report: CoverageReport) throws -> String {
+        try singleFileDocument(report)
     }
 
     /// Writes the report into `folder` (every page atomically, nothing outside the folder) and
-    /// returns the path of its `index.html`. Pages of files no longer in the report are removed.
+    /// returns the paths of its pages, `index.html` first. Pages of files no longer in the report are removed.
     @discardableResult
-    public func write(_ report: CoverageReport, into folder: OutputFolder) throws -> String {
+    public func writePages(_ report: CoverageReport, into folder: OutputFolder) throws -> [String] {
         try folder.prepare()
         let index = try folder.file("index.html")
         var written = Set<String>()
+        var paths = [index.path]
         if singleFile {
             try AtomicFileWriter.write(try singleFileDocument(report), to: index)
         } else {
@@ -65,7 +66,8 @@ public struct HTMLReport: CoverageRenderer {
                                                 body: body, inline: false), to: index)
         }
         try removeStalePages(in: folder, keeping: written)
-        return index.path
+        paths += try written.sorted().map { try folder.file($0).path }
+        return paths
     }
 
     // MARK: Pages
@@ -77,38 +79,27 @@ public struct HTMLReport: CoverageRenderer {
                          href: { "#" + ids[$0] })
         }
         let index = try indexBody(report, fileHrefs: ids.map { "#" + $0 }, split: false, directoryLinks: [:])
-        let files: [HTMLModels.Model] = zip(ids, bodies).map { ["id": $0, "body": $1] }
-        let testsView = try tests.map { run -> Any in
-            ["body": try TestsHTMLPage(templates: templates, generatorVersion: generatorVersion, packageRoot: report.metadata.packageRoot)
-                .body(run, anchorPrefix: "tests-")] as HTMLModels.Model
-        } ?? false
-        let body = try templates.render("single", ["index": index, "files": files, "tests": testsView])
+        let files = zip(ids, bodies).map { SingleFileModel.View(id: $0, body: $1) }
+        let testsView = try tests.map { run in
+            SingleFileModel.View(body: try TestsHTMLPage(templates: templates, generatorVersion: generatorVersion,
+                                                         packageRoot: report.metadata.packageRoot).body(run, anchorPrefix: "tests-"))
+        }
+        let body = try templates.render("single", SingleFileModel(index: index, files: files, tests: testsView))
         return try page(report, title: "Coverage · \(packageName(report))", kind: "single", root: "", body: body, inline: true)
     }
 
     /// The layout around a page body.
     func page(_ report: CoverageReport, title: String, kind: String, root: String, body: String, inline: Bool) throws -> String {
-        var model = common(report, root: root)
-        model["title"] = title
-        model["pageKind"] = kind
-        model["body"] = body
-        model["inlineAssets"] = inline
-        model["headScript"] = HTMLEscaping.inlineElementText(templates.assets["head.js"] ?? "")
-        if inline {
-            model["css"] = HTMLEscaping.inlineElementText(templates.assets["report.css"] ?? "")
-            model["script"] = HTMLEscaping.inlineElementText(templates.assets["report.js"] ?? "")
-        }
-        return try templates.render("layout", model)
+        try templates.render("layout", LayoutModel(common: common(report, root: root), title: title, pageKind: kind, body: body,
+                                                   inline: inline, templates: templates))
     }
 
     /// What every template may use: the package, the navigation, the generator and the watermarks.
-    func common(_ report: CoverageReport, root: String) -> HTMLModels.Model {
-        [
-            "root": root, "package": packageName(report), "packageRoot": report.metadata.packageRoot,
-            "generator": generator, "createdAt": report.metadata.createdAt,
-            "nav": navigation.map { ["title": $0.title, "href": navigationHref($0), "current": $0 == .coverage] as HTMLModels.Model },
-            "watermarkLow": Format.fixed(watermarks.low, decimals: 0), "watermarkHigh": Format.fixed(watermarks.high, decimals: 0),
-        ]
+    func common(_ report: CoverageReport, root: String) -> PageCommon {
+        PageCommon(root: root, package: packageName(report), packageRoot: report.metadata.packageRoot,
+                   generator: generator, createdAt: report.metadata.createdAt,
+                   nav: navigation.map { NavigationLink(title: $0.title, href: navigationHref($0), current: $0 == .coverage) },
+                   watermarkLow: Format.fixed(watermarks.low, decimals: 0), watermarkHigh: Format.fixed(watermarks.high, decimals: 0))
     }
 
     /// A top-bar link; in a single-file report with tests, Coverage and Tests are views of the same file.
@@ -123,41 +114,36 @@ public struct HTMLReport: CoverageRenderer {
     }
 
     func indexBody(_ report: CoverageReport, fileHrefs: [String], split: Bool, directoryLinks: [String: String]) throws -> String {
-        var model = common(report, root: "")
-        model["facts"] = HTMLModels.facts(report.metadata, generator: generator, watermarks: watermarks)
-        model["totals"] = HTMLModels.totals(report.totals, watermarks)
-        model["fileCount"] = String(report.files.count)
-        model["split"] = split
-        model["fileTable"] = split ? false : fileTable(report.files.indices.map { (report.files[$0], fileHrefs[$0]) }, pager: false)
-        var directories: [HTMLModels.Model] = []
+        var directories: [GroupRowModel] = []
         if split, report.files.contains(where: { !$0.relativePath.contains("/") }) {
             let top = report.files.filter { !$0.relativePath.contains("/") }
             var row = HTMLModels.groupRow(name: "./", files: top.count, summary: top.reduce(CoverageSummary()) { $0 + $1.summary }, watermarks)
-            row["path"] = "."
-            row["depth"] = "0"
-            row["href"] = directoryLinks[""].map { $0 as Any } ?? false
+            row.path = "."
+            row.depth = "0"
+            row.href = directoryLinks[""]
             directories.append(row)
         }
         let sorted = report.directories.sorted { $0.name.split(separator: "/").lexicographicallyPrecedes($1.name.split(separator: "/")) }
         for group in sorted {
             var row = HTMLModels.groupRow(name: group.name, files: group.files, summary: group.summary, watermarks)
             let components = group.name.split(separator: "/")
-            row["name"] = components.last.map(String.init) ?? group.name
-            row["path"] = group.name
-            row["depth"] = String(max(0, components.count - 1))
-            row["href"] = directoryLinks[group.name].map { $0 as Any } ?? false
+            row.name = components.last.map(String.init) ?? group.name
+            row.path = group.name
+            row.depth = String(max(0, components.count - 1))
+            row.href = directoryLinks[group.name]
             directories.append(row)
         }
-        model["directories"] = directories
-        model["directoryCount"] = String(report.directories.count)
-        model["targets"] = report.targets.map { HTMLModels.groupRow(name: $0.name, files: $0.files, summary: $0.summary, watermarks) }
-        model["targetCount"] = String(report.targets.count)
+        let model = IndexModel(
+            common: common(report, root: ""), facts: HTMLModels.facts(report.metadata, generator: generator, watermarks: watermarks),
+            totals: HTMLModels.totals(report.totals, watermarks), fileCount: String(report.files.count), split: split,
+            fileTable: split ? nil : fileTable(report.files.indices.map { (report.files[$0], fileHrefs[$0]) }, pager: nil),
+            directories: directories, directoryCount: String(report.directories.count),
+            targets: report.targets.map { HTMLModels.groupRow(name: $0.name, files: $0.files, summary: $0.summary, watermarks) })
         return try templates.render("index", model)
     }
 
-    func fileTable(_ files: [(FileCoverage, String)], pager: Any) -> HTMLModels.Model {
-        ["files": files.map { HTMLModels.fileRow($0.0, href: $0.1, watermarks) }, "count": String(files.count),
-         "countLabel": files.count == 1 ? "1 file" : "\(files.count) files", "pages": pager]
+    func fileTable(_ files: [(FileCoverage, String)], pager: PagerModel?) -> FileTableModel {
+        FileTableModel(files: files.map { HTMLModels.fileRow($0.0, href: $0.1, watermarks) }, pages: pager)
     }
 
     /// A file page's body; `href(i)` links to file i from this page.
@@ -166,33 +152,27 @@ public struct HTMLReport: CoverageRenderer {
         let file = report.files[index]
         let source = SourceText.read(URL(fileURLWithPath: file.path))
         let view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine)
-        var model = common(report, root: root)
         let (dir, base) = HTMLModels.split(file.relativePath)
-        model["path"] = file.relativePath
-        model["dir"] = dir
-        model["base"] = base
-        model["target"] = file.target ?? false
-        model["indexHref"] = indexHref
-        model["totals"] = HTMLModels.totals(file.summary, watermarks)
-        model["notices"] = view.notices
-        model["testFailures"] = testFailures.map { index in
+        let failures = testFailures.flatMap { index in
             index.box(path: file.path, testsHref: singleFile ? "#tests" : root + "tests.html", anchorPrefix: singleFile ? "tests-" : "",
                       anchorHref: { singleFile ? "#\($0)" : "\(root)tests.html#\($0)" }, lineHref: { "#\(anchorPrefix)L\($0)" })
-        } ?? false
+        }
         let functionCount = file.functions.count + file.functions.reduce(0) { $0 + $1.closures.count }
-        model["functionCount"] = functionCount == file.functions.count ? "\(functionCount)" : "\(file.functions.count) + \(functionCount - file.functions.count) closures"
-        model["hasFunctions"] = !file.functions.isEmpty
-        model["functionRows"] = HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks)
-        model["uncoveredLines"] = String(view.uncoveredLines)
-        model["partialLines"] = String(view.partialLines)
-        model["sourceLines"] = String(decoding: view.rows, as: UTF8.self)
-        model["previous"] = index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : false
-        model["next"] = index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : false
+        let model = FilePageModel(
+            common: common(report, root: root), path: file.relativePath, dir: dir, base: base, target: file.target,
+            indexHref: indexHref, totals: HTMLModels.totals(file.summary, watermarks), notices: view.notices, testFailures: failures,
+            functionCount: functionCount == file.functions.count ? "\(functionCount)" : "\(file.functions.count) + \(functionCount - file.functions.count) closures",
+            hasFunctions: !file.functions.isEmpty,
+            functionRows: HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks),
+            uncoveredLines: String(view.uncoveredLines), partialLines: String(view.partialLines),
+            sourceLines: String(decoding: view.rows, as: UTF8.self),
+            previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
+            next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
         return try templates.render("file", model)
     }
 
-    func neighbour(_ file: FileCoverage, href: String) -> HTMLModels.Model {
-        ["path": file.relativePath, "base": HTMLModels.split(file.relativePath).base, "href": href]
+    func neighbour(_ file: FileCoverage, href: String) -> NeighbourModel {
+        NeighbourModel(path: file.relativePath, base: HTMLModels.split(file.relativePath).base, href: href)
     }
 
     // MARK: Writing
@@ -236,11 +216,11 @@ public struct HTMLReport: CoverageRenderer {
             links[directory] = "dirs/" + names[0]
             let summary = indices.reduce(CoverageSummary()) { $0 + report.files[$1].summary }
             for (page, chunk) in chunks.enumerated() {
-                var model = common(report, root: "../")
-                model["path"] = directory.isEmpty ? "." : directory
-                model["totals"] = HTMLModels.totals(summary, watermarks)
-                model["fileTable"] = fileTable(chunk.map { (report.files[$0], "../files/" + filePages[$0]) },
-                                               pager: HTMLModels.pager(count: chunks.count, current: page) { names[$0] })
+                let model = DirectoryPageModel(
+                    common: common(report, root: "../"), path: directory.isEmpty ? "." : directory,
+                    totals: HTMLModels.totals(summary, watermarks),
+                    fileTable: fileTable(chunk.map { (report.files[$0], "../files/" + filePages[$0]) },
+                                         pager: HTMLModels.pager(count: chunks.count, current: page) { names[$0] }))
                 let body = try templates.render("directory", model)
                 let text = try self.page(report, title: "\(directory.isEmpty ? "." : directory)/ · \(packageName(report))",
                                          kind: "directory", root: "../", body: body, inline: false)

@@ -99,8 +99,8 @@ public struct HTMLTemplates: Sendable {
         functionRow = HTMLRowTemplate(name: "function-row", text: files["function-row.mustache"] ?? "", library: library)
     }
 
-    /// Renders a template with a view model (dictionaries and `MustacheParent` values).
-    func render(_ name: String, _ context: Any) throws -> String {
+    /// Renders a template with its typed view model.
+    func render(_ name: String, _ context: some HTMLViewModel) throws -> String {
         guard let text = library.render(context, withTemplate: name) else {
             throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
         }

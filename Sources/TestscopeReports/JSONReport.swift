@@ -1,7 +1,7 @@
 import TestscopeCoverage
 
 /// `coverage.json`: Testscope's documented JSON schema (docs/coverage-json.md), streamed out.
-public struct JSONReport: CoverageRenderer {
+public struct JSONReport: ReportRenderer {
     public static let schema = "https://testscope.dev/schemas/coverage/1"
     public var fileName: String { "coverage.json" }
     public var generatorVersion: String

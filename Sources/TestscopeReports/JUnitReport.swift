@@ -5,7 +5,7 @@ import TestscopeTestResults
 /// `junit.xml`: one `testsuite` per XCTestCase class or Swift Testing suite, one `testcase` per test
 /// and per parameterized case. Strict mode leaves out everything the Ant and Jenkins schemas reject
 /// (testcase `file`/`line`, root attributes, testcase `system-out`).
-public struct JUnitReport: TestResultsRenderer {
+public struct JUnitReport: ReportRenderer {
     public var fileName: String { "junit.xml" }
     public var strict: Bool
     public var paths: PathDisplay

@@ -2,7 +2,7 @@ import TestscopeCoverage
 
 /// `coverage.lcov`: the LCOV tracefile format (`SF`, `FN`/`FNDA`, `DA`, `LF`/`LH`), from the same
 /// per-line view as every other format, so genhtml shows Testscope's numbers.
-public struct LCOVReport: CoverageRenderer {
+public struct LCOVReport: ReportRenderer {
     public var fileName: String { "coverage.lcov" }
 
     public init() {}

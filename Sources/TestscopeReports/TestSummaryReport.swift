@@ -3,7 +3,7 @@ import TestscopeTestResults
 
 /// The terminal summary after a run: failures with `file:line` and message, crashes and timeouts
 /// with their evidence, the slowest tests, then `N passed, N failed, N skipped` (+ crashed, timed out).
-public struct TestSummaryReport: TestResultsRenderer {
+public struct TestSummaryReport: ReportRenderer {
     public var fileName: String { "tests.txt" }
     public var terminal: Terminal
     public var paths: PathDisplay
@@ -47,7 +47,7 @@ public struct TestSummaryReport: TestResultsRenderer {
 }
 
 /// `tests.json`: the test results model (documented in docs/tests-json.md).
-public struct TestResultsJSONReport: TestResultsRenderer {
+public struct TestResultsJSONReport: ReportRenderer {
     public var fileName: String { "tests.json" }
     public var paths: PathDisplay
 

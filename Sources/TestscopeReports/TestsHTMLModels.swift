@@ -7,7 +7,6 @@ import TestscopeTestResults
 /// the slowest tests, performance metrics and every result. Every value is plain text (the template
 /// escapes it) except the snippets' `code`, which is highlighted and escaped here.
 struct TestsHTMLModel {
-    typealias Model = HTMLModels.Model
     let run: TestRunResults
     let paths: PathDisplay
     /// Prefix of every `id` on the page (`tests-` inside the single-file report).
@@ -41,17 +40,18 @@ struct TestsHTMLModel {
     }
 
     /// The count cards: total, then each outcome that a run can have.
-    static func counts(_ run: TestRunResults) -> [Model] {
-        var cards: [Model] = [["key": "total", "label": "Total", "value": String(run.results.count), "level": "na"]]
+    static func counts(_ run: TestRunResults) -> [CountCard] {
+        var cards = [CountCard(key: "total", label: "Total", value: String(run.results.count), level: "na")]
         for outcome in [TestOutcome.passed, .failed, .crashed, .timedOut, .skipped, .expectedFailure] {
             let n = run.count(outcome)
             let level = n == 0 ? "na" : outcome.isFailure ? "lo" : outcome == .passed ? "hi" : outcome == .expectedFailure ? "mid" : "na"
-            cards.append(["key": outcome.rawValue, "label": cardLabel(outcome), "value": String(n), "level": level])
+            cards.append(CountCard(key: outcome.rawValue, label: cardLabel(outcome), value: String(n), level: level))
         }
         return cards
     }
 
-    func model() -> Model {
+    /// The page body's model; `package` and `facts` are the page head's.
+    func model(package: String, facts: [FactModel]) -> TestsPageModel {
         let indexed = Array(run.results.enumerated())
         let failures = indexed.filter { $0.element.outcome.isFailure }
         let known = indexed.filter { $0.element.outcome == .expectedFailure }
@@ -59,104 +59,69 @@ struct TestsHTMLModel {
         let timed = indexed.filter { $0.element.duration != nil }
             .sorted { ($0.element.duration!, $1.offset) > ($1.element.duration!, $0.offset) }.prefix(slowestCount)
         let linked = Set(failures.map(\.offset) + known.map(\.offset) + skipped.map(\.offset))
-        let metrics: [Model] = indexed.flatMap { i, result in result.metrics.map { metric($0, result: result, index: i) } }
         let all = indexed.sorted { (Self.rank($0.element.outcome), $0.offset) < (Self.rank($1.element.outcome), $1.offset) }
-        return [
-            "prefix": anchorPrefix, "counts": Self.counts(run), "summary": run.summaryLine,
-            "relaunches": run.relaunches > 0 ? "The test binary was relaunched \(run.relaunches) time\(run.relaunches == 1 ? "" : "s") after a crash or a timeout, so the tests after it still ran." as Any : false,
-            "failureCount": String(failures.count), "failures": failures.map { failure($0.element, index: $0.offset) },
-            "knownCount": String(known.count), "known": known.map { knownIssue($0.element, index: $0.offset) },
-            "skippedCount": String(skipped.count), "skipped": skipped.map { i, r in
-                names(r, index: i).merging(["anchor": anchor(i), "reason": r.skipReason.map { $0 as Any } ?? false]) { $1 }
+        return TestsPageModel(
+            package: package, facts: facts, prefix: anchorPrefix, counts: Self.counts(run), summary: run.summaryLine,
+            relaunches: run.relaunches > 0 ? "The test binary was relaunched \(run.relaunches) time\(run.relaunches == 1 ? "" : "s") after a crash or a timeout, so the tests after it still ran." : nil,
+            failures: failures.map { failure($0.element, index: $0.offset) },
+            known: known.map { knownIssue($0.element, index: $0.offset) },
+            skipped: skipped.map { i, r in SkippedRow(names: names(r), anchor: anchor(i), reason: r.skipReason) },
+            slowest: timed.enumerated().map { rank, entry in
+                SlowRow(names: names(entry.element), rank: String(rank + 1), duration: TestText.seconds(entry.element.duration!),
+                        href: linked.contains(entry.offset) ? "#" + anchor(entry.offset) : nil)
             },
-            "slowestCount": String(timed.count), "slowestLimit": String(slowestCount),
-            "slowest": timed.enumerated().map { rank, entry in
-                names(entry.element, index: entry.offset).merging([
-                    "rank": String(rank + 1), "duration": TestText.seconds(entry.element.duration!),
-                    "href": linked.contains(entry.offset) ? "#" + anchor(entry.offset) as Any : false,
-                ]) { $1 }
-            },
-            "metricCount": String(metrics.count), "metrics": metrics, "hasMetrics": !metrics.isEmpty,
-            "hasSkipped": !skipped.isEmpty, "hasSlowest": !timed.isEmpty,
-            "total": String(run.results.count),
-            "all": all.map { i, r in
-                names(r, index: i).merging([
-                    "rank": String(Self.rank(r.outcome)), "durationSort": r.duration.map { String($0) } ?? "-1",
-                    "duration": r.duration.map { TestText.seconds($0) as Any } ?? false, "framework": r.framework.rawValue,
-                    "href": linked.contains(i) ? "#" + anchor(i) as Any : false,
-                ]) { $1 }
-            },
-        ]
+            slowestLimit: String(slowestCount),
+            metrics: indexed.flatMap { i, result in result.metrics.map { metric($0, result: result) } },
+            all: all.map { i, r in
+                ResultRow(names: names(r), rank: String(Self.rank(r.outcome)), durationSort: r.duration.map { String($0) } ?? "-1",
+                          duration: r.duration.map(TestText.seconds), framework: r.framework.rawValue,
+                          href: linked.contains(i) ? "#" + anchor(i) : nil)
+            })
     }
 
     /// Name, class, id, display name and outcome: what every list shows of a test.
-    func names(_ r: TestCaseResult, index: Int) -> Model {
-        [
-            "name": r.caseName, "className": r.className.isEmpty ? false as Any : r.className, "id": r.id,
-            "filterName": "\(r.id)\(r.arguments.map { " [\($0)]" } ?? "") \(r.displayName ?? "")",
-            "displayName": r.displayName.map { $0 as Any } ?? false,
-            "outcome": r.outcome.rawValue, "outcomeLabel": Self.label(r.outcome),
-        ]
+    func names(_ r: TestCaseResult) -> TestNames {
+        TestNames(name: r.caseName, className: r.className.isEmpty ? nil : r.className, id: r.id,
+                  filterName: "\(r.id)\(r.arguments.map { " [\($0)]" } ?? "") \(r.displayName ?? "")",
+                  displayName: r.displayName, outcome: r.outcome.rawValue, outcomeLabel: Self.label(r.outcome))
     }
 
-    func failure(_ r: TestCaseResult, index: Int) -> Model {
-        let issues: [Model] = r.issues.enumerated().filter { $0.element.isFailure }.map { k, issue in
+    func failure(_ r: TestCaseResult, index: Int) -> FailureModel {
+        let issues = r.issues.enumerated().filter { $0.element.isFailure }.map { k, issue in
             self.issue(issue, anchor: "\(anchor(index))-\(k + 1)", snippet: true)
         }
         let warnings = r.issues.filter { $0.kind == .warning }.map { issue($0, anchor: "", snippet: false) }
-        var crash: Any = false
-        if let evidence = r.crash {
-            crash = crashModel(evidence, result: r, anchor: "\(anchor(index))-crash")
-        }
-        return names(r, index: index).merging([
-            "anchor": anchor(index), "framework": r.framework.rawValue,
-            "duration": r.duration.map { TestText.seconds($0) as Any } ?? false,
-            "issues": issues, "warnings": warnings, "hasWarnings": !warnings.isEmpty, "crash": crash,
-            "noDetail": issues.isEmpty && r.crash == nil,
-            "output": r.output.isEmpty ? false as Any : ["lines": r.output.joined(separator: "\n"), "count": String(r.output.count)] as Model,
-        ]) { $1 }
+        return FailureModel(names: names(r), anchor: anchor(index), framework: r.framework.rawValue,
+                            duration: r.duration.map(TestText.seconds), issues: issues, warnings: warnings,
+                            crash: r.crash.map { crashModel($0, result: r, anchor: "\(anchor(index))-crash") }, output: r.output)
     }
 
-    func knownIssue(_ r: TestCaseResult, index: Int) -> Model {
-        let issues = r.issues.filter { $0.kind == .knownIssue }.map { issue($0, anchor: "", snippet: false) }
-        return names(r, index: index).merging(["anchor": anchor(index), "issues": issues]) { $1 }
+    func knownIssue(_ r: TestCaseResult, index: Int) -> KnownIssueModel {
+        KnownIssueModel(names: names(r), anchor: anchor(index),
+                        issues: r.issues.filter { $0.kind == .knownIssue }.map { issue($0, anchor: "", snippet: false) })
     }
 
-    func issue(_ issue: TestIssue, anchor: String, snippet: Bool) -> Model {
-        [
-            "anchor": anchor, "kind": issue.kind.rawValue, "message": issue.message,
-            "details": issue.details, "hasDetails": !issue.details.isEmpty,
-            "location": issue.location.map { place($0) as Any } ?? false,
-            "snippet": snippet ? issue.location.map { snippets.snippet($0, paths: paths) as Any } ?? false : false,
-        ]
+    func issue(_ issue: TestIssue, anchor: String, snippet: Bool) -> IssueModel {
+        IssueModel(anchor: anchor, kind: issue.kind.rawValue, message: issue.message, details: issue.details,
+                   location: issue.location.map(place), snippet: snippet ? issue.location.map { snippets.snippet($0, paths: paths) } : nil)
     }
 
-    func crashModel(_ crash: CrashEvidence, result: TestCaseResult, anchor: String) -> Model {
+    func crashModel(_ crash: CrashEvidence, result: TestCaseResult, anchor: String) -> CrashModel {
         let timedOut = result.outcome == .timedOut
-        let signal = crash.signal.map { s in "\(s)" + (TestText.signalName(s).map { " (\($0))" } ?? "") }
-        return [
-            "anchor": anchor, "timedOut": timedOut,
-            "limit": timedOut ? result.duration.map { TestText.seconds($0) as Any } ?? false : false,
-            "signal": signal.map { $0 as Any } ?? false,
-            "reason": crash.reason.map { $0 as Any } ?? false,
-            "fatalError": crash.fatalError.map { $0 as Any } ?? false,
-            "frames": crash.frames, "hasFrames": !crash.frames.isEmpty,
-            "location": crash.location.map { place($0) as Any } ?? false,
-            "snippet": crash.location.map { snippets.snippet($0, paths: paths) as Any } ?? false,
-        ]
+        return CrashModel(anchor: anchor, timedOut: timedOut, limit: timedOut ? result.duration.map(TestText.seconds) : nil,
+                          signal: crash.signal.map { s in "\(s)" + (TestText.signalName(s).map { " (\($0))" } ?? "") },
+                          reason: crash.reason, fatalError: crash.fatalError, frames: crash.frames,
+                          location: crash.location.map(place), snippet: crash.location.map { snippets.snippet($0, paths: paths) })
     }
 
-    func metric(_ m: PerformanceMetric, result: TestCaseResult, index: Int) -> Model {
+    func metric(_ m: PerformanceMetric, result: TestCaseResult) -> MetricRow {
         let mean = m.values.isEmpty ? 0 : m.values.reduce(0, +) / Double(m.values.count)
         // XCTest prints the average with 3 decimals: 0.000 for sub-millisecond blocks, so the mean of the values says more.
         let roundedAway = m.average == 0 && mean != 0
-        return names(result, index: index).merging([
-            "metric": m.name, "unit": m.unit,
-            "average": Self.number(roundedAway ? mean : m.average),
-            "averageNote": roundedAway ? "the mean of the values (the log printed 0.000)" as Any : false,
-            "rsd": Self.number(m.relativeStandardDeviation) + "%",
-            "values": m.values.map(Self.number).joined(separator: ", "), "valueCount": String(m.values.count),
-        ]) { $1 }
+        return MetricRow(names: names(result), metric: m.name, unit: m.unit, average: Self.number(roundedAway ? mean : m.average),
+                         averageNote: roundedAway ? "the mean of the values (the log printed 0.000)" : nil,
+                         rsd: Self.number(m.relativeStandardDeviation) + "%",
+                         values: m.values.map(Self.number).joined(separator: ", "), valueCount: String(m.values.count))
     }
 
     func place(_ location: SourceLocation) -> String {
@@ -187,8 +152,8 @@ final class TestSourceSnippets {
     static let context = 3
     private var cache: [String: (source: SourceText, tokens: [SwiftHighlighter.Token])?] = [:]
 
-    func snippet(_ location: SourceLocation, paths: PathDisplay) -> HTMLModels.Model {
-        var model: HTMLModels.Model = ["path": paths.relative(location.file), "line": String(location.line), "rows": [] as [HTMLModels.Model]]
+    func snippet(_ location: SourceLocation, paths: PathDisplay) -> SnippetModel {
+        var model = SnippetModel(path: paths.relative(location.file), line: String(location.line))
         let entry: (source: SourceText, tokens: [SwiftHighlighter.Token])?
         if let cached = cache[location.file] {
             entry = cached
@@ -197,15 +162,14 @@ final class TestSourceSnippets {
             cache[location.file] = entry
         }
         guard let (source, tokens) = entry else {
-            model["notice"] = "The source file \(location.file) could not be read (deleted or moved since the run), so its lines are not shown."
+            model.notice = "The source file \(location.file) could not be read (deleted or moved since the run), so its lines are not shown."
             return model
         }
         guard location.line >= 1 && location.line <= source.lineCount else {
-            model["notice"] = "The source has \(source.lineCount) lines but the failure is on line \(location.line): it changed since the run."
+            model.notice = "The source has \(source.lineCount) lines but the failure is on line \(location.line): it changed since the run."
             return model
         }
-        model["notice"] = false
-        var rows: [HTMLModels.Model] = []
+        var rows: [SnippetModel.Row] = []
         for number in max(1, location.line - Self.context)...min(source.lineCount, location.line + Self.context) {
             let range = source.lineRanges[number - 1]
             var first = 0, last = tokens.count
@@ -215,9 +179,9 @@ final class TestSourceSnippets {
             }
             var code: [UInt8] = []
             HTMLSourceView.appendCode(source: source, range: range, tokens: tokens, firstToken: first, uncovered: [], to: &code)
-            rows.append(["number": String(number), "code": String(decoding: code, as: UTF8.self), "hit": number == location.line])
+            rows.append(SnippetModel.Row(number: String(number), code: String(decoding: code, as: UTF8.self), hit: number == location.line))
         }
-        model["rows"] = rows
+        model.rows = rows
         return model
     }
 }

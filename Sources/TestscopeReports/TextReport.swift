@@ -13,7 +13,7 @@ public struct Watermarks: Sendable, Equatable {
 
 /// The terminal table: one row per file with lines, functions and regions (covered/total and %),
 /// then the totals; `showMissing` adds uncovered line ranges like coverage.py's `--show-missing`.
-public struct TextReport: CoverageRenderer {
+public struct TextReport: ReportRenderer {
     public var terminal: Terminal
     public var watermarks: Watermarks
     public var showMissing: Bool

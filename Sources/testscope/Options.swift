@@ -19,19 +19,14 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
     var noColor = false
 
-    /// The formats asked for (nil: the command's default), checked against the ones the command writes.
-    func formats(allowed: [ReportFormat] = ReportFormat.allCases) throws -> [ReportFormat]? {
-        let names = format.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
-            .filter { !$0.isEmpty }
-        if names.isEmpty { return nil }
-        var result: [ReportFormat] = []
-        for name in names {
-            guard let format = ReportFormat(rawValue: name), allowed.contains(format) else {
-                throw ValidationError("unknown format '\(name)'; choose from: \(allowed.map(\.rawValue).joined(separator: ", "))")
-            }
-            if !result.contains(format) { result.append(format) }
+    /// The formats asked for (nil: the command's default), among the ones the command writes.
+    func formats(supported: [ReportFormat] = ReportFormat.coverageFormats) throws -> [ReportFormat]? {
+        do {
+            let formats = try ReportFormat.parse(format, supported: supported, defaults: [])
+            return formats.isEmpty ? nil : formats
+        } catch let error as ReportFormatError {
+            throw ValidationError(error.message)
         }
-        return result
     }
 
     var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor) }

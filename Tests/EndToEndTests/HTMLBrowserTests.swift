@@ -87,7 +87,8 @@ final class HTMLBrowserTests: XCTestCase {
         let result = try TestscopeProcess.run(try TestscopeProcess.recordedReportArguments("Inventory")
             + ["--format", "html", "--html-single-file", "--output", output.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path), ["index.html"])
+        // One page, and the folder's page manifest (docs/output-folder.md).
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).sorted(), [".testscope-pages.json", "index.html"])
         let model = try Self.model("Inventory")
         let index = try Chromium.load(output.appendingPathComponent("index.html"), in: folder)
         index.assertClean()

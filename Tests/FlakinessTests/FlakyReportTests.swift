@@ -5,6 +5,15 @@ import TestscopeReports
 import TestscopeTestResults
 import XCTest
 
+/// HTML text escaping as the templates do it (`&`, `<`, `>`, `"`, `'`), for expected strings.
+enum HTMLEscapingForTests {
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+    }
+}
+
 /// flaky.json, flaky-junit.xml, flaky.html and the terminal table, from a simulated suite whose test
 /// names are markup: contents checked against the findings, JUnit validated against Jenkins' schema,
 /// everything from the package escaped in the HTML.
@@ -106,16 +115,26 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertEqual(html.components(separatedBy: "<td class=\"o ").count - 1, Self.tests.count * report.orders.count)
         XCTAssertTrue(html.contains("data-section=\"evidence\""))
         XCTAssertTrue(html.contains("od-victim"))
-        // Only the Flaky link when there is no coverage report beside it.
+        // Each run's counts come from the run's data (not from its progress line), worded like it.
+        for (index, order) in report.orders.enumerated() {
+            let line = FlakyDetector.line(order, report.executions[index], of: report.orders.count)
+            let tally = report.tallies[index]
+            XCTAssertEqual(line, "run \(order.index)/\(report.orders.count - 1)  \(order.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)")
+            let summary = (tally.counts + [tally.time]).joined(separator: ", ")
+            XCTAssertTrue(html.contains("<summary>Run \(order.index): \(HTMLEscapingForTests.escape(order.label)) — \(summary)</summary>"), summary)
+        }
+        XCTAssertEqual(report.tallies.map(\.passed), report.executions.map { $0.results.values.filter { Verdict($0.outcome) == .pass }.count })
+        // Only the Flaky link when the folder's manifest lists no report beside it.
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nav-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.flaky])
+        let output = OutputFolder(folder)
+        XCTAssertEqual(PagesManifest.read(in: output).replacing(.flaky, with: page.pageKinds, command: "flaky", in: output).navigation, [.flaky])
+        // An index.html that no command recorded is not linked (a file's existence says nothing).
         try Data().write(to: folder.appendingPathComponent("index.html"))
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.coverage, .flaky])
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .coverage), [.coverage])
-        try Data().write(to: folder.appendingPathComponent("flaky.html"))
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, writing: [.coverage]), [.coverage, .flaky], "the coverage report links an existing Flaky page")
+        XCTAssertEqual(PagesManifest.read(in: output).replacing(.flaky, with: [.flaky], command: "flaky", in: output).navigation, [.flaky])
+        try PagesManifest(pages: [.init(kind: .coverage, file: "index.html", command: "report")]).write(into: output)
+        XCTAssertEqual(PagesManifest.read(in: output).replacing(.flaky, with: [.flaky], command: "flaky", in: output).navigation, [.coverage, .flaky])
     }
 
     func testTerminalTableListsWhatIsNotStableWithSeedAndCommands() throws {

@@ -12,7 +12,7 @@ final class HTMLGoldenTests: XCTestCase {
             let report = try HTMLTestSupport.report(sample)
             let folder = try HTMLTestSupport.temporaryFolder("golden")
             defer { try? FileManager.default.removeItem(at: folder) }
-            try HTMLTestSupport.htmlReport().write(report, into: OutputFolder(folder))
+            try HTMLTestSupport.htmlReport().writePages(report, into: OutputFolder(folder))
             let pages = ["index.html"] + HTMLPageNames.pages(for: report.files.map(\.relativePath)).map { "files/" + $0 }
             for page in pages {
                 let html = try HTMLTestSupport.read(folder.appendingPathComponent(page))

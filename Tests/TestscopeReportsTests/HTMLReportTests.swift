@@ -11,7 +11,7 @@ final class HTMLReportTests: XCTestCase {
     func write(_ report: CoverageReport, _ html: HTMLReport? = nil) throws -> (folder: URL, pages: [String]) {
         let folder = try HTMLTestSupport.temporaryFolder()
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        try (html ?? HTMLTestSupport.htmlReport()).write(report, into: OutputFolder(folder))
+        try (html ?? HTMLTestSupport.htmlReport()).writePages(report, into: OutputFolder(folder))
         return (folder, HTMLPageNames.pages(for: report.files.map(\.relativePath)))
     }
 
@@ -211,7 +211,7 @@ final class HTMLReportTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("files"), withIntermediateDirectories: true)
         try "old".write(to: folder.appendingPathComponent("files/Gone.swift.html"), atomically: true, encoding: .utf8)
         try "keep".write(to: folder.appendingPathComponent("files/notes.txt"), atomically: true, encoding: .utf8)
-        let index = try HTMLTestSupport.htmlReport().write(report, into: OutputFolder(folder))
+        let index = try HTMLTestSupport.htmlReport().writePages(report, into: OutputFolder(folder))[0]
         XCTAssertEqual(index, folder.appendingPathComponent("index.html").standardizedFileURL.path)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("files").path).sorted()
         XCTAssertEqual(files, (HTMLPageNames.pages(for: report.files.map(\.relativePath)) + ["notes.txt"]).sorted())
@@ -246,8 +246,8 @@ final class HTMLReportTests: XCTestCase {
         html.watermarks = Watermarks(low: 90, high: 95)
         let text = try html.renderString(report)
         XCTAssertTrue(text.contains("<td class=\"pct lo\" title=\"24 of 28 covered\"><span class=\"v\">85.71%</span>"), "85.71% < 90 is low")
-        XCTAssertEqual(HTMLModels.ratio(CoverageRatio(covered: 0, total: 0), html.watermarks)["level"] as? String, "na", "0/0 is gray")
-        XCTAssertEqual(HTMLModels.ratio(CoverageRatio(covered: 0, total: 0), html.watermarks)["text"] as? String, "–")
+        XCTAssertEqual(HTMLModels.ratio(CoverageRatio(covered: 0, total: 0), html.watermarks).level, "na", "0/0 is gray")
+        XCTAssertEqual(HTMLModels.ratio(CoverageRatio(covered: 0, total: 0), html.watermarks).text, "–")
         XCTAssertTrue(text.contains("below 90 % red, below 95 % yellow"))
     }
 }

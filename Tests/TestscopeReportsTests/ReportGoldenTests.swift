@@ -34,7 +34,7 @@ final class ReportGoldenTests: XCTestCase {
         let plain = Terminal(useColor: false, showProgress: false, quiet: true)
         for sample in Self.samples {
             let report = try Self.report(sample)
-            let renderers: [(String, any CoverageRenderer)] = [
+            let renderers: [(String, any ReportRenderer<CoverageReport>)] = [
                 ("coverage.txt", TextReport(terminal: plain, showMissing: true)),
                 ("coverage.json", JSONReport(generatorVersion: "test")),
                 ("coverage.lcov", LCOVReport()),

@@ -280,9 +280,16 @@ final class TestsHTMLPageTests: XCTestCase {
         XCTAssertTrue(html.contains("<span class=\"ts-name\">\(escaped) [v → \(escaped)]</span>"))
         // The coverage page's box escapes them too.
         let box = try XCTUnwrap(TestFailureIndex(run).box(path: "/tmp/\(evil).swift", testsHref: "../tests.html", anchorPrefix: "",
-                                                          anchorHref: { "../tests.html#\($0)" }, lineHref: { "#L\($0)" }) as? HTMLModels.Model)
-        let rendered = try HTMLTemplates.builtIn().render("file-failures", ["testFailures": box])
+                                                          anchorHref: { "../tests.html#\($0)" }, lineHref: { "#L\($0)" }))
+        let rendered = try HTMLTemplates.builtIn().render("file-failures", FailureBoxContext(testFailures: box))
         XCTAssertFalse(rendered.contains("<script>alert"))
         XCTAssertTrue(rendered.contains(">\(escaped) [v → \(escaped)]</a>: <span class=\"ts-msg\">\(escaped)</span>"), rendered)
     }
+}
+
+/// `file-failures.mustache`'s context on a file page: the box under `testFailures`.
+private struct FailureBoxContext: HTMLViewModel {
+    var testFailures: FailureBoxModel
+
+    func child(named name: String) -> Any? { name == "testFailures" ? testFailures : nil }
 }

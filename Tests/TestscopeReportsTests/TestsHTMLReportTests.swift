@@ -40,7 +40,7 @@ final class TestsHTMLReportTests: XCTestCase {
             let run = try TestsHTMLFixture.results(crash: crash)
             var html = try HTMLTestSupport.htmlReport(navigation: [.coverage, .tests])
             html.tests = run
-            try html.write(report, into: OutputFolder(folder))
+            try html.writePages(report, into: OutputFolder(folder))
             let testsPage = try TestsHTMLFixture.page().renderString(run)
             XCTAssertEqual(Self.danglingFragments(testsPage), [], "every in-page link of tests.html has its target")
             let testIDs = Set(TestsHTMLFixture.attributes("id", in: testsPage, after: "<main", before: "</main>"))
@@ -70,7 +70,7 @@ final class TestsHTMLReportTests: XCTestCase {
             XCTAssertEqual(linked, crash ? 4 : 3, "the recorded failures and crashes located in the package's files")
         }
         // Without test results there is no box.
-        try HTMLTestSupport.htmlReport().write(report, into: OutputFolder(folder))
+        try HTMLTestSupport.htmlReport().writePages(report, into: OutputFolder(folder))
         let plain = try HTMLTestSupport.read(folder.appendingPathComponent("files/Sources.Crashy.Crashy.swift.html"))
         XCTAssertFalse(plain.contains("test-failures"))
     }
@@ -92,24 +92,32 @@ final class TestsHTMLReportTests: XCTestCase {
 
     func testNavigationAndTheIndexOfAReportWithoutCoverage() throws {
         let output = OutputFolder(folder)
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, writing: [.tests]), [.tests])
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, writing: [.coverage, .tests]), [.coverage, .tests])
         let run = try TestsHTMLFixture.results(crash: false)
-        let page = try TestsHTMLFixture.page(navigation: [.tests])
-        try page.write(run, into: output)
-        let index = try page.writeLandingIndex(run, into: output)
-        let landing = try HTMLTestSupport.read(URL(fileURLWithPath: index))
-        XCTAssertTrue(TestsHTMLPage.isLandingIndex(in: folder))
+        var page = try TestsHTMLFixture.page(navigation: [])
+        page.landingIndex = true
+        XCTAssertEqual(page.pageKinds, [.tests, .testsLanding])
+        let pages = PagesManifest.read(in: output).replacing(.testReport, with: page.pageKinds, command: "report", in: output)
+        XCTAssertEqual(pages.navigation, [.tests], "the landing index is not the Coverage page")
+        XCTAssertTrue(pages.hasLandingIndex)
+        page.navigation = pages.navigation
+        let written = try page.writePages(run, into: output)
+        try pages.write(into: output)
+        XCTAssertEqual(written.map { URL(fileURLWithPath: $0).lastPathComponent }, ["tests.html", "index.html"])
+        let landing = try HTMLTestSupport.read(URL(fileURLWithPath: written[1]))
+        XCTAssertTrue(PagesManifest.read(in: output).hasLandingIndex)
+        XCTAssertTrue(landing.contains("<html lang=\"en\" data-page=\"tests-landing\">"))
         XCTAssertTrue(landing.contains("<a class=\"ts-open\" href=\"tests.html\">Open the Tests page →</a>"))
         XCTAssertTrue(landing.contains("This report has no coverage"))
         XCTAssertTrue(landing.contains("<div class=\"card-value\">\(run.results.count)</div>"))
-        // The stand-in index is not the Coverage page; a real one is.
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, writing: []), [.tests])
-        try "<html>".write(to: folder.appendingPathComponent("flaky.html"), atomically: true, encoding: .utf8)
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.tests, .flaky])
-        try HTMLTestSupport.htmlReport().write(try HTMLTestSupport.report("Shapes"), into: output)
-        XCTAssertFalse(TestsHTMLPage.isLandingIndex(in: folder))
-        XCTAssertEqual(HTMLNavigationItem.pages(in: folder, adding: .flaky), [.coverage, .tests, .flaky])
+        // A later report with coverage and tests: index.html is the Coverage page again, not the landing page.
+        let next = PagesManifest.read(in: output).replacing(.testReport, with: [.coverage, .tests], command: "run", in: output)
+        XCTAssertFalse(next.hasLandingIndex)
+        XCTAssertEqual(next.navigation, [.coverage, .tests])
+        var html = try HTMLTestSupport.htmlReport(navigation: next.navigation)
+        html.tests = run
+        try html.writePages(try HTMLTestSupport.report("Shapes"), into: output)
+        try next.write(into: output)
+        XCTAssertFalse(PagesManifest.read(in: output).hasLandingIndex)
         // tests.html opens on its own: its style and script are inline, nothing is loaded.
         let tests = try HTMLTestSupport.read(folder.appendingPathComponent("tests.html"))
         XCTAssertFalse(tests.contains("assets/"))

@@ -77,12 +77,12 @@ extension Testscope {
             if `repeat` != 1, replay == nil, orderFile == nil, order == nil {
                 throw ValidationError("--repeat repeats the one order of --order, --order-file or --replay; give one of them")
             }
-            _ = try outputOptions.formats(allowed: Pipeline.flakyFormats)
+            _ = try outputOptions.formats(supported: ReportFormat.flakyFormats)
         }
 
         func run() throws {
             try execute(outputOptions.terminal) { pipeline in
-                let settings = ReportSettings(formats: try outputOptions.formats(allowed: Pipeline.flakyFormats),
+                let settings = ReportSettings(formats: try outputOptions.formats(supported: ReportFormat.flakyFormats),
                                               output: outputOptions.output.map(absoluteURL))
                 var request = FlakyRequest(packageRoot: absoluteURL(packagePath), settings: settings)
                 request.seed = try seed.map(OrderPlan.parseSeed)

@@ -2,29 +2,6 @@ import Foundation
 import TestscopeExecution
 import TestscopeTestResults
 
-/// One output format for test results.
-public protocol TestResultsRenderer {
-    var fileName: String { get }
-    func render<Output: TextOutput>(_ results: TestRunResults, to output: inout Output) throws
-}
-
-extension TestResultsRenderer {
-    public func renderString(_ results: TestRunResults) throws -> String {
-        var output = StringOutput()
-        try render(results, to: &output)
-        return output.text
-    }
-
-    @discardableResult
-    public func write(_ results: TestRunResults, into folder: OutputFolder) throws -> String {
-        let url = try folder.file(fileName)
-        var writer = try AtomicFileWriter(destination: url)
-        try render(results, to: &writer)
-        try writer.commit()
-        return url.path
-    }
-}
-
 /// Paths shown to users: relative to the package root when inside it.
 public struct PathDisplay: Sendable {
     public var root: String

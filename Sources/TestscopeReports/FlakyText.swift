@@ -3,30 +3,6 @@ import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeTestResults
 
-/// One output format of `testscope flaky`.
-public protocol FlakyRenderer {
-    var fileName: String { get }
-    func render<Output: TextOutput>(_ report: FlakyReport, to output: inout Output) throws
-}
-
-extension FlakyRenderer {
-    public func renderString(_ report: FlakyReport) throws -> String {
-        var output = StringOutput()
-        try render(report, to: &output)
-        return output.text
-    }
-
-    /// Renders into `folder/fileName` atomically and returns the path.
-    @discardableResult
-    public func write(_ report: FlakyReport, into folder: OutputFolder) throws -> String {
-        let url = try folder.file(fileName)
-        var writer = try AtomicFileWriter(destination: url)
-        try render(report, to: &writer)
-        try writer.commit()
-        return url.path
-    }
-}
-
 /// Wording shared by the flaky reports.
 enum FlakyText {
     /// `polluter: A; cleaner: C`, `setter: S`, or "".

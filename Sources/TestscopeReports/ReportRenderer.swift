@@ -17,30 +17,45 @@ public struct StringOutput: TextOutput {
     public mutating func write(_ text: String) throws { self.text += text }
 }
 
-/// One output format, rendered from Testscope's coverage model (never by llvm-cov).
-public protocol CoverageRenderer {
+/// One output file of a report, rendered from its subject (the coverage model, test results or a flaky
+/// report; never by llvm-cov): every single-file format conforms, so rendering to a string and the
+/// atomic write into the output folder exist once, here.
+public protocol ReportRenderer<Subject> {
+    /// What it renders: `CoverageReport`, `TestRunResults` or `FlakyReport`.
+    associatedtype Subject
     /// The file name it writes inside the output folder.
     var fileName: String { get }
-    func render<Output: TextOutput>(_ report: CoverageReport, to output: inout Output) throws
+    func render<Output: TextOutput>(_ subject: Subject, to output: inout Output) throws
 }
 
-extension CoverageRenderer {
+extension ReportRenderer {
     /// Renders into a string.
-    public func renderString(_ report: CoverageReport) throws -> String {
+    public func renderString(_ subject: Subject) throws -> String {
         var output = StringOutput()
-        try render(report, to: &output)
+        try render(subject, to: &output)
         return output.text
     }
 
-    /// Renders into `folder/fileName` atomically and returns the written file.
+    /// Renders into `folder/fileName` atomically (a reader never sees half a file) and returns its path.
     @discardableResult
-    public func write(_ report: CoverageReport, into folder: OutputFolder) throws -> String {
+    public func write(_ subject: Subject, into folder: OutputFolder) throws -> String {
         let url = try folder.file(fileName)
         var writer = try AtomicFileWriter(destination: url)
-        try render(report, to: &writer)
+        try render(subject, to: &writer)
         try writer.commit()
         return url.path
     }
+}
+
+/// An output of several files (the HTML report's pages and assets, the Tests page with its landing
+/// index): it writes them itself, each atomically, and returns what it wrote, its entry page first.
+/// The top bar's links are given to it (see `PagesManifest`); it records nothing itself.
+public protocol PageWriter<Subject> {
+    associatedtype Subject
+    /// The kinds of page it writes, for the output folder's manifest.
+    var pageKinds: [ReportPageKind] { get }
+    @discardableResult
+    func writePages(_ subject: Subject, into folder: OutputFolder) throws -> [String]
 }
 
 /// Formatting shared by the renderers.

@@ -1,0 +1,176 @@
+/// `index.mustache`: the coverage index (totals, files or directories, targets).
+struct IndexModel: HTMLViewModel {
+    var common: PageCommon
+    var facts: [FactModel]
+    var totals: [RatioModel]
+    var fileCount: String
+    var split: Bool
+    /// The files table; nil when the index lists directories instead (`split`).
+    var fileTable: FileTableModel?
+    var directories: [GroupRowModel]
+    var directoryCount: String
+    var targets: [GroupRowModel]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "facts": return facts
+        case "totals": return totals
+        case "fileCount": return fileCount
+        case "split": return split
+        case "fileTable": return fileTable.orFalse
+        case "directories": return directories
+        case "directoryCount": return directoryCount
+        case "targets": return targets
+        case "targetCount": return String(targets.count)
+        default: return common.child(named: name)
+        }
+    }
+}
+
+/// `file.mustache`: a source file's page. `functionRows` and `sourceLines` are markup rendered (and
+/// escaped) by the row templates.
+struct FilePageModel: HTMLViewModel {
+    var common: PageCommon
+    var path: String
+    var dir: String
+    var base: String
+    var target: String?
+    var indexHref: String
+    var totals: [RatioModel]
+    var notices: [String]
+    var testFailures: FailureBoxModel?
+    var functionCount: String
+    var hasFunctions: Bool
+    var functionRows: String
+    var uncoveredLines: String
+    var partialLines: String
+    var sourceLines: String
+    var previous: NeighbourModel?
+    var next: NeighbourModel?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "path": return path
+        case "dir": return dir
+        case "base": return base
+        case "target": return target.orFalse
+        case "indexHref": return indexHref
+        case "totals": return totals
+        case "notices": return notices
+        case "testFailures": return testFailures.orFalse
+        case "functionCount": return functionCount
+        case "hasFunctions": return hasFunctions
+        case "functionRows": return functionRows
+        case "uncoveredLines": return uncoveredLines
+        case "partialLines": return partialLines
+        case "sourceLines": return sourceLines
+        case "previous": return previous.orFalse
+        case "next": return next.orFalse
+        default: return common.child(named: name)
+        }
+    }
+}
+
+/// The previous or next file of a file page.
+struct NeighbourModel: HTMLViewModel {
+    var path: String
+    var base: String
+    var href: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "path": return path
+        case "base": return base
+        case "href": return href
+        default: return nil
+        }
+    }
+}
+
+/// `directory.mustache`: one page of a directory's files (large reports).
+struct DirectoryPageModel: HTMLViewModel {
+    var common: PageCommon
+    var path: String
+    var totals: [RatioModel]
+    var fileTable: FileTableModel
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "path": return path
+        case "totals": return totals
+        case "fileTable": return fileTable
+        default: return common.child(named: name)
+        }
+    }
+}
+
+/// `single.mustache`: the single-file report's views (markup rendered by the other templates).
+struct SingleFileModel: HTMLViewModel {
+    /// One view: its `id` and its rendered `body`.
+    struct View: HTMLViewModel {
+        var id: String?
+        var body: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "id": return id
+            case "body": return body
+            default: return nil
+            }
+        }
+    }
+
+    var index: String
+    var files: [View]
+    /// The Tests view, when the report has the run's test results.
+    var tests: View?
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "index": return index
+        case "files": return files
+        case "tests": return tests.orFalse
+        default: return nil
+        }
+    }
+}
+
+/// `file-failures.mustache`: the failures located in a file, linked to their lines and the Tests page.
+struct FailureBoxModel: HTMLViewModel {
+    struct Item: HTMLViewModel {
+        var href: String
+        var lineHref: String
+        var line: String
+        var name: String
+        var className: String
+        var outcome: String
+        var outcomeLabel: String
+        var message: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "href": return href
+            case "lineHref": return lineHref
+            case "line": return line
+            case "name": return self.name
+            case "className": return className
+            case "outcome": return outcome
+            case "outcomeLabel": return outcomeLabel
+            case "message": return message
+            default: return nil
+            }
+        }
+    }
+
+    var items: [Item]
+    var testsHref: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "count": return String(items.count)
+        case "items": return items
+        case "testsHref": return testsHref
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// An output format of `--format`, for every command (`run`, `report`, `flaky`).
+public enum ReportFormat: String, CaseIterable, Sendable {
+    case text, json, lcov, junit, html
+
+    /// What `run` and `report` write (and accept), in this order.
+    public static let coverageFormats: [ReportFormat] = [.text, .json, .lcov, .junit, .html]
+    /// What `testscope flaky` writes (and accepts): no LCOV, there is no coverage.
+    public static let flakyFormats: [ReportFormat] = [.text, .json, .junit, .html]
+
+    /// The formats of `--format` values (repeated and/or comma-separated; trimmed, lower-cased, the
+    /// first of duplicates kept) among `supported`; `defaults` when none is given. An unknown name
+    /// throws `ReportFormatError`, whose message names only the supported formats.
+    public static func parse(_ values: [String], supported: [ReportFormat] = coverageFormats,
+                             defaults: [ReportFormat]) throws -> [ReportFormat] {
+        let names = values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+            .filter { !$0.isEmpty }
+        if names.isEmpty { return defaults }
+        var result: [ReportFormat] = []
+        for name in names {
+            guard let format = ReportFormat(rawValue: name), supported.contains(format) else {
+                throw ReportFormatError(name: name, supported: supported)
+            }
+            if !result.contains(format) { result.append(format) }
+        }
+        return result
+    }
+}
+
+/// An unknown `--format` name; the CLI turns it into a usage error (`ValidationError(error.message)`).
+public struct ReportFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var supported: [ReportFormat]
+
+    /// `unknown format 'pdf'; choose from: text, json, lcov, junit, html` (the CLI's wording so far).
+    public var message: String {
+        "unknown format '\(name)'; choose from: \(supported.map(\.rawValue).joined(separator: ", "))"
+    }
+
+    public var description: String { message }
+}

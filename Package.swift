@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 import PackageDescription
 
 let package = Package(
@@ -14,18 +14,18 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        // Finding toolchain tools, running processes, writing files atomically, terminal styling.
+        // Below everything: toolchain tools, processes, the lock, console and diagnostics, atomic files.
         .target(name: "TestscopeExecution"),
-        // The coverage model: llvm-cov export reader, per-line rules, functions, filters, roll-ups.
+        // The coverage model: llvm-cov export reader, per-line rules, functions, filters, roll-ups, gate.
         .target(name: "TestscopeCoverage", dependencies: ["TestscopeExecution"]),
-        // One renderer per output format, all reading the coverage model.
         // Test results: XCTest console and Swift Testing event stream parsers, JUnit import, the results model.
         .target(name: "TestscopeTestResults", dependencies: ["TestscopeExecution"]),
-        // Running test binaries: build artifacts, test listing, the test-process supervisor (watchdog,
-        // crash blame, relaunches), and `run`'s coordinator.
+        // Running test binaries: build artifacts, test listing, the one test-process supervisor (process
+        // group, watchdog, crash blame, relaunches), and `run`'s coordinator.
         .target(name: "TestscopeRun", dependencies: ["TestscopeExecution", "TestscopeTestResults"]),
         // Flaky tests: seeded in-process orders (generated test entry point), OD/NOD classification, polluter search.
         .target(name: "TestscopeFlakiness", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
+        // One renderer per output format (ReportRenderer / PageWriter), the HTML view models, the pages manifest.
         .target(name: "TestscopeReports", dependencies: [
             "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness",
             .product(name: "Mustache", package: "swift-mustache"),
@@ -43,18 +43,30 @@ let package = Package(
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness",
+                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Helpers shared by the test targets (golden files).
         .target(name: "TestscopeTestSupport", path: "Tests/Support"),
+        // One test target per module, plus the executable end to end.
+        .testTarget(name: "TestscopeExecutionTests", dependencies: ["TestscopeExecution"]),
         .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
+        .testTarget(
+            name: "TestscopeTestResultsTests",
+            dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],
+            exclude: ["Goldens"]
+        ),
+        .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
+        .testTarget(
+            name: "TestscopeFlakinessTests",
+            dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution"]
+        ),
         .testTarget(
             name: "TestscopeReportsTests",
             dependencies: [
                 "TestscopeReports", "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestSupport",
-                "TestscopeTestResults", .product(name: "Mustache", package: "swift-mustache"),
+                "TestscopeTestResults", "TestscopeFlakiness", .product(name: "Mustache", package: "swift-mustache"),
             ],
             exclude: ["Goldens"]
         ),
@@ -62,15 +74,6 @@ let package = Package(
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
-        .testTarget(
-            name: "TestResultsTests", dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],
-            exclude: ["Goldens"]
-        ),
-        .testTarget(
-            name: "FlakinessTests",
-            dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution"]
-        ),
-        .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
     ]
 )
 

@@ -14,7 +14,6 @@ final class MappedFile {
     private var released = 0
     private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
     private var closed = false
-    private static let empty: UnsafeMutablePointer<UInt8> = .allocate(capacity: 1)
 
     init(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY)
@@ -34,7 +33,8 @@ final class MappedFile {
         count = Int(info.st_size)
         if count == 0 {
             mapping = nil
-            base = UnsafePointer(Self.empty)
+            // A valid address that is never read (count is 0), freed in close().
+            base = UnsafePointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
             return
         }
         let pointer = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
@@ -58,7 +58,7 @@ final class MappedFile {
     func close() {
         guard !closed else { return }
         closed = true
-        if let mapping { munmap(mapping, count) }
+        if let mapping { munmap(mapping, count) } else { UnsafeMutablePointer(mutating: base).deallocate() }
     }
 
     deinit { close() }

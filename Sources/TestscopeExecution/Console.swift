@@ -19,7 +19,7 @@ public struct StandardConsole: Console {
     }
 
     public func diagnostics(_ text: String) {
-        fflush(stdout)
+        fflush(nil)  // all C streams: naming `stdout` is not concurrency-safe in Swift 6
         FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -3,8 +3,7 @@ import Foundation
 /// Prints how long each phase took on stderr when `TESTSCOPE_TIMING=1` (for the benchmark).
 public enum PhaseTimer {
     static let enabled = ProcessInfo.processInfo.environment["TESTSCOPE_TIMING"] == "1"
-    nonisolated(unsafe) static var last = Date()
-    static let lock = NSLock()
+    static let last = Locked(Date())
 
     /// `VmRSS` and `VmHWM` from /proc (Linux), for the benchmark's memory breakdown.
     static func residentMemory() -> String {
@@ -15,10 +14,11 @@ public enum PhaseTimer {
 
     public static func mark(_ phase: String) {
         guard enabled else { return }
-        lock.lock(); defer { lock.unlock() }
-        let now = Date()
-        FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s  rss %@\n", phase as NSString,
-                                                   now.timeIntervalSince(last), residentMemory() as NSString).utf8))
-        last = now
+        last.withLock { last in
+            let now = Date()
+            FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s  rss %@\n", phase as NSString,
+                                                       now.timeIntervalSince(last), residentMemory() as NSString).utf8))
+            last = now
+        }
     }
 }

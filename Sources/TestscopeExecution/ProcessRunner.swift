@@ -63,7 +63,7 @@ public enum ProcessRunner {
         }
         readers.append(BlockingTask { box.setErr(SpawnPipe.readAll(err.read)); closeFD(err.read) })
         if let input, let inPipe {
-            input.withUnsafeBytes { writeAll(inPipe.write, $0) }
+            _ = input.withUnsafeBytes { writeAll(inPipe.write, $0) }
             closeFD(inPipe.write)
         }
         for reader in readers { reader.wait() }
@@ -135,7 +135,7 @@ public enum ProcessRunner {
 /// Work that blocks (reading a pipe, waiting for a child) on a thread of its own: Dispatch's global
 /// pool is only as wide as the machine, and blocked tasks there starve the rest (on 2 cores a
 /// demangler's output reader waited behind other work for most of a second).
-public final class BlockingTask: @unchecked Sendable {
+public final class BlockingTask: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     public init(_ work: @escaping @Sendable () -> Void) {
@@ -152,27 +152,28 @@ public final class BlockingTask: @unchecked Sendable {
 }
 
 /// Collects output from reader threads.
-final class OutputBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var out = Data()
-    private(set) var err = Data()
-    func setOut(_ data: Data) { lock.lock(); out = data; lock.unlock() }
-    func setErr(_ data: Data) { lock.lock(); err = data; lock.unlock() }
-    func appendErr(_ data: Data) { lock.lock(); err.append(data); lock.unlock() }
+final class OutputBox: Sendable {
+    private let state = Locked((out: Data(), err: Data()))
+    var out: Data { state.withLock { $0.out } }
+    var err: Data { state.withLock { $0.err } }
+    func setOut(_ data: Data) { state.withLock { $0.out = data } }
+    func setErr(_ data: Data) { state.withLock { $0.err = data } }
+    func appendErr(_ data: Data) { state.withLock { $0.err.append(data) } }
 }
 
 /// A child whose standard input is written bit by bit while it runs (its output is collected), so
 /// that work can start before all of the input is known.
-public final class IncrementalProcess: @unchecked Sendable {
+public final class IncrementalProcess: Sendable {
     private let child: SpawnedProcess
     private let input: Int32
     private let box = OutputBox()
-    private var readers: [BlockingTask] = []
-    private var pending: [UInt8] = []
+    private let readers: [BlockingTask]
+    /// Input not yet written (one thread feeds a process; the lock makes that checkable).
+    private let pending = Locked<[UInt8]>([])
 
     /// With `onStdout`, the output is handed over in pieces as it arrives (on a reader thread) and
     /// not kept: `finish()` then returns an empty `stdout`.
-    public init(_ executable: URL, _ arguments: [String], onStdout: ((Data) -> Void)? = nil) throws {
+    public init(_ executable: URL, _ arguments: [String], onStdout: (@Sendable (Data) -> Void)? = nil) throws {
         let inPipe = try SpawnPipe(), out = try SpawnPipe(), err = try SpawnPipe()
         do {
             child = try SpawnedProcess.start(executable, arguments, environment: nil, currentDirectory: nil,
@@ -190,18 +191,20 @@ public final class IncrementalProcess: @unchecked Sendable {
 
     /// Queues input; it is written in large pieces.
     public func write<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        pending.append(contentsOf: bytes)
-        if pending.count >= 1 << 16 { flush() }
+        pending.withLock { pending in
+            pending.append(contentsOf: bytes)
+            if pending.count >= 1 << 16 { flush(&pending) }
+        }
     }
 
-    private func flush() {
-        pending.withUnsafeBytes { writeAll(input, $0) }
+    private func flush(_ pending: inout [UInt8]) {
+        _ = pending.withUnsafeBytes { writeAll(input, $0) }
         pending.removeAll(keepingCapacity: true)
     }
 
     /// Closes the input and waits for the child.
     public func finish() -> ProcessResult {
-        flush()
+        pending.withLock { flush(&$0) }
         closeFD(input)
         for reader in readers { reader.wait() }
         let ended = child.wait()

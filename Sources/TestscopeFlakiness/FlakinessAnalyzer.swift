@@ -44,7 +44,7 @@ public struct AnalyzedTest: Sendable {
 /// passes and fails makes it NOD. A victim's polluters are found by delta debugging over its failing
 /// prefixes (each group removed in turn, so several polluters are all found), a brittle test's setters
 /// over its passing prefixes; a cleaner is looked for between a polluter and its victim.
-public struct FlakinessAnalyzer {
+public struct FlakinessAnalyzer: Sendable {
     public var runner: OrderRunning
     public var settings: AnalysisSettings
     /// The default order, where a cleaner is looked for when no run shows one.

@@ -37,7 +37,7 @@ public struct FlakyOptions: Sendable {
 }
 
 /// Runs the plan's orders (in parallel, `jobs` at a time), then classifies every test.
-public final class FlakyDetector {
+public final class FlakyDetector: Sendable {
     public let binary: FlakyTestBinary
     public let executor: OrderExecutor
     /// Where each detection run's output is kept (`run-<k>.log`), or nil.
@@ -60,7 +60,7 @@ public final class FlakyDetector {
 
     /// Detection runs and analysis. `progress` receives one line per run, in run order.
     public func detect(_ options: FlakyOptions, reproduction: Reproduction, packageRoot: String,
-                       progress: @escaping (String) -> Void) throws -> FlakyReport {
+                       progress: @escaping @Sendable (String) -> Void) throws -> FlakyReport {
         let started = Date()
         let selected = try selectedTests(options)
         var method: DetectionMethod = options.forceRepetition && !selected.swiftTesting.isEmpty ? .repetition : .inProcessOrder
@@ -91,7 +91,7 @@ public final class FlakyDetector {
     /// The plan's runs: in-process orders of every test (or of the XCTest tests, with Swift Testing
     /// repeated in its default run beside each).
     func detectionRuns(_ selected: TestList, method: DetectionMethod, options: FlakyOptions,
-                       progress: @escaping (String) -> Void) throws -> (orders: [PlannedOrder], executions: [ExecutedOrder], peakJobs: Int) {
+                       progress: @escaping @Sendable (String) -> Void) throws -> (orders: [PlannedOrder], executions: [ExecutedOrder], peakJobs: Int) {
         let orders = plan(selected, method: method, options: options).orders(count: options.runs)
         let printer = OrderedPrinter(progress)
         if let logsFolder {
@@ -145,20 +145,19 @@ public final class FlakyDetector {
 }
 
 /// Prints lines given out of order (by parallel runs) in index order.
-final class OrderedPrinter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [Int: String] = [:]
-    private var next = 0
-    private let sink: (String) -> Void
+final class OrderedPrinter: Sendable {
+    private let state = Locked((pending: [Int: String](), next: 0))
+    private let sink: @Sendable (String) -> Void
 
-    init(_ sink: @escaping (String) -> Void) { self.sink = sink }
+    init(_ sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
 
     func print(_ index: Int, _ line: String) {
-        lock.lock(); defer { lock.unlock() }
-        pending[index] = line
-        while let ready = pending.removeValue(forKey: next) {
-            sink(ready)
-            next += 1
+        state.withLock { state in
+            state.pending[index] = line
+            while let ready = state.pending.removeValue(forKey: state.next) {
+                sink(ready)
+                state.next += 1
+            }
         }
     }
 }

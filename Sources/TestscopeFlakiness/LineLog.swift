@@ -2,20 +2,20 @@ import Foundation
 import TestscopeExecution
 
 /// A log file written line by line from several threads, atomically renamed into place on `commit()`.
-public final class LineLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private let writer: AtomicFileWriter
-    public var path: String { writer.destination.path }
+public final class LineLog: Sendable {
+    private let writer: Locked<AtomicFileWriter>
+    public let path: String
 
-    public init(_ url: URL) throws { writer = try AtomicFileWriter(destination: url) }
+    public init(_ url: URL) throws {
+        writer = Locked(try AtomicFileWriter(destination: url))
+        path = url.path
+    }
 
     public func write(_ line: String) {
-        lock.lock(); defer { lock.unlock() }
-        try? writer.write(line + "\n")
+        writer.withLock { try? $0.write(line + "\n") }
     }
 
     public func commit() throws {
-        lock.lock(); defer { lock.unlock() }
-        try writer.commit()
+        try writer.withLock { try $0.commit() }
     }
 }

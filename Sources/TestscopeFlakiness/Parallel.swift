@@ -5,7 +5,7 @@ import Foundation
 enum Parallel {
     /// The results in item order and the largest number of threads that ran at once.
     static func map<T>(_ count: Int, jobs: Int, maxJobs: Int? = nil,
-                       _ body: @escaping (Int) throws -> T) throws -> (results: [T], peakJobs: Int) {
+                       _ body: @escaping @Sendable (Int) throws -> T) throws -> (results: [T], peakJobs: Int) {
         guard count > 0 else { return ([], 0) }
         let box = ParallelBox<T>(count)
         let group = DispatchGroup()
@@ -40,7 +40,7 @@ enum Parallel {
     }
 
     /// The work of `map` without the thread count.
-    static func map<T>(_ count: Int, jobs: Int, _ body: @escaping (Int) throws -> T) throws -> [T] {
+    static func map<T>(_ count: Int, jobs: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
         try map(count, jobs: jobs, maxJobs: nil, body).results
     }
 }
@@ -72,6 +72,9 @@ struct CPUIdleSampler {
 }
 
 /// The shared state of `Parallel.map`: the next index, the results, the first error.
+// @unchecked: the workers read and write every stored var only while `condition` is locked, and
+// `map` reads `results`/`error` only after all workers left the group (the condition variable lets
+// the sampler wait for a finished item, which `Locked` cannot).
 final class ParallelBox<T>: @unchecked Sendable {
     private let condition = NSCondition()
     private var next = 0

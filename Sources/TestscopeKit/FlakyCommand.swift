@@ -18,6 +18,13 @@ extension Pipeline {
         if case let .replay(run, _) = request.mode, run >= request.runs {
             throw FlakinessError.unknownReplayIndex(run, runs: request.runs)
         }
+        var givenOrder: (tests: [String], source: String, count: Int)?
+        switch request.mode {
+        case let .order(tests, count): givenOrder = (tests, "--order", count)
+        case let .orderFile(file, count): givenOrder = (try OrderFile.read(file), file.path, count)
+        case .detect, .replay: break
+        }
+        let quarantine = try request.quarantineFile.map(Self.readQuarantine) ?? []
         guard let swift = try Toolchain.findSwift(environment: environment) else {
             throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
         }
@@ -51,24 +58,22 @@ extension Pipeline {
         let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try output.file("flaky-logs"))
         let jobs = request.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let options = FlakyOptions(runs: request.runs, seed: seed, jobs: jobs, filters: request.filters, skips: request.skips,
-                                   quarantine: request.quarantine,
+                                   quarantine: quarantine,
                                    forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition",
                                    shuffleSwiftTestingTests: request.shuffleSwiftTestingTests,
                                    maxJobs: request.jobs == nil ? FlakyDefaults.maxJobsPerCore * jobs : nil)
         let reproduction = Reproduction(testscopePrefix: request.commandPrefix, binaryPath: Self.displayPath(binary.binary))
         let replay = FlakyReplay(terminal: terminal, jobs: jobs)
 
-        switch request.mode {
-        case let .replay(run, count):
+        if case let .replay(run, count) = request.mode {
             let planned = try detector.replayOrder(options, index: run)
             terminal.printLine("Replaying run \(run) of seed \(seed): \(planned.label)")
             return try replay.run(planned.tests, count: count, detector: detector)
-        case let .order(order, source, count):
+        }
+        if let givenOrder {
             let known = Set(try detector.selectedTests(options).all)
-            try OrderFile.validate(order, known: known, source: source)
-            return try replay.run(order, count: count, detector: detector)
-        case .detect:
-            break
+            try OrderFile.validate(givenOrder.tests, known: known, source: givenOrder.source)
+            return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector)
         }
         let jobsText = request.jobs == nil
             ? "\(jobs) job\(jobs == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobs) while the CPUs sit idle)"
@@ -128,6 +133,13 @@ extension Pipeline {
             terminal.warning(message)
         }
         return outcome
+    }
+
+    private static func readQuarantine(_ url: URL) throws -> Set<String> {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw FlakinessError.unreadableQuarantine(path: url.path, reason: "no such file or not UTF-8")
+        }
+        return Set(OrderFile.parse(text))
     }
 
     /// A path relative to the current directory when it is inside it.

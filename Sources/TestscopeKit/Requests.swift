@@ -59,8 +59,10 @@ public struct FlakyRequest: Sendable {
         case detect
         /// Run K of the seed's plan, `repeat` times.
         case replay(run: Int, repeat: Int)
-        /// Exactly this order (from `source`: a file or `--order`), `repeat` times.
-        case order([String], source: String, repeat: Int)
+        /// Exactly this order (`--order`), `repeat` times.
+        case order([String], repeat: Int)
+        /// Exactly the order in this file (`--order-file`), `repeat` times.
+        case orderFile(URL, repeat: Int)
     }
 
     public var packageRoot: URL
@@ -73,7 +75,8 @@ public struct FlakyRequest: Sendable {
     public var testTimeout: Double = 120
     public var filters: [String] = []
     public var skips: [String] = []
-    public var quarantine: Set<String> = []
+    /// Known flaky tests (one id per line): run and reported, never counted.
+    public var quarantineFile: URL?
     public var failOnFlaky = false
     public var shuffleSwiftTestingTests = false
     public var scratchPath: URL?

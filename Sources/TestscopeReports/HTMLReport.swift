@@ -7,7 +7,7 @@ import TestscopeTestResults
 /// targets), a page per source file under `files/` (annotated source and function table), a page
 /// per directory under `dirs/` when there are more files than fit one index, and `assets/`; or,
 /// with `singleFile`, one self-contained `index.html` holding every page.
-public struct HTMLReport: PageWriter {
+public struct HTMLReport: PageWriter, Sendable {
     public var templates: HTMLTemplates
     public var watermarks: Watermarks
     public var singleFile: Bool
@@ -252,25 +252,17 @@ public struct HTMLReport: PageWriter {
     }
 
     /// Runs `body` for 0..<count on all cores; results in order; the first error is rethrown.
-    func renderConcurrently<T>(_ count: Int, _ body: (Int) throws -> T) throws -> [T] {
-        var results = [T?](repeating: nil, count: count)
-        var firstError: Error?
-        let lock = NSLock()
-        results.withUnsafeMutableBufferPointer { buffer in
-            let pointer = buffer
-            DispatchQueue.concurrentPerform(iterations: count) { i in
-                do {
-                    let value = try body(i)
-                    lock.lock()
-                    pointer[i] = value
-                    lock.unlock()
-                } catch {
-                    lock.lock()
-                    if firstError == nil { firstError = error }
-                    lock.unlock()
-                }
+    func renderConcurrently<T: Sendable>(_ count: Int, _ body: @Sendable (Int) throws -> T) throws -> [T] {
+        let state = Locked((results: [T?](repeating: nil, count: count), error: (any Error)?.none))
+        DispatchQueue.concurrentPerform(iterations: count) { i in
+            do {
+                let value = try body(i)
+                state.withLock { $0.results[i] = value }
+            } catch {
+                state.withLock { if $0.error == nil { $0.error = error } }
             }
         }
+        let (results, firstError) = state.withLock { ($0.results, $0.error) }
         if let firstError { throw firstError }
         return results.map { $0! }
     }

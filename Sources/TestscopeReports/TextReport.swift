@@ -9,6 +9,13 @@ public struct Watermarks: Sendable, Equatable {
         self.low = low
         self.high = high
     }
+
+    /// `LOW,HIGH` percentages with LOW <= HIGH (`--watermarks`), or nil.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, parts[0] <= parts[1], parts.allSatisfy({ (0...100).contains($0) }) else { return nil }
+        self.init(low: parts[0], high: parts[1])
+    }
 }
 
 /// The terminal table: one row per file with lines, functions and regions (covered/total and %),

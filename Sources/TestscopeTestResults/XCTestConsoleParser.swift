@@ -155,7 +155,7 @@ public struct XCTestConsoleParser {
     }
 
     /// One formatter for every line (creating one per line dominated parsing); guarded by a lock.
-    nonisolated(unsafe) private static let dateFormatter: DateFormatter = {
+    private static let dateFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current

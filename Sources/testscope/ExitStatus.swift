@@ -15,9 +15,7 @@ enum ExitStatus: Int32 {
     case internalError = 70
 
     var exitCode: ExitCode { ExitCode(rawValue) }
-}
 
-extension ExitStatus {
     /// The status of a command's verdict.
     init(_ status: Outcome.Status) {
         switch status {
@@ -46,10 +44,6 @@ func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws 
 /// Every error's message and the status of its class.
 func describe(_ error: Error) -> (String, ExitStatus) {
     if let error = error as? ValidationError { return (error.message, .usage) }
-    switch (error as? ClassifiedError)?.errorClass {
-    case .usage: return (error.localizedDescription, .usage)
-    case .badInput: return (error.localizedDescription, .badInput)
-    case .testsFailed: return (error.localizedDescription, .testsFailed)
-    case .internalError, nil: return (error.localizedDescription, .internalError)
-    }
+    let statuses: [ErrorClass: ExitStatus] = [.usage: .usage, .badInput: .badInput, .testsFailed: .testsFailed]
+    return (error.localizedDescription, (error as? ClassifiedError).flatMap { statuses[$0.errorClass] } ?? .internalError)
 }

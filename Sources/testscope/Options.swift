@@ -9,13 +9,10 @@ import TestscopeReports
 struct OutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov, junit, html (flaky: no lcov). Default: all.", valueName: "formats"))
     var format: [String] = []
-
     @Option(name: .long, help: ArgumentHelp("Output folder (default: .testscope under the package).", valueName: "dir"))
     var output: String?
-
     @Flag(name: .long, help: "Only errors, warnings and the requested reports; no progress or notes.")
     var quiet = false
-
     @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
     var noColor = false
 
@@ -36,7 +33,6 @@ struct OutputOptions: ParsableArguments {
 struct TestSelectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Run only tests matching this regular expression (repeatable; as swift test --filter).", valueName: "regex"))
     var filter: [String] = []
-
     @Option(name: .long, help: ArgumentHelp("Leave out tests matching this regular expression (repeatable; as swift test --skip).", valueName: "regex"))
     var skip: [String] = []
 
@@ -53,7 +49,6 @@ struct TestSelectionOptions: ParsableArguments {
 struct BuildOptions: ParsableArguments {
     @Option(name: [.customShort("c"), .long], help: "Build configuration for swift build: debug or release.")
     var configuration: String?
-
     @Option(name: .long, help: ArgumentHelp("The build folder, given to swift build (flaky's default: .build-testscope-flaky in the package).", valueName: "dir"))
     var scratchPath: String?
 
@@ -68,43 +63,30 @@ struct BuildOptions: ParsableArguments {
 struct CoverageOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Count only files matching this glob (relative to the package root; repeatable). Brings back files excluded by default, e.g. 'Tests/**'.", valueName: "glob"))
     var include: [String] = []
-
     @Option(name: .long, help: ArgumentHelp("Leave out files matching this glob (repeatable).", valueName: "glob"))
     var exclude: [String] = []
-
     @Option(name: .long, help: ArgumentHelp("Rewrite a path prefix in the coverage data, like llvm-cov's -path-equivalence (repeatable).", valueName: "from,to"))
     var pathEquivalence: [String] = []
-
     @Flag(name: .long, help: "List the uncovered line ranges of each file in the text report.")
     var showMissing = false
-
     @Option(name: .long, help: ArgumentHelp("Percentages for colouring: below LOW red, below HIGH yellow, else green.", valueName: "low,high"))
     var watermarks: String = "50,80"
-
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if total line coverage is below N percent.", valueName: "N"))
     var failUnderLines: Double?
-
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if total function coverage is below N percent.", valueName: "N"))
     var failUnderFunctions: Double?
-
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if total region coverage is below N percent.", valueName: "N"))
     var failUnderRegions: Double?
-
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if any file's line coverage is below N percent.", valueName: "N"))
     var failUnderFile: Double?
-
     @Option(name: .long, help: ArgumentHelp("The llvm-cov to use (default: the one beside the resolved swift; env TESTSCOPE_LLVM_COV).", valueName: "path"))
     var llvmCov: String?
-
     @Option(name: .long, help: ArgumentHelp("The llvm-profdata to use (default: beside swift; env TESTSCOPE_LLVM_PROFDATA).", valueName: "path"))
     var llvmProfdata: String?
-
     @Flag(name: .long, help: "JUnit without testcase file/line attributes: valid against the Ant and Jenkins JUnit schemas.")
     var junitStrict = false
-
     @Flag(name: .long, help: "Write the HTML report as one self-contained index.html (for small projects and CI artifacts).")
     var htmlSingleFile = false
-
     @Option(name: .long, help: ArgumentHelp("Render the HTML report with the templates in this folder (copies of Testscope's templates/; missing ones are taken from the built-in set).", valueName: "dir"))
     var templates: String?
 
@@ -119,11 +101,10 @@ struct CoverageOptions: ParsableArguments {
     }
 
     func parsedWatermarks() throws -> Watermarks {
-        let parts = watermarks.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 2, parts[0] <= parts[1], parts.allSatisfy({ (0...100).contains($0) }) else {
+        guard let parsed = Watermarks(parsing: watermarks) else {
             throw ValidationError("--watermarks takes LOW,HIGH percentages with LOW <= HIGH, e.g. 50,80")
         }
-        return Watermarks(low: parts[0], high: parts[1])
+        return parsed
     }
 
     /// The settings these options and `output` describe.

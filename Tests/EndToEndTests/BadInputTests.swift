@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestscopeExecution
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -538,27 +539,29 @@ final class BadInputTests: XCTestCase {
         var watched: [URL] { [root, profdata.deletingLastPathComponent()] }
     }
 
-    private static var tinyResult: Result<TinyPackage, Error>?
-    private static var tinyFolder: URL?
+    private static let tiny = Locked<(result: Result<TinyPackage, Error>?, folder: URL?)>((nil, nil))
 
     /// Builds and tests the tiny package once for the whole class.
     static func tinyPackage() throws -> TinyPackage {
-        if let tinyResult { return try tinyResult.get() }
-        let result = Result { try buildTinyPackage() }
-        tinyResult = result
-        return try result.get()
+        try tiny.withLock { tiny in
+            if let result = tiny.result { return try result.get() }
+            let folder = try TestscopeProcess.temporaryDirectory("testscope-tiny")
+            tiny.folder = folder
+            let result = Result { try buildTinyPackage(in: folder) }
+            tiny.result = result
+            return try result.get()
+        }
     }
 
     override class func tearDown() {
-        if let tinyFolder { try? FileManager.default.removeItem(at: tinyFolder) }
-        tinyFolder = nil
-        tinyResult = nil
+        tiny.withLock { tiny in
+            if let folder = tiny.folder { try? FileManager.default.removeItem(at: folder) }
+            tiny = (nil, nil)
+        }
         super.tearDown()
     }
 
-    private static func buildTinyPackage() throws -> TinyPackage {
-        let folder = try TestscopeProcess.temporaryDirectory("testscope-tiny")
-        tinyFolder = folder
+    private static func buildTinyPackage(in folder: URL) throws -> TinyPackage {
         let root = folder.appendingPathComponent("Tiny")
         let files = [
             "Package.swift": """
@@ -618,7 +621,7 @@ final class BadInputTests: XCTestCase {
         process.arguments = ["test", "--package-path", root.path, "--enable-code-coverage"]
         process.currentDirectoryURL = root
         let log = folder.appendingPathComponent("swift-test.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: log.path, contents: nil))
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

@@ -4,10 +4,10 @@ import TestscopeExecution
 
 /// Functions: demangled names, closures under their parent, counts from the export's records.
 final class FunctionCoverageTests: XCTestCase {
-    static var cache: [String: CoverageReport] = [:]
+    static let cache = Locked<[String: CoverageReport]>([:])
 
     func report(_ sample: String) throws -> CoverageReport {
-        if let cached = Self.cache[sample] { return cached }
+        if let cached = Self.cache.withLock({ $0[sample] }) { return cached }
         let root = RecordedSamples.packageRoot(sample)
         let toolchain = try Toolchain.locate()
         let options = CoverageBuildOptions(
@@ -15,7 +15,7 @@ final class FunctionCoverageTests: XCTestCase {
             pathEquivalences: [PathEquivalence(from: try RecordedSamples.recordedRoot(sample), to: root.path)],
             demangler: SwiftDemangler(tool: toolchain.swiftDemangle))
         let report = try CoverageBuilder(options: options).build(exports: [RecordedSamples.file(sample, "coverage.json")])
-        Self.cache[sample] = report
+        Self.cache.withLock { $0[sample] = report }
         return report
     }
 

@@ -115,12 +115,12 @@ final class PipelineTests: XCTestCase {
     func testFlakyReplaysAnOrderInProcess() throws {
         let victim = "FlakyTests.CacheTests/testA_lookupStartsEmpty", polluter = "FlakyTests.CacheTests/testB_storeKeepsValue"
         var request = FlakyRequest(packageRoot: package("Flaky"), settings: ReportSettings(output: output))
-        request.mode = .order([polluter, victim], source: "--order", repeat: 2)
+        request.mode = .order([polluter, victim], repeat: 2)
         let failing = try pipeline.flaky(request)
         XCTAssertEqual(failing.status, .testsFailed)
         XCTAssertTrue(console.outputText.contains("2. \(victim): failed 2 of 2"), console.outputText)
 
-        request.mode = .order([victim, polluter], source: "--order", repeat: 1)
+        request.mode = .order([victim, polluter], repeat: 1)
         XCTAssertEqual(try pipeline.flaky(request).status, .success, console.outputText)
     }
 }

@@ -10,7 +10,7 @@ final class BuildArtifactsTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: bin) }
         XCTAssertNil(BuildArtifacts.testBinary(in: bin))
         for name in ["Tool", "OtherPackageTests.xctest", "MyPackageTests.xctest", "old.profraw", "new.profraw", "all.profdata"] {
-            FileManager.default.createFile(atPath: bin.appendingPathComponent(name).path, contents: Data())
+            XCTAssertTrue(FileManager.default.createFile(atPath: bin.appendingPathComponent(name).path, contents: Data()))
         }
         let past = Date(timeIntervalSinceNow: -3600)
         try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: bin.appendingPathComponent("OtherPackageTests.xctest").path)

@@ -20,42 +20,29 @@ extension Testscope {
 
         @Option(name: .long, help: ArgumentHelp("The package root (default: the current directory).", valueName: "dir"))
         var packagePath: String = "."
-
         @Option(name: .long, help: ArgumentHelp("Number of runs (orders): the default order, its reverse, then shuffles.", valueName: "N"))
         var runs: Int = FlakyDefaults.runs
-
         @Option(name: .long, help: ArgumentHelp("The seed of the shuffles (0 to 2^53-1; default: random, printed).", valueName: "S"))
         var seed: String?
-
         @Option(name: .long, help: ArgumentHelp("Runs at the same time (default: one per core, and up to 4 per core while the CPUs sit idle). Orders and classification do not depend on it.", valueName: "J"))
         var jobs: Int?
-
         @Option(name: .long, help: ArgumentHelp("Kill a test that runs longer than this (it counts as a failure) and go on in a new process.", valueName: "seconds"))
         var testTimeout: Double = 120
-
         @OptionGroup var selection: TestSelectionOptions
-
         @Option(name: .long, help: ArgumentHelp("Re-run exactly run K of the plan of --seed (and --runs).", valueName: "K"))
         var replay: Int?
-
         @Option(name: .long, help: ArgumentHelp("Re-run exactly the order in FILE (one test id per line).", valueName: "file"))
         var orderFile: String?
-
         @Option(name: .long, help: ArgumentHelp("Re-run exactly this order: test ids separated by commas.", valueName: "ids"))
         var order: String?
-
         @Option(name: .long, help: ArgumentHelp("With --order/--order-file/--replay: run the order this many times.", valueName: "N"))
         var `repeat`: Int = 1
-
         @Option(name: .long, help: ArgumentHelp("Known flaky tests (one id per line): run and reported, never counted by the exit status.", valueName: "file"))
         var quarantine: String?
-
         @Flag(name: .long, help: "Exit with status 3 when a test that is not quarantined is flaky (od-victim, od-brittle, nod).")
         var failOnFlaky = false
-
         @Flag(name: .long, help: "Shuffle Swift Testing tests one by one, not suite by suite (slower: Swift Testing discovers all tests on each call).")
         var shuffleSwiftTestingTests = false
-
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var build: BuildOptions
 
@@ -86,20 +73,18 @@ extension Testscope {
                                               output: outputOptions.output.map(absoluteURL))
                 var request = FlakyRequest(packageRoot: absoluteURL(packagePath), settings: settings)
                 request.seed = try seed.map(OrderPlan.parseSeed)
-                if let replay {
-                    request.mode = .replay(run: replay, repeat: `repeat`)
-                } else if let orderFile {
-                    request.mode = .order(try OrderFile.read(absoluteURL(orderFile)), source: orderFile, repeat: `repeat`)
-                } else if let order {
+                if let replay { request.mode = .replay(run: replay, repeat: `repeat`) }
+                if let orderFile { request.mode = .orderFile(absoluteURL(orderFile), repeat: `repeat`) }
+                if let order {
                     let ids = order.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                    request.mode = .order(ids, source: "--order", repeat: `repeat`)
+                    request.mode = .order(ids, repeat: `repeat`)
                 }
                 request.runs = runs
                 request.jobs = jobs
                 request.testTimeout = testTimeout
                 request.filters = selection.filter
                 request.skips = selection.skip
-                request.quarantine = try quarantine.map(readQuarantine) ?? []
+                request.quarantineFile = quarantine.map(absoluteURL)
                 request.failOnFlaky = failOnFlaky
                 request.shuffleSwiftTestingTests = shuffleSwiftTestingTests
                 request.scratchPath = build.scratchPath.map(absoluteURL)
@@ -108,14 +93,6 @@ extension Testscope {
                 request.commandPrefix = commandPrefix()
                 return try pipeline.flaky(request)
             }
-        }
-
-        private func readQuarantine(_ path: String) throws -> Set<String> {
-            let url = absoluteURL(path)
-            guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-                throw FlakinessError.unreadableQuarantine(path: url.path, reason: "no such file or not UTF-8")
-            }
-            return Set(OrderFile.parse(text))
         }
 
         /// `testscope flaky [--package-path P] [--scratch-path S] [-c C] [--filter …] [--skip …]` as the user

@@ -16,31 +16,22 @@ extension Testscope {
 
         @Option(name: .long, help: ArgumentHelp("The package root; only its own sources count (default: the current directory).", valueName: "dir"))
         var packagePath: String = "."
-
         @Option(name: .long, help: ArgumentHelp("An llvm-cov JSON export (repeatable; several are merged).", valueName: "file"))
         var export: [String] = []
-
         @Option(name: .long, help: ArgumentHelp("A .profdata or .profraw profile (repeatable; merged).", valueName: "file"))
         var profile: [String] = []
-
         @Option(name: .long, help: ArgumentHelp("A test binary built with coverage (repeatable).", valueName: "file"))
         var binary: [String] = []
-
         @Option(name: .long, help: ArgumentHelp("A SwiftPM build folder (.build) to find the profile and test binary in.", valueName: "dir"))
         var buildPath: String?
-
         @Option(name: .long, help: ArgumentHelp("A swift test console log to read XCTest results from (repeatable).", valueName: "file"))
         var testLog: [String] = []
-
         @Option(name: .long, help: ArgumentHelp("A Swift Testing event stream (--event-stream-output-path) to read (repeatable).", valueName: "file"))
         var eventStream: [String] = []
-
         @Option(name: .customLong("junit"), help: ArgumentHelp("A JUnit XML file to read test results from (repeatable).", valueName: "file"))
         var junitInput: [String] = []
-
         @Option(name: .long, help: ArgumentHelp("`swift test list` output, for the module names XCTest logs omit.", valueName: "file"))
         var testList: String?
-
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
 

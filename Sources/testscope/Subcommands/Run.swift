@@ -16,13 +16,10 @@ extension Testscope {
 
         @Option(name: .long, help: ArgumentHelp("The package root (default: the current directory).", valueName: "dir"))
         var packagePath: String = "."
-
         @OptionGroup var selection: TestSelectionOptions
         @OptionGroup var build: BuildOptions
-
         @Option(name: .long, help: ArgumentHelp("Kill a test that runs longer than this, mark it timed out, and run the rest.", valueName: "seconds"))
         var testTimeout: Double?
-
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
 

@@ -37,11 +37,6 @@ public enum ProcessTree {
         return result
     }
 
-    /// Sends SIGKILL to the descendants of `pid` (not to `pid` itself).
-    public static func killDescendants(of pid: Int32) {
-        for child in descendants(of: pid).reversed() { kill(child, SIGKILL) }
-    }
-
     /// Sends SIGKILL to the process group `leader` leads and to every descendant of `leader` (also
     /// those that moved to a group of their own). The descendants are found first: once the leader
     /// dies they are re-parented and can no longer be told apart.

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 import XCTest
 
 /// Runs the built `testscope` executable (SwiftPM builds it beside the test bundle).
@@ -46,14 +47,13 @@ enum TestscopeProcess {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        final class Box: @unchecked Sendable { var data = Data() }
-        let outBox = Box()
+        let outBox = Locked(Data())
         let group = DispatchGroup()
         group.enter()
-        DispatchQueue.global().async { outBox.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        DispatchQueue.global().async { let data = out.fileHandleForReading.readDataToEndOfFile(); outBox.withLock { $0 = data }; group.leave() }
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
-        let outData = outBox.data
+        let outData = outBox.withLock { $0 }
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),

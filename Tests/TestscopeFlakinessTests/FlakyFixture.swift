@@ -15,19 +15,19 @@ enum FlakyFixture {
         return environment["TESTSCOPE_SWIFT"].map { URL(fileURLWithPath: $0) } ?? Toolchain.findInPath("swift", environment: environment)!
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var built: Result<FlakyTestBinary, Error>?
+    private static let built = Locked<Result<FlakyTestBinary, Error>?>(nil)
 
     /// Builds the fixture on first use (a no-op build when nothing changed).
     static func binary() throws -> FlakyTestBinary {
-        lock.lock(); defer { lock.unlock() }
-        if built == nil {
-            built = Result {
-                try FlakyBuilder(swift: swift, packageRoot: package, scratchPath: FlakyBuilder.defaultScratchPath(packageRoot: package))
-                    .build(log: nil, echo: false)
+        try built.withLock { built in
+            if built == nil {
+                built = Result {
+                    try FlakyBuilder(swift: swift, packageRoot: package, scratchPath: FlakyBuilder.defaultScratchPath(packageRoot: package))
+                        .build(log: nil, echo: false)
+                }
             }
+            return try built!.get()
         }
-        return try built!.get()
     }
 
     /// A fresh work folder, removed by the caller.

@@ -4,6 +4,8 @@ import TestscopeTestResults
 
 /// A model of a test suite with planted dependencies, run in memory: what a real binary would do for an
 /// order, without processes. State leaks within a "process"; a crash starts a new one.
+// @unchecked: a test sets the planted cases before the first run; `run` reads and updates the
+// rest only under `lock`.
 final class SimulatedSuite: OrderRunning, @unchecked Sendable {
     struct Victim {
         /// Any one group run before the victim (all its members, in the same process) pollutes it.

@@ -41,6 +41,8 @@ enum TestscopeOrder {
 
     /// What the Swift Testing calls share with the main thread (locked in plain functions, so that
     /// the async closures never lock themselves).
+    // @unchecked: every stored var is reached only under `lock` (generated code, compiled into the
+    // user's test binary in whatever language mode the package uses).
     final class State: @unchecked Sendable {
         private let lock = NSLock()
         private var done = false

@@ -16,8 +16,12 @@ let package = Package(
     targets: [
         // Below everything: toolchain tools, processes, the lock, console and diagnostics, atomic files.
         .target(name: "TestscopeExecution"),
-        // The coverage model: llvm-cov export reader, per-line rules, functions, filters, roll-ups, gate.
-        .target(name: "TestscopeCoverage", dependencies: ["TestscopeExecution"]),
+        // The system zlib (Debian zlib1g-dev): llvm compresses the names and filenames of coverage data.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // Native readers of llvm's coverage data: raw and indexed profiles, the binary's coverage mapping.
+        .target(name: "TestscopeProfileData", dependencies: ["TestscopeExecution", "CZlib"]),
+        // The coverage model: llvm-cov export reader, native engine semantics, per-line rules, functions, filters, roll-ups, gate.
+        .target(name: "TestscopeCoverage", dependencies: ["TestscopeExecution", "TestscopeProfileData"]),
         // Test results: XCTest console and Swift Testing event stream parsers, JUnit import, the results model.
         .target(name: "TestscopeTestResults", dependencies: ["TestscopeExecution"]),
         // Running test binaries: build artifacts, test listing, the one test-process supervisor (process
@@ -51,7 +55,8 @@ let package = Package(
         .target(name: "TestscopeTestSupport", path: "Tests/Support"),
         // One test target per module, plus the executable end to end.
         .testTarget(name: "TestscopeExecutionTests", dependencies: ["TestscopeExecution"]),
-        .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeProfileDataTests", dependencies: ["TestscopeProfileData", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeProfileData"]),
         .testTarget(
             name: "TestscopeTestResultsTests",
             dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],

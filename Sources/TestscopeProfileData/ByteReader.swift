@@ -1,0 +1,160 @@
+/// A bounds-checked little-endian cursor over bytes: every read past the end throws
+/// `ProfileDataError.truncated`, so hostile or cut-off files can never trap.
+public struct ByteReader: Sendable {
+    public let bytes: [UInt8]
+    /// The absolute offset of the next read into `bytes`.
+    public private(set) var offset: Int
+    /// One past the last readable byte (a reader may be limited to a window of `bytes`).
+    public let end: Int
+    /// Names the input in error messages ("profraw header", "covfun record", …).
+    public var context: String
+
+    public init(_ bytes: [UInt8], context: String = "input") {
+        self.bytes = bytes
+        self.offset = 0
+        self.end = bytes.count
+        self.context = context
+    }
+
+    /// A reader over `bytes[start..<end]`, offsets still absolute.
+    public init(_ bytes: [UInt8], start: Int, end: Int, context: String = "input") throws {
+        guard start >= 0, start <= end, end <= bytes.count else {
+            throw ProfileDataError.truncated("\(context): range \(start)..<\(end) outside \(bytes.count) bytes")
+        }
+        self.bytes = bytes
+        self.offset = start
+        self.end = end
+        self.context = context
+    }
+
+    public var remaining: Int { end - offset }
+    public var isAtEnd: Bool { offset >= end }
+
+    /// Throws unless `count` more bytes are available; count may come straight from the input.
+    public func require(_ count: Int, _ what: @autoclosure () -> String) throws {
+        guard count >= 0, count <= remaining else {
+            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
+        }
+    }
+
+    /// The same as `require` for an unsigned 64-bit count read from the input.
+    public func require(_ count: UInt64, _ what: @autoclosure () -> String) throws -> Int {
+        guard count <= UInt64(remaining) else {
+            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
+        }
+        return Int(count)
+    }
+
+    public mutating func seek(to absolute: Int) throws {
+        guard absolute >= 0, absolute <= end else {
+            throw ProfileDataError.truncated("\(context): offset \(absolute) outside 0..<\(end)")
+        }
+        offset = absolute
+    }
+
+    public mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "skipped bytes") throws {
+        try require(count, what())
+        offset += count
+    }
+
+    public mutating func skip(_ count: UInt64, _ what: @autoclosure () -> String = "skipped bytes") throws {
+        offset += try require(count, what())
+    }
+
+    /// Skips zero bytes up to the next multiple of `alignment` (absolute), or to the end.
+    public mutating func align(to alignment: Int) {
+        let rest = offset % alignment
+        if rest != 0 { offset = min(end, offset + (alignment - rest)) }
+    }
+
+    public mutating func u8(_ what: @autoclosure () -> String = "u8") throws -> UInt8 {
+        try require(1, what())
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    public mutating func u16(_ what: @autoclosure () -> String = "u16") throws -> UInt16 {
+        UInt16(truncatingIfNeeded: try little(2, what()))
+    }
+
+    public mutating func u32(_ what: @autoclosure () -> String = "u32") throws -> UInt32 {
+        UInt32(truncatingIfNeeded: try little(4, what()))
+    }
+
+    public mutating func u64(_ what: @autoclosure () -> String = "u64") throws -> UInt64 {
+        try little(8, what())
+    }
+
+    public mutating func i64(_ what: @autoclosure () -> String = "i64") throws -> Int64 {
+        Int64(bitPattern: try little(8, what()))
+    }
+
+    /// Unsigned LEB128; more than 64 significant bits is corrupt (llvm would silently return 0).
+    public mutating func uleb128(_ what: @autoclosure () -> String = "ULEB128") throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < end else {
+                throw ProfileDataError.truncated("\(context): \(what()) runs past the end at offset \(offset)")
+            }
+            let byte = bytes[offset]
+            offset += 1
+            let payload = UInt64(byte & 0x7f)
+            if shift >= 64 {
+                if payload != 0 { throw ProfileDataError.corrupt("\(context): \(what()) overflows 64 bits") }
+            } else {
+                if shift == 63 && payload > 1 { throw ProfileDataError.corrupt("\(context): \(what()) overflows 64 bits") }
+                result |= payload << shift
+            }
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            // Padding with 0x80 bytes is legal LEB128, but not endlessly: cap the encoding length.
+            if shift > 70 * 7 { throw ProfileDataError.corrupt("\(context): \(what()) longer than any real encoding") }
+        }
+    }
+
+    /// `count` raw bytes as a new array.
+    public mutating func bytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
+        try require(count, what())
+        defer { offset += count }
+        return Array(bytes[offset..<(offset + count)])
+    }
+
+    /// `count` raw bytes as a new array, for a count read from the input.
+    public mutating func bytes(_ count: UInt64, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
+        let n = try require(count, what())
+        return try bytes(n, what())
+    }
+
+    /// A reader limited to the next `count` bytes (offsets stay absolute); advances past them.
+    public mutating func slice(_ count: UInt64, _ what: @autoclosure () -> String = "slice") throws -> ByteReader {
+        let n = try require(count, what())
+        let sub = try ByteReader(bytes, start: offset, end: offset + n, context: context)
+        offset += n
+        return sub
+    }
+
+    private mutating func little(_ width: Int, _ what: @autoclosure () -> String) throws -> UInt64 {
+        try require(width, what())
+        var value: UInt64 = 0
+        for index in 0..<width {
+            value |= UInt64(bytes[offset + index]) << UInt64(8 * index)
+        }
+        offset += width
+        return value
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Lower-case hex, as llvm-profdata and readelf print binary IDs.
+    var hexString: String {
+        let digits = Swift.Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 2)
+        for byte in self {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

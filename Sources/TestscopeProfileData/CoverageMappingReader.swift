@@ -1,0 +1,188 @@
+/// A binary's coverage mapping, decoded: one `MappedFunction` per NameRef, in covfun order.
+public struct CoverageMapping: Sendable {
+    public var functions: [MappedFunction]
+    /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
+    public var buildID: String?
+    /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
+    public var duplicateRecords: Int
+}
+
+/// Reads `__llvm_covmap`/`__llvm_covfun` (mapping versions 4–7, header values 3–6) as
+/// `VersionedCovMapFuncRecordReader` and `RawCoverageFilenamesReader` do.
+public enum CoverageMappingReader {
+    /// Header values: 3 = Version4 (covfun section) … 6 = Version7 (MC/DC), the toolchain's current.
+    public static let supportedVersions: ClosedRange<UInt32> = 3...6
+
+    /// Reads the mapping of the ELF binary at `path`, reading only its coverage sections.
+    public static func read(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMapping {
+        let elf = try ELFFile(path: path)
+        guard let covmap = elf.section(named: "__llvm_covmap") else {
+            throw ProfileDataError.noCoverageMapping("\(path) has no __llvm_covmap section (built without coverage?)")
+        }
+        guard elf.sections.filter({ $0.name == "__llvm_covmap" }).count == 1 else {
+            throw ProfileDataError.corrupt("\(path): more than one __llvm_covmap section")
+        }
+        let covfunSections = elf.sections.filter { $0.name == "__llvm_covfun" }
+        var names = elf.section(named: "__llvm_prf_names")
+        if names == nil || names?.size == 0 { names = elf.section(named: "__llvm_covnames") }
+        for section in [covmap] + covfunSections + (names.map { [$0] } ?? []) where section.isCompressed {
+            throw ProfileDataError.unsupported("compressed ELF section \(section.name)")
+        }
+        // Several covfun sections (relocatable objects) are concatenated, each padded to 8.
+        var covfun: [UInt8] = []
+        for section in covfunSections {
+            covfun += try elf.bytes(of: section)
+            while covfun.count % 8 != 0 { covfun.append(0) }
+        }
+        let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
+        return try read(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
+                        buildID: try elf.buildID(), binaryIndex: binaryIndex)
+    }
+
+    /// Decodes the raw section bytes (the entry point for tests and fuzzing).
+    public static func read(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
+                            binaryIndex: Int = 0) throws -> CoverageMapping {
+        let fileRanges = try readCovmap(covmap)
+        let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
+        var reader = ByteReader(covfun, context: "__llvm_covfun")
+        // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
+        // later one is not; the replacement keeps the first one's position.
+        var records: [Record] = []
+        var indexOfName: [UInt64: Int] = [:]
+        var duplicates = 0
+        while !reader.isAtEnd {
+            let nameRef = try reader.u64("NameRef")
+            let dataSize = try reader.u32("DataSize")
+            let funcHash = try reader.u64("FuncHash")
+            let filenamesRef = try reader.u64("FilenamesRef")
+            let mapping = try reader.bytes(Int(dataSize), "encoded mapping")
+            reader.align(to: 8)
+            guard let range = fileRanges[filenamesRef] else {
+                throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
+            }
+            // A hash collision between different filename lists: llvm skips such functions.
+            guard let filenames = range else { continue }
+            let record = Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames, mapping: mapping)
+            guard let existing = indexOfName[nameRef] else {
+                indexOfName[nameRef] = records.count
+                records.append(record)
+                continue
+            }
+            duplicates += 1
+            let old = records[existing]
+            if try isDummy(old), try !isDummy(record) { records[existing] = record }
+        }
+        var functions: [MappedFunction] = []
+        functions.reserveCapacity(records.count)
+        for record in records {
+            let decoded = try MappingDecoder.decode(record.mapping, filenameCount: record.filenames.count)
+            functions.append(MappedFunction(
+                nameRef: record.nameRef, pgoName: nameTable[record.nameRef], funcHash: record.funcHash,
+                filenames: decoded.fileIndices.map { record.filenames[$0] },
+                expressions: decoded.expressions, regions: decoded.regions, binaryIndex: binaryIndex))
+        }
+        return CoverageMapping(functions: functions, buildID: buildID, duplicateRecords: duplicates)
+    }
+
+    private struct Record {
+        var nameRef: UInt64
+        var funcHash: UInt64
+        var filenames: [String]
+        var mapping: [UInt8]
+    }
+
+    private static func isDummy(_ record: Record) throws -> Bool {
+        record.funcHash == 0 ? try MappingDecoder.isDummy(record.mapping) : false
+    }
+
+    /// FilenamesRef → the record's filenames (nil when two different lists share a ref).
+    static func readCovmap(_ covmap: [UInt8]) throws -> [UInt64: [String]?] {
+        var reader = ByteReader(covmap, context: "__llvm_covmap")
+        var ranges: [UInt64: [String]?] = [:]
+        guard !covmap.isEmpty else { throw ProfileDataError.noCoverageMapping("empty __llvm_covmap") }
+        while !reader.isAtEnd {
+            _ = try reader.u32("NRecords")
+            let filenamesSize = try reader.u32("FilenamesSize")
+            let coverageSize = try reader.u32("CoverageSize")
+            let version = try reader.u32("Version")
+            guard supportedVersions.contains(version) else {
+                throw ProfileDataError.unsupported("coverage mapping header value \(version) (only \(supportedVersions))")
+            }
+            guard coverageSize == 0 else { throw ProfileDataError.corrupt("__llvm_covmap: coverage mapping size is not zero") }
+            let encoded = try reader.bytes(Int(filenamesSize), "encoded filenames")
+            let filenames = try decodeFilenames(encoded, version: version)
+            let ref = MD5.low64(encoded)
+            if let existing = ranges[ref] {
+                if existing != filenames { ranges[ref] = .some(nil) }
+            } else {
+                ranges[ref] = filenames
+            }
+            reader.align(to: 8)
+        }
+        return ranges
+    }
+
+    /// `RawCoverageFilenamesReader::read`: count, sizes, then the (zlib) list of ULEB-prefixed names;
+    /// from Version6 (value 5) entry 0 is the compilation directory and relative names join it.
+    static func decodeFilenames(_ encoded: [UInt8], version: UInt32) throws -> [String] {
+        var reader = ByteReader(encoded, context: "covmap filenames")
+        let count = try reader.uleb128("number of filenames")
+        guard count > 0, count <= UInt64(reader.remaining) else {
+            throw ProfileDataError.corrupt("covmap filenames: \(count) filenames in \(reader.remaining) bytes")
+        }
+        let uncompressedSize = try reader.uleb128("uncompressed filenames size")
+        let compressedSize = try reader.uleb128("compressed filenames size")
+        var list: ByteReader
+        if compressedSize > 0 {
+            let compressed = try reader.bytes(compressedSize, "compressed filenames")
+            list = ByteReader(try Zlib.uncompress(compressed, expectedSize: uncompressedSize), context: "covmap filenames")
+        } else {
+            list = reader
+        }
+        var names: [[UInt8]] = []
+        for _ in 0..<Int(count) {
+            let length = try list.uleb128("filename length")
+            names.append(try list.bytes(length, "filename"))
+        }
+        guard version >= 5 else { return names.map { String(decoding: $0, as: UTF8.self) } }
+        let directory = names[0]
+        var result = [String(decoding: directory, as: UTF8.self)]
+        for name in names.dropFirst() {
+            if name.first == UInt8(ascii: "/") {
+                result.append(String(decoding: name, as: UTF8.self))
+            } else {
+                result.append(String(decoding: PathJoin.joinAndRemoveDots(directory, name), as: UTF8.self))
+            }
+        }
+        return result
+    }
+}
+
+/// llvm's `sys::path::append` + `remove_dots(…, remove_dot_dot: true)` for POSIX paths, on bytes.
+enum PathJoin {
+    static func joinAndRemoveDots(_ directory: [UInt8], _ name: [UInt8]) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        var joined = directory
+        if !joined.isEmpty, joined.last != slash, !name.isEmpty { joined.append(slash) }
+        joined += name
+        let absolute = joined.first == slash
+        var components: [ArraySlice<UInt8>] = []
+        for component in joined.split(separator: slash, omittingEmptySubsequences: true) {
+            if component.elementsEqual([UInt8(ascii: ".")]) { continue }
+            if component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                if let last = components.last, !last.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
+                    components.removeLast()
+                    continue
+                }
+                if absolute { continue }
+            }
+            components.append(component)
+        }
+        var result: [UInt8] = absolute ? [slash] : []
+        for (index, component) in components.enumerated() {
+            if index > 0 { result.append(slash) }
+            result += component
+        }
+        return result
+    }
+}

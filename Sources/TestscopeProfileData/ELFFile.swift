@@ -1,0 +1,154 @@
+import Foundation
+
+/// The section table of an Elf64 little-endian file, reading only the bytes asked for: test
+/// binaries are tens of MB and coverage needs a few KB of them.
+public struct ELFFile: Sendable {
+    /// One section header, by name.
+    public struct Section: Sendable, Equatable {
+        public var name: String
+        public var type: UInt32
+        public var flags: UInt64
+        public var offset: UInt64
+        public var size: UInt64
+        /// SHF_COMPRESSED: the bytes are a compression header plus a payload (llvm-cov cannot read those either).
+        public var isCompressed: Bool { flags & 0x800 != 0 }
+        /// SHT_NOBITS (.bss-like): no bytes in the file.
+        public var hasNoBits: Bool { type == 8 }
+    }
+
+    public let path: String
+    public let fileSize: UInt64
+    public let sections: [Section]
+
+    /// Reads the ELF header and section table; anything but Elf64 little-endian is `.unsupported`.
+    public init(path: String) throws {
+        self.path = path
+        let handle = try Self.open(path)
+        defer { try? handle.close() }
+        let size = try Self.size(handle, path: path)
+        fileSize = size
+        let header = try Self.read(handle, offset: 0, count: min(64, size), path: path)
+        try Self.checkIdentity(header)
+        var reader = ByteReader(header, context: "ELF header")
+        try reader.require(64, "Elf64 header")
+        try reader.seek(to: 0x28)
+        let sectionTableOffset = try reader.u64("e_shoff")
+        try reader.seek(to: 0x3a)
+        let entrySize = try reader.u16("e_shentsize")
+        var count = UInt64(try reader.u16("e_shnum"))
+        var namesIndex = UInt64(try reader.u16("e_shstrndx"))
+        guard sectionTableOffset != 0 else { sections = []; return }
+        guard entrySize == 64 else { throw ProfileDataError.corrupt("ELF: section header size \(entrySize), not 64") }
+        // Extended numbering: section 0 holds the real count (sh_size) and names index (sh_link).
+        let first = try Self.read(handle, offset: sectionTableOffset, count: 64, fileSize: size, path: path)
+        var firstReader = ByteReader(first, context: "ELF section 0")
+        try firstReader.seek(to: 32)
+        let extendedCount = try firstReader.u64("sh_size")
+        let extendedLink = UInt64(try firstReader.u32("sh_link"))
+        if count == 0 { count = extendedCount }
+        if namesIndex == 0xffff { namesIndex = extendedLink }
+        guard count <= 1 << 20 else { throw ProfileDataError.corrupt("ELF: \(count) sections") }
+        let table = try Self.read(handle, offset: sectionTableOffset, count: count * 64, fileSize: size, path: path)
+        var raw: [(nameOffset: UInt32, section: Section)] = []
+        var tableReader = ByteReader(table, context: "ELF section table")
+        for _ in 0..<Int(count) {
+            let nameOffset = try tableReader.u32("sh_name")
+            let type = try tableReader.u32("sh_type")
+            let flags = try tableReader.u64("sh_flags")
+            _ = try tableReader.u64("sh_addr")
+            let offset = try tableReader.u64("sh_offset")
+            let sectionSize = try tableReader.u64("sh_size")
+            try tableReader.skip(24, "sh_link … sh_entsize")
+            raw.append((nameOffset, Section(name: "", type: type, flags: flags, offset: offset, size: sectionSize)))
+        }
+        guard namesIndex < count else { throw ProfileDataError.corrupt("ELF: section names index \(namesIndex) of \(count)") }
+        let namesSection = raw[Int(namesIndex)].section
+        let names = try Self.read(handle, offset: namesSection.offset, count: namesSection.size, fileSize: size, path: path)
+        sections = raw.map { entry in
+            var section = entry.section
+            section.name = Self.cString(names, at: Int(entry.nameOffset))
+            return section
+        }
+    }
+
+    public func section(named name: String) -> Section? {
+        sections.first { $0.name == name }
+    }
+
+    /// The section's bytes as stored in the file.
+    public func bytes(of section: Section) throws -> [UInt8] {
+        if section.hasNoBits { return [] }
+        let handle = try Self.open(path)
+        defer { try? handle.close() }
+        return try Self.read(handle, offset: section.offset, count: section.size, fileSize: fileSize, path: path)
+    }
+
+    /// The GNU build ID (`.note.gnu.build-id`, NT_GNU_BUILD_ID) in lower-case hex, or nil without one.
+    public func buildID() throws -> String? {
+        guard let section = section(named: ".note.gnu.build-id") else { return nil }
+        var reader = ByteReader(try bytes(of: section), context: ".note.gnu.build-id")
+        while reader.remaining >= 12 {
+            let nameSize = try reader.u32("n_namesz")
+            let descSize = try reader.u32("n_descsz")
+            let type = try reader.u32("n_type")
+            let name = try reader.bytes(Int(nameSize), "note name")
+            reader.align(to: 4)
+            let desc = try reader.bytes(Int(descSize), "note descriptor")
+            reader.align(to: 4)
+            if type == 3, name.starts(with: Array("GNU".utf8)) { return desc.hexString }
+        }
+        return nil
+    }
+
+    private static func checkIdentity(_ header: [UInt8]) throws {
+        guard header.count >= 4 else { throw ProfileDataError.unsupported("not an ELF file (\(header.count) bytes)") }
+        let magic = Array(header.prefix(4))
+        if magic == [0x7f, 0x45, 0x4c, 0x46] {
+            guard header.count >= 6 else { throw ProfileDataError.truncated("ELF: header cut short") }
+            guard header[4] == 2 else { throw ProfileDataError.unsupported("32-bit ELF") }
+            guard header[5] == 1 else { throw ProfileDataError.unsupported("big-endian ELF") }
+            return
+        }
+        let machO: [[UInt8]] = [[0xcf, 0xfa, 0xed, 0xfe], [0xce, 0xfa, 0xed, 0xfe], [0xfe, 0xed, 0xfa, 0xcf],
+                                [0xfe, 0xed, 0xfa, 0xce], [0xca, 0xfe, 0xba, 0xbe]]
+        if machO.contains(magic) { throw ProfileDataError.unsupported("Mach-O binary (only ELF is read natively)") }
+        if magic.prefix(2) == [0x4d, 0x5a] { throw ProfileDataError.unsupported("PE/COFF binary (only ELF is read natively)") }
+        throw ProfileDataError.unsupported("not an ELF file")
+    }
+
+    private static func cString(_ bytes: [UInt8], at offset: Int) -> String {
+        guard offset >= 0, offset < bytes.count else { return "" }
+        let end = bytes[offset...].firstIndex(of: 0) ?? bytes.count
+        return String(decoding: bytes[offset..<end], as: UTF8.self)
+    }
+
+    private static func open(_ path: String) throws -> FileHandle {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ProfileDataError.io("cannot open \(path)") }
+        return handle
+    }
+
+    private static func size(_ handle: FileHandle, path: String) throws -> UInt64 {
+        do { return try handle.seekToEnd() } catch { throw ProfileDataError.io("\(path): \(error)") }
+    }
+
+    private static func read(_ handle: FileHandle, offset: UInt64, count: UInt64, fileSize: UInt64, path: String) throws -> [UInt8] {
+        guard offset <= fileSize, count <= fileSize - offset else {
+            throw ProfileDataError.truncated("ELF: \(count) bytes at offset \(offset) past the end of \(fileSize)")
+        }
+        return try read(handle, offset: offset, count: count, path: path)
+    }
+
+    private static func read(_ handle: FileHandle, offset: UInt64, count: UInt64, path: String) throws -> [UInt8] {
+        if count == 0 { return [] }
+        do {
+            try handle.seek(toOffset: offset)
+            let data = try handle.read(upToCount: Int(count)) ?? Data()
+            guard data.count == Int(count) else { throw ProfileDataError.truncated("ELF: short read at \(offset)") }
+            return [UInt8](data)
+        } catch let error as ProfileDataError {
+            throw error
+        } catch {
+            throw ProfileDataError.io("\(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,187 @@
+/// Decodes one function's encoded coverage mapping (`RawCoverageMappingReader::read`): file-id
+/// map, expressions, then each file's regions; expansion counters propagated as llvm does.
+public enum MappingDecoder {
+    /// The decoded mapping; `fileIndices` index the translation unit's filenames.
+    public struct Decoded: Sendable, Equatable {
+        public var fileIndices: [Int]
+        public var expressions: [MappingExpression]
+        public var regions: [MappingRegion]
+    }
+
+    /// Decodes `mapping`; `filenameCount` bounds the file-id map (`readIntMax`).
+    public static func decode(_ mapping: [UInt8], filenameCount: Int) throws -> Decoded {
+        var reader = ByteReader(mapping, context: "coverage mapping")
+        let fileCount = try size(&reader, "number of file ids")
+        var fileIndices: [Int] = []
+        for _ in 0..<fileCount {
+            let index = try reader.uleb128("filename index")
+            guard index < UInt64(filenameCount) else {
+                throw ProfileDataError.corrupt("coverage mapping: filename index \(index) of \(filenameCount)")
+            }
+            fileIndices.append(Int(index))
+        }
+        let expressionCount = try size(&reader, "number of expressions")
+        var state = State(expressionCount: expressionCount)
+        var expressions: [MappingExpression] = []
+        expressions.reserveCapacity(expressionCount)
+        for _ in 0..<expressionCount {
+            let lhs = try state.counter(&reader)
+            let rhs = try state.counter(&reader)
+            expressions.append(MappingExpression(lhs: lhs, rhs: rhs))
+        }
+        var regions: [MappingRegion] = []
+        for fileID in 0..<fileCount {
+            try readRegions(&reader, &state, fileID: UInt32(fileID), fileCount: fileCount, into: &regions)
+        }
+        propagateExpansionCounters(&regions, fileCount: fileCount)
+
+        // llvm stores an expression's kind on the expression, set by the last counter that referred
+        // to it; references here carry a kind, so give every reference that final kind.
+        let kinds = state.kinds
+        func normalized(_ counter: MappingCounter) -> MappingCounter {
+            switch counter {
+            case .subtract(let id), .add(let id): return kinds[Int(id)] ? .add(id) : .subtract(id)
+            default: return counter
+            }
+        }
+        for index in expressions.indices {
+            expressions[index].lhs = normalized(expressions[index].lhs)
+            expressions[index].rhs = normalized(expressions[index].rhs)
+        }
+        for index in regions.indices {
+            regions[index].counter = normalized(regions[index].counter)
+            regions[index].falseCounter = normalized(regions[index].falseCounter)
+        }
+        return Decoded(fileIndices: fileIndices, expressions: expressions, regions: regions)
+    }
+
+    /// `RawCoverageMappingDummyChecker::isDummy`: one file, no expressions, one region whose
+    /// counter tag is Zero. Such records (hash 0) lose against a later real record.
+    public static func isDummy(_ mapping: [UInt8]) throws -> Bool {
+        var reader = ByteReader(mapping, context: "coverage mapping")
+        guard try size(&reader, "number of file ids") == 1 else { return false }
+        _ = try intMax(&reader, UInt64(UInt32.max), "filename index")
+        guard try size(&reader, "number of expressions") == 0 else { return false }
+        guard try size(&reader, "number of regions") == 1 else { return false }
+        return try intMax(&reader, UInt64(UInt32.max), "region header") & 3 == 0
+    }
+
+    /// Counter decoding, remembering each expression's kind (true = add).
+    private struct State {
+        var kinds: [Bool]
+        init(expressionCount: Int) { kinds = [Bool](repeating: false, count: expressionCount) }
+
+        mutating func counter(_ reader: inout ByteReader) throws -> MappingCounter {
+            try decode(try intMax(&reader, UInt64(UInt32.max), "counter"))
+        }
+
+        mutating func decode(_ value: UInt64) throws -> MappingCounter {
+            let id = UInt32(truncatingIfNeeded: value >> 2)
+            switch value & 3 {
+            case 0: return .zero
+            case 1: return .counter(id)
+            default:
+                guard Int(id) < kinds.count else {
+                    throw ProfileDataError.corrupt("coverage mapping: expression \(id) of \(kinds.count)")
+                }
+                let isAdd = value & 3 == 3
+                kinds[Int(id)] = isAdd
+                return isAdd ? .add(id) : .subtract(id)
+            }
+        }
+    }
+
+    private static func readRegions(_ reader: inout ByteReader, _ state: inout State, fileID: UInt32, fileCount: Int,
+                                    into regions: inout [MappingRegion]) throws {
+        let count = try size(&reader, "number of regions")
+        var lineStart: UInt32 = 0
+        for _ in 0..<count {
+            var kind = MappingRegionKind.code
+            var counter = MappingCounter.zero
+            var falseCounter = MappingCounter.zero
+            var expandedFileID: UInt32 = 0
+            let header = try intMax(&reader, UInt64(UInt32.max), "region header")
+            if header & 3 != 0 {
+                counter = try state.decode(header)
+            } else if header & 4 != 0 {
+                kind = .expansion
+                let expanded = header >> 3
+                guard expanded < UInt64(fileCount) else {
+                    throw ProfileDataError.corrupt("coverage mapping: expanded file id \(expanded) of \(fileCount)")
+                }
+                expandedFileID = UInt32(expanded)
+            } else {
+                switch header >> 3 {
+                case 0: break
+                case 2: kind = .skipped
+                case 4:
+                    kind = .branch
+                    counter = try state.counter(&reader)
+                    falseCounter = try state.counter(&reader)
+                case 5, 6:
+                    throw ProfileDataError.unsupported("MC/DC regions (clang -fcoverage-mcdc)")
+                default:
+                    throw ProfileDataError.corrupt("coverage mapping: region kind \(header >> 3)")
+                }
+            }
+            let lineDelta = try intMax(&reader, UInt64(UInt32.max), "line delta")
+            var columnStart = try reader.uleb128("column start")
+            guard columnStart <= UInt64(UInt32.max) else { throw ProfileDataError.corrupt("coverage mapping: start column too big") }
+            let lineCount = try intMax(&reader, UInt64(UInt32.max), "number of lines")
+            var columnEnd = try intMax(&reader, UInt64(UInt32.max), "column end")
+            // Unsigned 32-bit arithmetic, wrapping as in llvm.
+            lineStart = lineStart &+ UInt32(lineDelta)
+            if columnEnd & (1 << 31) != 0 {
+                kind = .gap
+                columnEnd &= ~(1 << 31)
+            }
+            if columnStart == 0 && columnEnd == 0 {
+                columnStart = 1
+                columnEnd = UInt64(UInt32.max)
+            }
+            let lineEnd = lineStart &+ UInt32(lineCount)
+            let region = MappingRegion(kind: kind, counter: counter, falseCounter: falseCounter, fileID: fileID,
+                                       expandedFileID: expandedFileID, lineStart: lineStart,
+                                       columnStart: UInt32(columnStart), lineEnd: lineEnd, columnEnd: UInt32(columnEnd))
+            guard (region.lineStart, region.columnStart) <= (region.lineEnd, region.columnEnd) else {
+                throw ProfileDataError.corrupt("coverage mapping: region ends before it starts")
+            }
+            regions.append(region)
+        }
+    }
+
+    /// An expansion region counts with the first region of the file it expands; repeated once per
+    /// extra file id so nested expansions settle (llvm's exact loop, last expansion per file wins).
+    private static func propagateExpansionCounters(_ regions: inout [MappingRegion], fileCount: Int) {
+        guard fileCount > 1 else { return }
+        var expansionOf = [Int?](repeating: nil, count: fileCount)
+        for _ in 1..<fileCount {
+            for index in regions.indices where regions[index].kind == .expansion {
+                expansionOf[Int(regions[index].expandedFileID)] = index
+            }
+            for index in regions.indices {
+                let file = Int(regions[index].fileID)
+                if let expansion = expansionOf[file] {
+                    regions[expansion].counter = regions[index].counter
+                    expansionOf[file] = nil
+                }
+            }
+        }
+    }
+
+    /// `readSize`: a count that cannot exceed the bytes left.
+    private static func size(_ reader: inout ByteReader, _ what: String) throws -> Int {
+        let value = try reader.uleb128(what)
+        guard value <= UInt64(reader.remaining) else {
+            throw ProfileDataError.corrupt("coverage mapping: \(what) \(value) larger than the data")
+        }
+        return Int(value)
+    }
+
+    /// `readIntMax`: a value strictly below `limit`.
+    private static func intMax(_ reader: inout ByteReader, _ limit: UInt64, _ what: String) throws -> UInt64 {
+        let value = try reader.uleb128(what)
+        guard value < limit else { throw ProfileDataError.corrupt("coverage mapping: \(what) \(value) too big") }
+        return value
+    }
+}

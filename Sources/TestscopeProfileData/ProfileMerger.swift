@@ -1,0 +1,117 @@
+/// Sums raw and indexed profiles into `ProfileCounters` the way `llvm-profdata merge` does
+/// (`InstrProfWriter::addRecord`): per (NameRef, FuncHash), saturating element-wise addition;
+/// a later record whose counter count differs from the first one is ignored and reported.
+public struct ProfileCountersBuilder: Sendable {
+    /// A record ignored because its counter count differs from the one already merged.
+    public struct CountMismatch: Sendable, Equatable {
+        public var nameRef: UInt64
+        public var funcHash: UInt64
+        public var expected: Int
+        public var found: Int
+        /// The file (or label) the ignored record came from.
+        public var source: String
+    }
+
+    public private(set) var counters = ProfileCounters()
+    public private(set) var mismatches: [CountMismatch] = []
+    /// How many counter additions saturated at UInt64.max (llvm warns `counter_overflow`).
+    public private(set) var saturatedAdditions = 0
+    /// NameRef → PGO name, from the profiles' names sections and keys.
+    public private(set) var names: [UInt64: String] = [:]
+
+    public init() {}
+
+    public mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: [UInt64], source: String) {
+        guard var existing = counters.functions[nameRef]?[funcHash] else {
+            counters.functions[nameRef, default: [:]][funcHash] = new
+            return
+        }
+        guard existing.count == new.count else {
+            mismatches.append(CountMismatch(nameRef: nameRef, funcHash: funcHash, expected: existing.count,
+                                            found: new.count, source: source))
+            return
+        }
+        for index in existing.indices {
+            let (sum, overflow) = existing[index].addingReportingOverflow(new[index])
+            if overflow { saturatedAdditions += 1 }
+            existing[index] = overflow ? UInt64.max : sum
+        }
+        counters.functions[nameRef]?[funcHash] = existing
+    }
+
+    public mutating func add(_ profile: RawProfile, source: String) {
+        for record in profile.records {
+            add(nameRef: record.nameRef, funcHash: record.funcHash, counters: record.counters, source: source)
+        }
+        counters.binaryIDs.formUnion(profile.binaryIDs)
+        for name in profile.names { names[MD5.nameRef(of: name)] = name }
+    }
+
+    public mutating func add(_ profile: IndexedProfile, source: String) {
+        for record in profile.records {
+            add(nameRef: record.nameRef, funcHash: record.funcHash, counters: record.counters, source: source)
+            names[record.nameRef] = record.name
+        }
+        counters.binaryIDs.formUnion(profile.binaryIDs)
+    }
+}
+
+/// What reading one profile file gave: its profiles, or why it was skipped.
+public struct ProfileFileOutcome: Sendable {
+    public var path: String
+    /// Nil when the file was merged.
+    public var error: ProfileDataError?
+}
+
+/// The result of merging several profile files, with per-file outcomes for the caller to warn on.
+public struct ProfileMergeResult: Sendable {
+    public var counters: ProfileCounters
+    public var files: [ProfileFileOutcome]
+    public var mismatches: [ProfileCountersBuilder.CountMismatch]
+    public var saturatedAdditions: Int
+    public var names: [UInt64: String]
+}
+
+extension ProfileCounters {
+    /// Reads and sums `.profraw`/`.profdata` files (told apart by their magic) in the given order.
+    /// A file that fails to read contributes nothing and is reported; the rest are still merged.
+    public static func merging(files paths: [String]) -> ProfileMergeResult {
+        var builder = ProfileCountersBuilder()
+        var outcomes: [ProfileFileOutcome] = []
+        for path in paths {
+            do {
+                let bytes = try FileBytes.readAll(path: path)
+                // Read everything first, so a file that fails halfway adds nothing.
+                if bytes.count >= 8, bytes.prefix(8).elementsEqual([0xff, 0x6c, 0x70, 0x72, 0x6f, 0x66, 0x69, 0x81]) {
+                    let profile = try IndexedProfileReader.read(bytes: bytes)
+                    builder.add(profile, source: path)
+                } else {
+                    let profiles = try RawProfileReader.read(bytes: bytes)
+                    for profile in profiles { builder.add(profile, source: path) }
+                }
+                outcomes.append(ProfileFileOutcome(path: path, error: nil))
+            } catch let error as ProfileDataError {
+                outcomes.append(ProfileFileOutcome(path: path, error: error))
+            } catch {
+                outcomes.append(ProfileFileOutcome(path: path, error: .io("\(path): \(error)")))
+            }
+        }
+        return ProfileMergeResult(counters: builder.counters, files: outcomes, mismatches: builder.mismatches,
+                                  saturatedAdditions: builder.saturatedAdditions, names: builder.names)
+    }
+
+    /// This profile's counters plus `other`'s, with the same rules as `ProfileCountersBuilder`.
+    public func merging(_ other: ProfileCounters) -> ProfileCounters {
+        var builder = ProfileCountersBuilder()
+        for (source, counters) in [("first", self), ("second", other)] {
+            for nameRef in counters.functions.keys.sorted() {
+                for (hash, values) in (counters.functions[nameRef] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    builder.add(nameRef: nameRef, funcHash: hash, counters: values, source: source)
+                }
+            }
+        }
+        var merged = builder.counters
+        merged.binaryIDs = binaryIDs.union(other.binaryIDs)
+        return merged
+    }
+}

@@ -71,10 +71,16 @@ public struct ExportFunction: Sendable {
 
     /// llvm's `findMainViewFileID`: the first file id that is not the target of an expansion.
     public var mainFileID: Int? {
-        guard !filenames.isEmpty else { return nil }
+        Self.mainFileID(filenameCount: filenames.count,
+                        expandedFileIDs: regions.lazy.filter { $0.kind == .expansion }.map(\.expandedFileID))
+    }
+
+    /// `findMainViewFileID` over any record's file count and expansion targets (also `CountedFunction`'s).
+    static func mainFileID<S: Sequence<UInt32>>(filenameCount: Int, expandedFileIDs: S) -> Int? {
+        guard filenameCount > 0 else { return nil }
         var expanded = Set<UInt32>()
-        for region in regions where region.kind == .expansion { expanded.insert(region.expandedFileID) }
-        for id in 0..<filenames.count where !expanded.contains(UInt32(id)) { return id }
+        for id in expandedFileIDs { expanded.insert(id) }
+        for id in 0..<filenameCount where !expanded.contains(UInt32(id)) { return id }
         return nil
     }
 

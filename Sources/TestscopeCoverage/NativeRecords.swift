@@ -1,0 +1,345 @@
+import TestscopeProfileData
+
+/// One evaluated region of a function record (llvm's `CountedRegion`), with the count as llvm
+/// holds it: the signed 64-bit evaluation stored as `UInt64`, so a negative result has wrapped.
+/// Export prints the count clamped to `Int64.max` (`exportRegion`); segments are built from the
+/// unclamped value, as llvm does.
+public struct CountedRegion: Sendable, Equatable {
+    public var lineStart: UInt32
+    public var columnStart: UInt32
+    public var lineEnd: UInt32
+    /// Gap bit cleared; whole-line regions keep 4294967295, as llvm-cov prints them.
+    public var columnEnd: UInt32
+    public var count: UInt64
+    /// Branch regions: the false count (0 otherwise).
+    public var falseCount: UInt64
+    public var fileID: UInt32
+    public var expandedFileID: UInt32
+    public var kind: MappingRegionKind
+    private var flags: UInt8
+
+    public init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32, count: UInt64,
+                falseCount: UInt64 = 0, fileID: UInt32 = 0, expandedFileID: UInt32 = 0, kind: MappingRegionKind = .code,
+                isUnreliable: Bool = false, trueFolded: Bool = false, falseFolded: Bool = false) {
+        self.lineStart = lineStart
+        self.columnStart = columnStart
+        self.lineEnd = lineEnd
+        self.columnEnd = columnEnd
+        self.count = count
+        self.falseCount = falseCount
+        self.fileID = fileID
+        self.expandedFileID = expandedFileID
+        self.kind = kind
+        self.flags = (isUnreliable ? 1 : 0) | (trueFolded ? 2 : 0) | (falseFolded ? 4 : 0)
+    }
+
+    /// The region as an export's reader sees it (kinds above 6 never occur here).
+    public init(_ region: ExportRegion) {
+        self.init(lineStart: region.lineStart, columnStart: region.columnStart, lineEnd: region.lineEnd,
+                  columnEnd: region.columnEnd, count: region.executionCount, fileID: region.fileID,
+                  expandedFileID: region.expandedFileID, kind: MappingRegionKind(rawValue: region.kind.rawValue) ?? .code)
+    }
+
+    /// True when evaluating the region's counters went negative somewhere (the result or a
+    /// sub-expression): the profile's counters are inconsistent, typically lost updates from
+    /// tests running in parallel. The count is then not to be trusted ("counter race").
+    public var isUnreliable: Bool { flags & 1 != 0 }
+    /// Branches: the true / false counter is the literal zero (constant-folded condition).
+    public var trueFolded: Bool { flags & 2 != 0 }
+    public var falseFolded: Bool { flags & 4 != 0 }
+
+    /// `(line << 32) | column`: locations compare as one integer.
+    var start: UInt64 { UInt64(lineStart) << 32 | UInt64(columnStart) }
+    var end: UInt64 { UInt64(lineEnd) << 32 | UInt64(columnEnd) }
+
+    /// What `llvm-cov export` prints for the region, as `LLVMCovExportReader` reads it back.
+    public var exportRegion: ExportRegion {
+        ExportRegion(lineStart: lineStart, columnStart: columnStart, lineEnd: lineEnd, columnEnd: columnEnd,
+                     executionCount: exportClamped(count), fileID: fileID, expandedFileID: expandedFileID,
+                     kind: RegionKind(rawValue: kind.rawValue) ?? .unknown)
+    }
+}
+
+/// Export's `clamp_uint64_to_int64`: counts above `Int64.max` (wrapped negatives) print as `Int64.max`.
+@inline(__always)
+func exportClamped(_ count: UInt64) -> UInt64 { min(count, UInt64(Int64.max)) }
+
+/// One kept function record (llvm's `FunctionRecord`).
+public struct CountedFunction: Sendable {
+    /// The PGO name without its `<Filenames[0]>:` prefix; still mangled.
+    public var name: String
+    /// The function's file-id map (may repeat a name).
+    public var filenames: [String]
+    /// Code, expansion, skipped and gap regions in mapping order (`CountedRegions`).
+    public var regions: [CountedRegion]
+    /// Branch and MC/DC branch regions (`CountedBranchRegions`).
+    public var branches: [CountedRegion]
+    /// The count of the first region (`ExecutionCount`), unclamped.
+    public var executionCount: UInt64
+    /// Which binary (in the order given) the record came from.
+    public var binaryIndex: Int
+
+    public init(name: String, filenames: [String], regions: [CountedRegion], branches: [CountedRegion] = [],
+                executionCount: UInt64, binaryIndex: Int = 0) {
+        self.name = name
+        self.filenames = filenames
+        self.regions = regions
+        self.branches = branches
+        self.executionCount = executionCount
+        self.binaryIndex = binaryIndex
+    }
+
+    /// A record read back from an export (the differential oracle; counts are already clamped there).
+    public init(_ function: ExportFunction) {
+        self.init(name: function.name, filenames: function.filenames, regions: function.regions.map(CountedRegion.init),
+                  executionCount: function.count)
+    }
+
+    /// The `functions[]` entry `llvm-cov export` prints for this record.
+    public var exportFunction: ExportFunction {
+        ExportFunction(name: name, count: exportClamped(executionCount), regions: regions.map(\.exportRegion),
+                       filenames: filenames)
+    }
+
+    /// Whether any region's count is unreliable (see `CountedRegion.isUnreliable`).
+    public var hasUnreliableCounts: Bool {
+        regions.contains(where: \.isUnreliable) || branches.contains(where: \.isUnreliable)
+    }
+
+    /// llvm's `findMainViewFileID`.
+    var mainFileID: Int? {
+        ExportFunction.mainFileID(filenameCount: filenames.count,
+                                  expandedFileIDs: regions.lazy.filter { $0.kind == .expansion }.map(\.expandedFileID))
+    }
+}
+
+/// What `loadFunctionRecord` did with the records it did not keep. llvm-cov warns only about hash
+/// mismatches; the rest it drops silently, and the caller should say so.
+public struct NativeRecordDiagnostics: Sendable, Equatable {
+    /// PGO names whose (name, hash) is not in the profile although the name is ("N functions have mismatched data").
+    public var hashMismatches: [String] = []
+    /// Records whose regions refer to a counter or expression outside the function's data (a profile
+    /// from another build) or to a cyclic expression: dropped, as llvm does, without a word from llvm.
+    public var evaluationErrors: [String] = []
+    /// Records without a PGO name (llvm-cov fails the whole load on them: "record function name is empty").
+    public var unnamed = 0
+    /// One-region dummies with a Zero counter for a function counted elsewhere (skipped by llvm).
+    public var zeroRegionDummies = 0
+    /// Records already seen with the same filenames and name (a later binary's copy).
+    public var duplicates = 0
+
+    public init() {}
+}
+
+/// The kept function records, in binary order then covfun order (llvm's `Functions`).
+public struct NativeFunctionRecords: Sendable {
+    public var functions: [CountedFunction]
+    public var diagnostics: NativeRecordDiagnostics
+
+    public init(functions: [CountedFunction], diagnostics: NativeRecordDiagnostics = NativeRecordDiagnostics()) {
+        self.functions = functions
+        self.diagnostics = diagnostics
+    }
+
+    /// `functions[]` as `llvm-cov export` prints it.
+    public var exportFunctions: [ExportFunction] { functions.map(\.exportFunction) }
+
+    /// llvm's `CoverageMapping::loadFunctionRecord` over every mapped function, in the order given
+    /// (binary order, then covfun order).
+    public static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
+        var result = NativeFunctionRecords(functions: [])
+        result.functions.reserveCapacity(mapped.count)
+        var evaluator = CounterEvaluator()
+        var seen = Set<[UInt8]>()
+        for function in mapped {
+            guard let pgoName = function.pgoName, !pgoName.isEmpty else {
+                result.diagnostics.unnamed += 1
+                continue
+            }
+            let name = displayName(pgoName, firstFilename: function.filenames.first)
+            switch counters.counters(nameRef: function.nameRef, funcHash: function.funcHash) {
+            case .hashMismatch:
+                result.diagnostics.hashMismatches.append(pgoName)
+                continue
+            case .unknown:
+                // Zeros sized past the highest counter any region refers to: every reachable counter is in range.
+                evaluator.reset(expressions: function.expressions, counts: nil)
+            case .found(let counts):
+                evaluator.reset(expressions: function.expressions, counts: counts)
+            }
+            if function.regions.count == 1, function.regions[0].counter == .zero, evaluator.firstCount > 0 {
+                result.diagnostics.zeroRegionDummies += 1
+                continue
+            }
+            guard let record = evaluate(function, name: name, evaluator: &evaluator) else {
+                result.diagnostics.evaluationErrors.append(pgoName)
+                continue
+            }
+            guard seen.insert(provenanceKey(function.filenames, name)).inserted else {
+                result.diagnostics.duplicates += 1
+                continue
+            }
+            result.functions.append(record)
+        }
+        return result
+    }
+
+    /// `getFuncNameWithoutPrefix`: drops `<filename>` and the one delimiter after it, byte-wise.
+    static func displayName(_ pgoName: String, firstFilename: String?) -> String {
+        guard let prefix = firstFilename, !prefix.isEmpty, pgoName.utf8.starts(with: prefix.utf8) else { return pgoName }
+        let bytes = pgoName.utf8.dropFirst(prefix.utf8.count + 1)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The identity llvm's `RecordProvenance` keeps, compared as bytes (length-prefixed, so names cannot run together).
+    private static func provenanceKey(_ filenames: [String], _ name: String) -> [UInt8] {
+        var key: [UInt8] = []
+        func add(_ s: String) {
+            var n = UInt64(s.utf8.count)
+            withUnsafeBytes(of: &n) { key.append(contentsOf: $0) }
+            key.append(contentsOf: s.utf8)
+        }
+        for filename in filenames { add(filename) }
+        add(name)
+        return key
+    }
+
+    private static func evaluate(_ function: MappedFunction, name: String, evaluator: inout CounterEvaluator) -> CountedFunction? {
+        var regions: [CountedRegion] = []
+        regions.reserveCapacity(function.regions.count)
+        var branches: [CountedRegion] = []
+        for region in function.regions where region.kind != .mcdcDecision {
+            guard let count = evaluator.evaluate(region.counter),
+                  let falseCount = evaluator.evaluate(region.falseCounter) else { return nil }
+            let isBranch = region.kind == .branch || region.kind == .mcdcBranch
+            let counted = CountedRegion(
+                lineStart: region.lineStart, columnStart: region.columnStart, lineEnd: region.lineEnd,
+                columnEnd: region.columnEnd, count: UInt64(bitPattern: count.value),
+                falseCount: UInt64(bitPattern: falseCount.value), fileID: region.fileID,
+                expandedFileID: region.expandedFileID, kind: region.kind,
+                isUnreliable: count.wentNegative || falseCount.wentNegative,
+                trueFolded: isBranch && region.counter == .zero, falseFolded: isBranch && region.falseCounter == .zero)
+            if isBranch { branches.append(counted) } else { regions.append(counted) }
+        }
+        return CountedFunction(name: name, filenames: function.filenames, regions: regions, branches: branches,
+                               executionCount: regions.first?.count ?? 0, binaryIndex: function.binaryIndex)
+    }
+}
+
+/// `CounterMappingContext::evaluate` for one function at a time: signed 64-bit wrapping arithmetic,
+/// each expression evaluated once per kind (memoised), iteratively (no recursion depth from input);
+/// a cycle in the expressions is an error rather than llvm's endless loop. Buffers are reused
+/// across functions.
+///
+/// An expression's kind comes from the counter that refers to it (`.add(i)` / `.subtract(i)`),
+/// so the memo is per (expression, kind).
+struct CounterEvaluator {
+    struct Value {
+        var value: Int64
+        /// The value, or a counter or sub-expression it was computed from, was negative.
+        var wentNegative: Bool
+    }
+
+    private enum State: UInt8 { case unvisited, inProgress, done, failed }
+
+    private var expressions: [MappingExpression] = []
+    /// nil: the function is not in the profile, every counter is 0.
+    private var counts: [UInt64]?
+    /// Indexed by node = expression index × 2 + (1 for subtract).
+    private var states: [State] = []
+    private var values: [Value] = []
+    private var stack: [Int] = []
+
+    mutating func reset(expressions: [MappingExpression], counts: [UInt64]?) {
+        self.expressions = expressions
+        self.counts = counts
+        states.removeAll(keepingCapacity: true)
+        states.append(contentsOf: repeatElement(.unvisited, count: expressions.count * 2))
+        values.removeAll(keepingCapacity: true)
+        values.append(contentsOf: repeatElement(Value(value: 0, wentNegative: false), count: expressions.count * 2))
+    }
+
+    /// `Counts[0]` (0 when there is none).
+    var firstCount: UInt64 { counts?.first ?? 0 }
+
+    /// nil: an out-of-range counter or expression, or a cyclic expression.
+    mutating func evaluate(_ counter: MappingCounter) -> Value? {
+        switch counter {
+        case .zero, .counter:
+            return leaf(counter)
+        case .add, .subtract:
+            guard let root = node(counter) else { return nil }
+            return expression(root)
+        }
+    }
+
+    /// The memo slot of an expression reference; nil for an out-of-range index or a non-expression.
+    private func node(_ counter: MappingCounter) -> Int? {
+        switch counter {
+        case .add(let index) where Int(index) < expressions.count: return Int(index) * 2
+        case .subtract(let index) where Int(index) < expressions.count: return Int(index) * 2 + 1
+        default: return nil
+        }
+    }
+
+    private static func isExpression(_ counter: MappingCounter) -> Bool {
+        switch counter {
+        case .add, .subtract: return true
+        case .zero, .counter: return false
+        }
+    }
+
+    /// A counter's value, or an expression's once it is done; nil when out of range or failed.
+    private func leaf(_ counter: MappingCounter) -> Value? {
+        switch counter {
+        case .zero:
+            return Value(value: 0, wentNegative: false)
+        case .counter(let id):
+            guard let counts else { return Value(value: 0, wentNegative: false) }
+            guard Int(id) < counts.count else { return nil }
+            let value = Int64(bitPattern: counts[Int(id)])
+            return Value(value: value, wentNegative: value < 0)
+        case .add, .subtract:
+            guard let n = node(counter), states[n] == .done else { return nil }
+            return values[n]
+        }
+    }
+
+    /// Pushes a side that still needs evaluating; false when it is out of range or refers back to
+    /// an expression still being evaluated (a cycle).
+    private mutating func schedule(_ side: MappingCounter) -> Bool {
+        guard Self.isExpression(side) else { return true }
+        guard let n = node(side), states[n] != .inProgress else { return false }
+        if states[n] == .unvisited { stack.append(n) }
+        return true
+    }
+
+    private mutating func expression(_ root: Int) -> Value? {
+        stack.removeAll(keepingCapacity: true)
+        stack.append(root)
+        while let top = stack.last {
+            switch states[top] {
+            case .done, .failed:
+                stack.removeLast()
+            case .unvisited:
+                states[top] = .inProgress
+                let e = expressions[top >> 1]
+                if !schedule(e.rhs) || !schedule(e.lhs) {
+                    states[top] = .failed
+                    stack.removeLast()
+                }
+            case .inProgress:
+                stack.removeLast()
+                let e = expressions[top >> 1]
+                guard let lhs = leaf(e.lhs), let rhs = leaf(e.rhs) else {
+                    states[top] = .failed
+                    continue
+                }
+                let value = top & 1 == 1 ? lhs.value &- rhs.value : lhs.value &+ rhs.value
+                values[top] = Value(value: value, wentNegative: value < 0 || lhs.wentNegative || rhs.wentNegative)
+                states[top] = .done
+            }
+        }
+        return states[root] == .done ? values[root] : nil
+    }
+}

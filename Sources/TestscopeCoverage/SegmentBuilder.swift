@@ -1,0 +1,230 @@
+import TestscopeProfileData
+
+/// llvm's `SegmentBuilder::buildSegments` (CoverageMapping.cpp), reproduced with its release-build
+/// behaviour (no assertions, overlapping regions handled as llvm handles them). Reusable: the buffers
+/// survive from one file to the next.
+struct SegmentBuilder {
+    /// A region as the sweep sees it: locations as `(line << 32) | column`, the count unclamped.
+    struct Region {
+        var start: UInt64
+        var end: UInt64
+        var count: UInt64
+        var kind: MappingRegionKind
+    }
+
+    /// The regions to build from; callers append, `build()` consumes them.
+    var regions: [Region] = []
+    private var active: [Int32] = []
+    private var completed: [Int32] = []
+    private var sortKeys: [(end: UInt64, position: Int32)] = []
+    private var segments: [ExportSegment] = []
+
+    mutating func add(_ region: CountedRegion) {
+        regions.append(Region(start: region.start, end: region.end, count: region.count, kind: region.kind))
+    }
+
+    /// Sorts, combines and sweeps `regions` (then empties it) into segments, counts clamped as export prints them.
+    mutating func build() -> [ExportSegment] {
+        defer { regions.removeAll(keepingCapacity: true) }
+        guard !regions.isEmpty else { return [] }
+        // Start ascending, end descending (the enclosing region first), kind ascending.
+        regions.sort { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.end != b.end { return a.end > b.end }
+            return a.kind.rawValue < b.kind.rawValue
+        }
+        let count = combine()
+        segments = []
+        segments.reserveCapacity(count * 2 + 1)
+        active.removeAll(keepingCapacity: true)
+        sweep(count)
+        for i in segments.indices where segments[i].count > UInt64(Int64.max) {
+            segments[i].count = exportClamped(segments[i].count)
+        }
+        return segments
+    }
+
+    /// `combineRegions`: a region with the same range as the one before becomes part of it; its count
+    /// is added (wrapping, as uint64 in C++) only when the kinds agree. Returns the combined count.
+    private mutating func combine() -> Int {
+        var active = 0
+        for i in 1..<regions.count {
+            if regions[active].start != regions[i].start || regions[active].end != regions[i].end {
+                active += 1
+                regions[active] = regions[i]
+            } else if regions[i].kind == regions[active].kind {
+                regions[active].count &+= regions[i].count
+            }
+        }
+        return active + 1
+    }
+
+    /// `startSegment`.
+    private mutating func startSegment(_ region: Region, at location: UInt64, entry: Bool, forceSkipped: Bool = false) {
+        let hasCount = !forceSkipped && region.kind != .skipped
+        if !entry && !forceSkipped, let last = segments.last,
+           last.hasCount == hasCount && last.count == region.count && !last.isRegionEntry {
+            return
+        }
+        let line = UInt32(truncatingIfNeeded: location >> 32), column = UInt32(truncatingIfNeeded: location)
+        if hasCount {
+            segments.append(ExportSegment(line: line, column: column, count: region.count, hasCount: true,
+                                          isRegionEntry: entry, isGapRegion: region.kind == .gap))
+        } else {
+            segments.append(ExportSegment(line: line, column: column, count: 0, hasCount: false,
+                                          isRegionEntry: entry, isGapRegion: false))
+        }
+    }
+
+    /// `buildSegmentsImpl` over the first `count` (combined) regions.
+    private mutating func sweep(_ count: Int) {
+        for index in 0..<count {
+            let region = regions[index]
+            let start = region.start
+            // Stable partition: the regions that ended by `start` move behind the ones still open.
+            if active.contains(where: { regions[Int($0)].end <= start }) {
+                completed.removeAll(keepingCapacity: true)
+                var open = 0
+                for i in active.indices {
+                    let r = active[i]
+                    if regions[Int(r)].end <= start { completed.append(r) } else { active[open] = r; open += 1 }
+                }
+                active.removeLast(active.count - open)
+                active.append(contentsOf: completed)
+                completeRegions(until: start, firstCompleted: open)
+            }
+            let isGap = region.kind == .gap
+            if start == region.end {
+                // A zero-length region never becomes active: it takes its predecessor's count.
+                let skipped = index + 1 == count || region.kind == .skipped
+                startSegment(active.last.map { regions[Int($0)] } ?? region, at: start, entry: !isGap, forceSkipped: skipped)
+                if skipped, let last = active.last { startSegment(regions[Int(last)], at: start, entry: false) }
+                continue
+            }
+            if index + 1 == count || start != regions[index + 1].start {
+                startSegment(region, at: start, entry: !isGap)
+            }
+            active.append(Int32(index))
+        }
+        if !active.isEmpty { completeRegions(until: nil, firstCompleted: 0) }
+    }
+
+    /// `completeRegionsUntil`: closing segments for `active[firstCompleted...]`, then pops them.
+    private mutating func completeRegions(until location: UInt64?, firstCompleted f: Int) {
+        sortCompletedByEnd(from: f)
+        let n = active.count
+        var k = f + 1
+        while k < n {
+            let previousEnd = regions[Int(active[k - 1])].end
+            if let location, previousEnd == location { break }
+            var closing = regions[Int(active[k])]
+            if previousEnd != closing.end {
+                // The count of the last completed region that ends where this one does.
+                for j in (k + 1)..<n where regions[Int(active[j])].end == closing.end {
+                    closing = regions[Int(active[j])]
+                }
+                startSegment(closing, at: previousEnd, entry: false)
+            }
+            k += 1
+        }
+        let last = regions[Int(active[n - 1])]
+        if f > 0, last.end != location {
+            // Fill the gap up to the next region with the innermost region still open.
+            startSegment(regions[Int(active[f - 1])], at: last.end, entry: false)
+        } else if f == 0, location.map({ $0 != last.end }) ?? true {
+            // Nothing is open any more: the code up to the next region is unmapped.
+            startSegment(last, at: last.end, entry: false, forceSkipped: true)
+        }
+        active.removeLast(n - f)
+    }
+
+    /// `std::stable_sort` of the completed tail by end location.
+    private mutating func sortCompletedByEnd(from f: Int) {
+        let n = active.count
+        if n - f <= 16 {
+            var i = f + 1
+            while i < n {
+                let moving = active[i]
+                let end = regions[Int(moving)].end
+                var j = i
+                while j > f && regions[Int(active[j - 1])].end > end {
+                    active[j] = active[j - 1]
+                    j -= 1
+                }
+                active[j] = moving
+                i += 1
+            }
+            return
+        }
+        // Many regions closing at once: sort (end, position) pairs, which makes any sort stable.
+        sortKeys.removeAll(keepingCapacity: true)
+        for i in f..<n { sortKeys.append((regions[Int(active[i])].end, Int32(i))) }
+        sortKeys.sort { $0.end != $1.end ? $0.end < $1.end : $0.position < $1.position }
+        completed.removeAll(keepingCapacity: true)
+        for key in sortKeys { completed.append(active[Int(key.position)]) }
+        active.replaceSubrange(f..<n, with: completed)
+    }
+}
+
+/// llvm-cov's per-file view of a set of function records: which files (`getUniqueSourceFiles`)
+/// and each file's segments (`getCoverageForFile`), exactly as `llvm-cov export` prints them in `files[]`.
+public enum NativeFileCoverage {
+    /// The sorted unique filenames of the records, compared as bytes (llvm's `StringRef` order),
+    /// not as Swift `String`s (which equate canonically equivalent Unicode).
+    public static func uniqueSourceFiles(_ functions: [CountedFunction]) -> [String] {
+        var all: [String] = []
+        for function in functions { all.append(contentsOf: function.filenames) }
+        all.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var unique: [String] = []
+        unique.reserveCapacity(all.count)
+        for name in all where !(unique.last.map { $0.utf8.elementsEqual(name.utf8) } ?? false) {
+            unique.append(name)
+        }
+        return unique
+    }
+
+    /// `files[]` with segments, in export order.
+    public static func files(_ functions: [CountedFunction]) -> [ExportFile] {
+        let index = FilenameIndex(functions)
+        var builder = SegmentBuilder()
+        return uniqueSourceFiles(functions).map { filename in
+            for f in index.records(for: filename) {
+                let ids = FileIDs(of: functions[f], equalTo: filename)
+                for region in functions[f].regions where ids.contains(region.fileID) { builder.add(region) }
+            }
+            return ExportFile(filename: filename, segments: builder.build())
+        }
+    }
+}
+
+/// llvm's `FilenameHash2RecordIndices`: record indices per filename, looked up imprecisely (Swift
+/// hashing equates canonically equivalent names) and then filtered to byte-equal names by the caller.
+struct FilenameIndex {
+    private var recordsByName: [String: [Int]] = [:]
+
+    init(_ functions: [CountedFunction]) {
+        for (i, function) in functions.enumerated() {
+            for name in function.filenames where recordsByName[name, default: []].last != i {
+                recordsByName[name, default: []].append(i)
+            }
+        }
+    }
+
+    /// The records that may name `filename`, ascending.
+    func records(for filename: String) -> [Int] { recordsByName[filename] ?? [] }
+}
+
+/// `gatherFileIDs`: the file ids of a record whose name is byte-equal to a file's (names compared
+/// once per record, not once per region).
+struct FileIDs {
+    private var low: UInt64 = 0
+    private var high: Set<UInt32> = []
+
+    init(of function: CountedFunction, equalTo filename: String) {
+        for (id, name) in function.filenames.enumerated() where name.utf8.elementsEqual(filename.utf8) {
+            if id < 64 { low |= 1 << UInt64(id) } else { high.insert(UInt32(id)) }
+        }
+    }
+
+    func contains(_ id: UInt32) -> Bool { id < 64 ? low & (1 << UInt64(id)) != 0 : high.contains(id) }
+}

@@ -74,7 +74,7 @@ public enum NativeSummaries {
         var groupOfStart: [UInt64: Int] = [:]
         for f in candidates {
             let function = functions[f]
-            guard let main = function.mainFileID, function.filenames[main].utf8.elementsEqual(filename.utf8),
+            guard let main = function.mainFileID, ByteString.equal(function.filenames[main], filename),
                   // llvm asserts here (and reads past the end in a release build): a record with no
                   // region in its main file has no definition site; it is left out.
                   let first = function.regions.first(where: { $0.fileID == UInt32(main) }) else { continue }

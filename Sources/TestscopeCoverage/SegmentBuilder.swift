@@ -1,3 +1,4 @@
+import Foundation
 import TestscopeProfileData
 
 /// llvm's `SegmentBuilder::buildSegments` (CoverageMapping.cpp), reproduced with its release-build
@@ -174,10 +175,10 @@ public enum NativeFileCoverage {
     public static func uniqueSourceFiles(_ functions: [CountedFunction]) -> [String] {
         var all: [String] = []
         for function in functions { all.append(contentsOf: function.filenames) }
-        all.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        all.sort { ByteString.compare($0, $1) < 0 }
         var unique: [String] = []
         unique.reserveCapacity(all.count)
-        for name in all where !(unique.last.map { $0.utf8.elementsEqual(name.utf8) } ?? false) {
+        for name in all where !(unique.last.map { ByteString.equal($0, name) } ?? false) {
             unique.append(name)
         }
         return unique
@@ -221,10 +222,31 @@ struct FileIDs {
     private var high: Set<UInt32> = []
 
     init(of function: CountedFunction, equalTo filename: String) {
-        for (id, name) in function.filenames.enumerated() where name.utf8.elementsEqual(filename.utf8) {
+        for (id, name) in function.filenames.enumerated() where ByteString.equal(name, filename) {
             if id < 64 { low |= 1 << UInt64(id) } else { high.insert(UInt32(id)) }
         }
     }
 
     func contains(_ id: UInt32) -> Bool { id < 64 ? low & (1 << UInt64(id)) != 0 : high.contains(id) }
+}
+
+/// Strings compared as their UTF-8 bytes, like llvm's `StringRef` (Swift's `==` and `<` equate
+/// canonically equivalent Unicode, which llvm-cov treats as different files).
+enum ByteString {
+    /// memcmp order: negative, zero or positive.
+    static func compare(_ a: String, _ b: String) -> Int {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+                    let c = memcmp(p, q, common)
+                    if c != 0 { return Int(c) }
+                }
+                return x.count - y.count
+            }
+        }
+    }
+
+    static func equal(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compare(a, b) == 0 }
 }

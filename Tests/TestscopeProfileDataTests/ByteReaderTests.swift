@@ -1,0 +1,74 @@
+@testable import TestscopeProfileData
+import XCTest
+
+/// The primitives: bounds-checked reads, LEB128, MD5 (RFC 1321 vectors), zlib, names chunks.
+final class ByteReaderTests: XCTestCase {
+    func testLittleEndianReadsAndBounds() throws {
+        var reader = ByteReader([0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09])
+        XCTAssertEqual(try reader.u8(), 1)
+        XCTAssertEqual(try reader.u16(), 0x0302)
+        XCTAssertEqual(try reader.u32(), 0x0706_0504)
+        XCTAssertThrowsError(try reader.u64()) { error in
+            guard case ProfileDataError.truncated = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(reader.offset, 7, "a failed read does not move the cursor")
+        XCTAssertThrowsError(try reader.bytes(UInt64.max))
+        XCTAssertThrowsError(try reader.skip(-1))
+        XCTAssertThrowsError(try ByteReader([1, 2], start: 1, end: 3))
+    }
+
+    func testULEB128() throws {
+        var reader = ByteReader([0xe5, 0x8e, 0x26, 0x80, 0x00, 0x7f])
+        XCTAssertEqual(try reader.uleb128(), 624_485)
+        XCTAssertEqual(try reader.uleb128(), 0, "padded zero")
+        XCTAssertEqual(try reader.uleb128(), 127)
+        var max = ByteReader([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])
+        XCTAssertEqual(try max.uleb128(), UInt64.max)
+        var overflow = ByteReader([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02])
+        XCTAssertThrowsError(try overflow.uleb128())
+        var cut = ByteReader([0x80, 0x80])
+        XCTAssertThrowsError(try cut.uleb128())
+        var endless = ByteReader([UInt8](repeating: 0x80, count: 10_000))
+        XCTAssertThrowsError(try endless.uleb128())
+    }
+
+    func testMD5AgainstRFC1321() {
+        let vectors: [(String, String)] = [
+            ("", "d41d8cd98f00b204e9800998ecf8427e"),
+            ("a", "0cc175b9c0f1b6a831c399e269772661"),
+            ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+            ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+            ("abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"),
+            ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"),
+            ("12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+             "57edf4a22be3c955ac49da2e2107b67a"),
+        ]
+        for (message, digest) in vectors {
+            XCTAssertEqual(MD5.hex(Array(message.utf8)), digest, message)
+        }
+    }
+
+    /// The NameRef observed in the profraw, the profdata and the covfun of Shapes (reference §0.4).
+    func testNameRefOfAnObservedName() {
+        XCTAssertEqual(MD5.nameRef(of: "$s6Shapes8DescribeO5label3forSSAA5Shape_p_tFZ"), 0x82c7_0154_a8a6_b4f4)
+    }
+
+    func testZlibRoundTripAndRefusals() throws {
+        // zlib.compress(b"hello hello hello") from Python's zlib.
+        let compressed: [UInt8] = [0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x90, 0x00, 0x3a, 0x2e, 0x06, 0x7d]
+        XCTAssertEqual(try Zlib.uncompress(compressed, expectedSize: 17), Array("hello hello hello".utf8))
+        XCTAssertThrowsError(try Zlib.uncompress(compressed, expectedSize: 16), "too small")
+        XCTAssertThrowsError(try Zlib.uncompress(compressed, expectedSize: 18), "announced size must match")
+        XCTAssertThrowsError(try Zlib.uncompress(compressed, expectedSize: 1 << 40), "absurd size refused")
+        XCTAssertThrowsError(try Zlib.uncompress([0x78, 0x9c, 0xff], expectedSize: 5))
+        XCTAssertThrowsError(try Zlib.uncompress([], expectedSize: 5))
+    }
+
+    func testNamesChunksRawCompressedAndPadding() throws {
+        // A raw chunk "a\u{1}bc", two zero padding bytes, then a compressed chunk "hello hello hello".
+        let compressed: [UInt8] = [0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x57, 0xc8, 0x40, 0x90, 0x00, 0x3a, 0x2e, 0x06, 0x7d]
+        let bytes: [UInt8] = [4, 0, 0x61, 0x01, 0x62, 0x63, 0, 0, 17, UInt8(compressed.count)] + compressed
+        XCTAssertEqual(try ProfileNames.decode(bytes), ["a", "bc", "hello hello hello"])
+        XCTAssertThrowsError(try ProfileNames.decode([9, 0, 0x61]))
+    }
+}

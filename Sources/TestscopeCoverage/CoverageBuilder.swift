@@ -83,11 +83,17 @@ public struct CoverageBuilder {
 
     public init(options: CoverageBuildOptions) { self.options = options }
 
+    /// The model of llvm-cov JSON exports.
     public func build(exports: [URL]) throws -> CoverageReport {
-        guard !exports.isEmpty else { throw CoverageError.noInput }
-        // With one export, each file's lines are computed as soon as it is read and its segments
-        // dropped; several exports keep segments until all are read, to merge them.
-        let single = exports.count == 1
+        try build(sources: exports.map(ExportDocument.init))
+    }
+
+    /// The model of the records of `sources` (exports, or the native engine's records).
+    public func build(sources: [any CoverageRecordSource]) throws -> CoverageReport {
+        guard !sources.isEmpty else { throw CoverageError.noInput }
+        // With one source, each file's lines are computed as soon as it is read and its segments
+        // dropped; several sources keep segments until all are read, to merge them.
+        let single = sources.count == 1
         var segmentsByFile: [String: [[ExportSegment]]] = [:]
         var linesByFile: [String: (lines: LineTable, source: SourceFacts?)] = [:]
         var functionsByFile: [String: [FunctionRecord]] = [:]
@@ -96,11 +102,11 @@ public struct CoverageBuilder {
         let equivalences = options.pathEquivalences
         let filter = CachedSourceFilter(options.filter)
         let session = options.needsFunctionNames ? options.demangler.session() : nil
-        for export in exports {
-            let reader = LLVMCovExportReader(
+        for source in sources {
+            try source.read(
                 includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
                 onFile: { file in
-                    guard let segments = file.segments else { throw CoverageError.summaryOnlyExport(path: export.path) }
+                    guard let segments = file.segments else { throw CoverageError.summaryOnlyExport(path: source.name) }
                     let path = PathEquivalence.apply(equivalences, to: file.filename)
                     interned[path] = path
                     if single {
@@ -117,7 +123,6 @@ public struct CoverageBuilder {
                     record.nameIndex = session?.add(record.mangledName) ?? -1
                     functionsByFile[file, default: []].append(record)
                 })
-            _ = try reader.read(export)
         }
         PhaseTimer.mark("read export")
         for (path, lists) in segmentsByFile {
@@ -148,7 +153,7 @@ public struct CoverageBuilder {
         }
         PhaseTimer.mark("build model")
         let metadata = ReportMetadata(
-            packageRoot: options.packageRoot.path, inputs: exports.map(\.path),
+            packageRoot: options.packageRoot.path, inputs: sources.map(\.name),
             toolchain: options.toolchainDescription,
             createdAt: UTCTimestamp.iso8601(options.createdAt))
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
@@ -171,10 +176,6 @@ public struct CoverageBuilder {
         if let source, let last = lines.last, Int(last.line) > source.lineCount {
             warnings.append(.warning(file: relative, "has \(source.lineCount) lines but the coverage data reaches line \(last.line); the file changed since the run"))
         }
-        let clamped = lines.indices.filter { lines.count(at: $0) == UInt64(Int64.max) }.map { lines.lineNumber(at: $0) }
-        if let first = clamped.first {
-            warnings.append(.warning(file: relative, line: Int(first), "\(clamped.count) line(s) have the count 2^63-1, which llvm-cov export writes for a counter that went negative (a compiler or data-race artifact); the real count is not in the export (llvm-cov show prints it as ~18.4E)"))
-        }
         var excluded = Set<UInt32>()
         if let source {
             excluded = source.excluded
@@ -187,9 +188,19 @@ public struct CoverageBuilder {
             excludedExecutable = lines.indices.map { lines.lineNumber(at: $0) }.filter { excluded.contains($0) }
             if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
         }
+        let file = FileCoverage(path: path, relativePath: relative, target: nil, lines: lines, excludedLines: [], functions: [],
+                                summary: CoverageSummary(), sourceAvailable: true)
+        let unreliable = file.unreliableRanges
+        if let first = unreliable.first {
+            let count = unreliable.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
+            warnings.append(.warning(file: relative, line: Int(first.lowerBound), "unreliable counts (a counter race: counters of tests running in parallel lost increments, and a counter expression went negative) on lines \(unreliable.lineRangesText); \(count > 1 ? "they are" : "it is") not counted as covered; build with atomic counters (`testscope run` does) for exact counts"))
+        }
         let functions = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines).functions()
         var summary = CoverageSummary()
-        summary.lines = CoverageRatio(covered: lines.indices.reduce(0) { $0 + (lines.count(at: $1) > 0 ? 1 : 0) }, total: lines.count)
+        summary.lines = CoverageRatio(covered: lines.indices.reduce(0) {
+            let count = lines.count(at: $1)
+            return $0 + (count > 0 && count != LineCoverage.unreliableCount ? 1 : 0)
+        }, total: lines.count)
         for function in functions {
             summary.functions += CoverageRatio(covered: function.isCovered ? 1 : 0, total: 1)
             summary.regions += function.regions

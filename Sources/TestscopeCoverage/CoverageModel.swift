@@ -71,8 +71,15 @@ public struct LineCoverage: Equatable, Sendable {
         self.uncoveredSpans = uncoveredSpans
     }
 
-    public var isCovered: Bool { count > 0 }
-    public var isPartial: Bool { count > 0 && !uncoveredSpans.isEmpty }
+    /// The count llvm-cov export writes for a counter that went negative (a counter expression
+    /// `a − b` whose counters lost increments in a data race), and the native engine too: the real
+    /// count is unknown.
+    public static let unreliableCount = UInt64(Int64.max)
+
+    /// The count is unknown (a counter race): such a line is executable but never counted as covered.
+    public var isUnreliable: Bool { count == Self.unreliableCount }
+    public var isCovered: Bool { count > 0 && !isUnreliable }
+    public var isPartial: Bool { isCovered && !uncoveredSpans.isEmpty }
 }
 
 /// A source function (closures grouped under it) with its coverage.
@@ -115,11 +122,16 @@ public struct FileCoverage: Equatable, Sendable {
     public var sourceAvailable: Bool
 
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
-    public var missingRanges: [ClosedRange<UInt32>] {
+    public var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
+
+    /// Ranges of lines whose count is unknown (a counter race), merged the same way.
+    public var unreliableRanges: [ClosedRange<UInt32>] { ranges { $0 == LineCoverage.unreliableCount } }
+
+    private func ranges(where matches: (UInt64) -> Bool) -> [ClosedRange<UInt32>] {
         var ranges: [ClosedRange<UInt32>] = []
         var current: ClosedRange<UInt32>? = nil
         for line in lines {
-            if line.count == 0 {
+            if matches(line.count) {
                 if let c = current { current = c.lowerBound...line.line } else { current = line.line...line.line }
             } else if let c = current {
                 ranges.append(c)
@@ -180,5 +192,12 @@ public struct CoverageReport: Equatable, Sendable {
             kept.append(file)
         }
         return CoverageReport(files: kept, metadata: metadata, warnings: warnings)
+    }
+}
+
+extension Array where Element == ClosedRange<UInt32> {
+    /// Line ranges as coverage.py prints them: `12-14, 20`.
+    public var lineRangesText: String {
+        map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
     }
 }

@@ -49,7 +49,7 @@ struct FunctionRecord {
         count = function.count
         regionStart = Int32(pool.regions.count)
         regionCount = Int32(code.count)
-        pool.regions.append(contentsOf: code.lazy.map { CompactRegion(lineStart: $0.lineStart, executed: $0.executionCount > 0) })
+        pool.regions.append(contentsOf: code.lazy.map { CompactRegion(lineStart: $0.lineStart, executed: $0.executionCount > 0 && $0.executionCount != LineCoverage.unreliableCount) })
         start = (first.lineStart, first.columnStart)
         end = (first.lineEnd, first.columnEnd)
         for r in code {

@@ -44,6 +44,8 @@ struct FilePageModel: HTMLViewModel {
     var functionRows: String
     var uncoveredLines: String
     var partialLines: String
+    /// "0" hides the legend's unknown-count key.
+    var unreliableLines: String
     var sourceLines: String
     var previous: NeighbourModel?
     var next: NeighbourModel?
@@ -63,6 +65,7 @@ struct FilePageModel: HTMLViewModel {
         case "functionRows": return functionRows
         case "uncoveredLines": return uncoveredLines
         case "partialLines": return partialLines
+        case "unreliableLines": return unreliableLines == "0" ? false : unreliableLines
         case "sourceLines": return sourceLines
         case "previous": return previous.orFalse
         case "next": return next.orFalse

@@ -165,6 +165,7 @@ public struct HTMLReport: PageWriter, Sendable {
             hasFunctions: !file.functions.isEmpty,
             functionRows: HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks),
             uncoveredLines: String(view.uncoveredLines), partialLines: String(view.partialLines),
+            unreliableLines: String(view.unreliableLines),
             sourceLines: String(decoding: view.rows, as: UTF8.self),
             previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
             next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)

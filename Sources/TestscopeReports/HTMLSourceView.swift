@@ -6,7 +6,7 @@ import TestscopeCoverage
 struct HTMLSourceView {
     /// The CSS class of a line (the `state` variable).
     enum State: String {
-        case none = "", covered = "cov", uncovered = "unc", partial = "par", excluded = "exc"
+        case none = "", covered = "cov", uncovered = "unc", partial = "par", excluded = "exc", unreliable = "unr"
     }
 
     /// The rendered rows and what the page says about them.
@@ -16,6 +16,8 @@ struct HTMLSourceView {
         var uncoveredLines = 0
         var partialLines = 0
         var excludedLines = 0
+        /// Lines whose count a counter race left unknown.
+        var unreliableLines = 0
     }
 
     /// One row's values; `code` is HTML already (highlighted and escaped). The anchor, number and
@@ -96,7 +98,12 @@ struct HTMLSourceView {
                 result.excludedLines += 1
             } else if let coverage {
                 row.count = HTMLFormat.abbreviatedCount(coverage.count)
-                if coverage.count == 0 {
+                if coverage.isUnreliable {
+                    row.state = .unreliable
+                    row.count = "?"
+                    row.exact = "unknown: a counter race (tests running in parallel lost counter increments); not counted as covered"
+                    result.unreliableLines += 1
+                } else if coverage.count == 0 {
                     row.state = .uncovered
                     row.exact = "0: never ran"
                     result.uncoveredLines += 1

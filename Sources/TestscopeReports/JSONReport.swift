@@ -40,7 +40,9 @@ public struct JSONReport: ReportRenderer {
         w.append(",\n     \"lines\": [")
         for (i, line) in file.lines.enumerated() {
             if i > 0 { w.append(", ") }
-            w.append("{\"line\": "); w.append(int: line.line); w.append(", \"count\": "); w.append(int: line.count); w.append("}")
+            w.append("{\"line\": "); w.append(int: line.line)
+            // A counter race leaves the count unknown: null, and the line listed in unreliableLines.
+            if line.isUnreliable { w.append(", \"count\": null, \"unreliable\": true}") } else { w.append(", \"count\": "); w.append(int: line.count); w.append("}") }
             try w.flush(to: &out)
         }
         w.append("],\n     \"partialLines\": [")
@@ -60,6 +62,11 @@ public struct JSONReport: ReportRenderer {
         }
         w.append("],\n     \"missingLines\": [")
         for (i, range) in file.missingRanges.enumerated() {
+            if i > 0 { w.append(", ") }
+            w.append("["); w.append(int: range.lowerBound); w.append(", "); w.append(int: range.upperBound); w.append("]")
+        }
+        w.append("],\n     \"unreliableLines\": [")
+        for (i, range) in file.unreliableRanges.enumerated() {
             if i > 0 { w.append(", ") }
             w.append("["); w.append(int: range.lowerBound); w.append(", "); w.append(int: range.upperBound); w.append("]")
         }

@@ -26,7 +26,8 @@ public struct LCOVReport: ReportRenderer {
             try out.write(chunk)
             var w = ByteWriter()
             for line in file.lines {
-                w.append("DA:"); w.append(int: line.line); w.append(","); w.append(int: line.count); w.append("\n")
+                // LCOV has no "unknown": a counter race's line is 0 here (and a warning on stderr).
+                w.append("DA:"); w.append(int: line.line); w.append(","); w.append(int: line.isUnreliable ? 0 : line.count); w.append("\n")
                 try w.flush(to: &out)
             }
             w.append("LF:"); w.append(int: file.summary.lines.total)

@@ -80,8 +80,5 @@ public enum Format {
     }
 
     /// Line ranges as coverage.py prints them: `12-14, 20`.
-    public static func ranges(_ ranges: [ClosedRange<UInt32>]) -> String {
-        ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
-            .joined(separator: ", ")
-    }
+    public static func ranges(_ ranges: [ClosedRange<UInt32>]) -> String { ranges.lineRangesText }
 }

@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+@testable import TestscopeCoverage
+import TestscopeExecution
+@testable import TestscopeReports
+
+/// A counter that went negative (a counter race) is unknown, not covered: llvm-cov export writes
+/// 2^63−1 for it. On the recorded Shapes export with one region's count replaced by that value (as
+/// export writes it), every format says so instead of inventing a count.
+final class UnreliableCountTests: XCTestCase {
+    static let repoRoot = ReportGoldenTests.repoRoot
+
+    /// The recorded Shapes export with the first counted region entry of `Shape.swift` past line 30
+    /// given export's value for a negative counter; returns the model and the line it starts on.
+    func raceReport() throws -> (CoverageReport, UInt32, URL) {
+        let recorded = Self.repoRoot.appendingPathComponent("sample-profiles/recorded/Shapes")
+        var export = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("coverage.json"))) as? [String: Any])
+        var data = try XCTUnwrap(export["data"] as? [[String: Any]])
+        var files = try XCTUnwrap(data[0]["files"] as? [[String: Any]])
+        let index = try XCTUnwrap(files.firstIndex { ($0["filename"] as? String)?.hasSuffix("Sources/Shapes/Shape.swift") == true })
+        var segments = try XCTUnwrap(files[index]["segments"] as? [[Any]])
+        let target = try XCTUnwrap(segments.firstIndex { ($0[0] as? Int ?? 0) > 30 && ($0[2] as? Int ?? 0) > 0 && ($0[3] as? Bool ?? false) && ($0[4] as? Bool ?? false) })
+        segments[target][2] = Int64.max
+        files[index]["segments"] = segments
+        data[0]["files"] = files
+        export["data"] = data
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("race-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("coverage.json")
+        try JSONSerialization.data(withJSONObject: export).write(to: url)
+
+        let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("meta.json"))) as? [String: Any]
+        let root = Self.repoRoot.appendingPathComponent("sample-profiles/packages/Shapes")
+        let options = CoverageBuildOptions(
+            packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+            pathEquivalences: [PathEquivalence(from: try XCTUnwrap(meta?["packageRoot"] as? String), to: root.path)],
+            createdAt: Date(timeIntervalSince1970: 0))
+        return (try CoverageBuilder(options: options).build(exports: [url]), UInt32(try XCTUnwrap(segments[target][0] as? Int)), folder)
+    }
+
+    func testARacedCountIsUnknownEverywhereAndNotCovered() throws {
+        let (report, line, folder) = try raceReport()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clean = try ReportGoldenTests.report("Shapes")
+        let file = try XCTUnwrap(report.files.first { $0.relativePath == "Sources/Shapes/Shape.swift" })
+        let cleanFile = try XCTUnwrap(clean.files.first { $0.relativePath == "Sources/Shapes/Shape.swift" })
+        let raced = file.lines.filter(\.isUnreliable)
+        XCTAssertTrue(raced.contains { $0.line == line }, "\(raced)")
+        XCTAssertFalse(raced.contains(where: \.isCovered))
+        // Every raced line was covered in the real recording; now none of them counts as covered.
+        XCTAssertEqual(file.summary.lines.covered, cleanFile.summary.lines.covered - raced.count)
+        XCTAssertEqual(file.unreliableRanges.flatMap { Array($0) }.filter { r in raced.contains { $0.line == r } }.count, raced.count)
+        XCTAssertTrue(report.warnings.contains { $0.kind == .warning && $0.line == Int(raced[0].line) && $0.message.contains("counter race") },
+                      "\(report.warnings)")
+
+        let json = try JSONReport(generatorVersion: "test").renderString(report)
+        XCTAssertTrue(json.contains("{\"line\": \(line), \"count\": null, \"unreliable\": true}"))
+        XCTAssertTrue(json.contains("\"unreliableLines\": [[\(file.unreliableRanges[0].lowerBound), \(file.unreliableRanges[0].upperBound)]"))
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(json.utf8)))
+
+        let lcov = try LCOVReport().renderString(report)
+        XCTAssertTrue(lcov.contains("DA:\(line),0\n"), lcov)
+        XCTAssertFalse(lcov.contains(String(Int64.max)))
+
+        let html = try HTMLTestSupport.htmlReport(singleFile: true).renderString(report)
+        XCTAssertTrue(html.contains("L\(line)\" class=\"unr\"><td class=\"ln\">\(line)</td><td class=\"cnt\" title=\"unknown: a counter race"),
+                      "no unknown-count row for line \(line)")
+        XCTAssertFalse(html.contains("L\(line)\" class=\"cov\""))
+        XCTAssertTrue(html.contains("unknown (counter race)"))
+    }
+}

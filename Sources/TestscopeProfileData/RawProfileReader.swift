@@ -98,23 +98,25 @@ public enum RawProfileReader {
         guard binaryIDsSize % 8 == 0 else { throw ProfileDataError.corrupt("profraw: BinaryIdsSize \(binaryIDsSize) not a multiple of 8") }
 
         // Section sizes computed with overflow checks: every one of them comes from the file.
+        // `advance` returns where the section it skips starts.
         var layout = Layout(base: start, available: reader.end - start)
-        let binaryIDsOffset = try layout.advance(by: UInt64(headerSize))
-        let dataOffset = try layout.advance(by: binaryIDsSize)
-        _ = try layout.advance(by: try product(numData, UInt64(dataRecordSize)))
-        let countersOffset = try layout.advance(by: paddingBeforeCounters)
+        _ = try layout.advance(by: UInt64(headerSize))
+        let binaryIDsOffset = try layout.advance(by: binaryIDsSize)
+        let dataOffset = try layout.advance(by: try product(numData, UInt64(dataRecordSize)))
+        _ = try layout.advance(by: paddingBeforeCounters)
         let countersBytes = try product(numCounters, 8)
-        _ = try layout.advance(by: countersBytes)
+        let countersOffset = try layout.advance(by: countersBytes)
         _ = try layout.advance(by: paddingAfterCounters)
         _ = try layout.advance(by: numBitmapBytes)
-        let namesOffset = try layout.advance(by: paddingAfterBitmap)
-        _ = try layout.advance(by: namesSize)
+        _ = try layout.advance(by: paddingAfterBitmap)
+        let namesOffset = try layout.advance(by: namesSize)
         _ = try layout.advance(by: padding(namesSize))
         let vtablesBytes = try product(numVTables, UInt64(vtableRecordSize))
         _ = try layout.advance(by: vtablesBytes)
         _ = try layout.advance(by: padding(vtablesBytes))
         _ = try layout.advance(by: vnamesSize)
-        let valueDataOffset = try layout.advance(by: padding(vnamesSize))
+        _ = try layout.advance(by: padding(vnamesSize))
+        let valueDataOffset = layout.position
         guard valueDataOffset <= reader.end else {
             throw ProfileDataError.truncated("profraw: sections end at \(valueDataOffset), file has \(reader.end) bytes")
         }
@@ -122,7 +124,7 @@ public enum RawProfileReader {
         let binaryIDs = try readBinaryIDs(reader.bytes, start: binaryIDsOffset, end: dataOffset, context: "profraw binary IDs")
 
         var values = try ByteReader(reader.bytes, start: valueDataOffset, end: reader.end, context: "profraw value data")
-        var data = try ByteReader(reader.bytes, start: dataOffset, end: countersOffset, context: "profraw data")
+        var data = try ByteReader(reader.bytes, start: dataOffset, end: dataOffset + Int(numData) * dataRecordSize, context: "profraw data")
         var records: [RawProfileRecord] = []
         records.reserveCapacity(Int(numData))
         var delta = countersDelta

@@ -1,46 +1,42 @@
 import TestscopeProfileData
 
-/// One `{count, covered, percent}` of an llvm-cov summary.
-public struct SummaryTally: Sendable, Equatable {
-    public var count: Int
-    public var covered: Int
-
-    public init(count: Int = 0, covered: Int = 0) {
-        self.count = count
-        self.covered = covered
-    }
-
-    /// As llvm-cov prints it: 0 when there is nothing to cover.
-    public var percent: Double { count == 0 ? 0 : Double(covered) / Double(count) * 100.0 }
-
-    mutating func add(_ other: SummaryTally) {
-        count += other.count
-        covered += other.covered
-    }
+extension CoverageRatio {
+    /// llvm-cov's `getPercentCovered`: `covered / count * 100` in that order, 0 when there is nothing to cover.
+    public var llvmPercent: Double { total == 0 ? 0 : Double(covered) / Double(total) * 100.0 }
 
     mutating func add(covered isCovered: Bool) {
-        count += 1
+        total += 1
         if isCovered { covered += 1 }
     }
 
     /// `LineCoverageInfo::merge` and friends: the max of each, independently.
-    mutating func mergeMax(_ other: SummaryTally) {
-        count = max(count, other.count)
+    mutating func mergeMax(_ other: CoverageRatio) {
+        total = max(total, other.total)
         covered = max(covered, other.covered)
     }
 }
 
 /// A file's `summary` as `llvm-cov export` prints it (`prepareSingleFileReport`); MC/DC is not computed.
 public struct NativeFileSummary: Sendable, Equatable {
-    public var lines = SummaryTally()
+    public var lines = CoverageRatio()
     /// Instantiation groups (functions sharing a definition site count once).
-    public var functions = SummaryTally()
-    public var instantiations = SummaryTally()
+    public var functions = CoverageRatio()
+    public var instantiations = CoverageRatio()
     /// Code regions only.
-    public var regions = SummaryTally()
-    public var branches = SummaryTally()
+    public var regions = CoverageRatio()
+    public var branches = CoverageRatio()
 
     public init() {}
+
+    /// The metrics Testscope's own model has, for comparing the two.
+    public var coverageSummary: CoverageSummary {
+        var summary = CoverageSummary()
+        summary.lines = lines
+        summary.functions = functions
+        summary.instantiations = instantiations
+        summary.regions = regions
+        return summary
+    }
 }
 
 public enum NativeSummaries {
@@ -57,11 +53,11 @@ public enum NativeSummaries {
     public static func totals(_ summaries: [(filename: String, summary: NativeFileSummary)]) -> NativeFileSummary {
         var totals = NativeFileSummary()
         for (_, s) in summaries {
-            totals.lines.add(s.lines)
-            totals.functions.add(s.functions)
-            totals.instantiations.add(s.instantiations)
-            totals.regions.add(s.regions)
-            totals.branches.add(s.branches)
+            totals.lines += s.lines
+            totals.functions += s.functions
+            totals.instantiations += s.instantiations
+            totals.regions += s.regions
+            totals.branches += s.branches
         }
         return totals
     }
@@ -88,7 +84,7 @@ public enum NativeSummaries {
         groups.sort { $0.start < $1.start }
         var summary = NativeFileSummary()
         for group in groups {
-            var lines = SummaryTally(), regions = SummaryTally(), branches = SummaryTally()
+            var lines = CoverageRatio(), regions = CoverageRatio(), branches = CoverageRatio()
             var total: UInt64 = 0
             for (i, f) in group.members.enumerated() {
                 let function = functions[f]
@@ -103,9 +99,9 @@ public enum NativeSummaries {
                 total &+= function.executionCount
                 summary.instantiations.add(covered: function.executionCount > 0)
             }
-            summary.lines.add(lines)
-            summary.regions.add(regions)
-            summary.branches.add(branches)
+            summary.lines += lines
+            summary.regions += regions
+            summary.branches += branches
             summary.functions.add(covered: total > 0)
         }
         return summary
@@ -115,20 +111,20 @@ public enum NativeSummaries {
     /// regions (`getCoverageForFunction`), code regions over all its files, branches of its main file
     /// and of the files its expansions reach.
     static func functionSummary(_ function: CountedFunction, builder: inout SegmentBuilder)
-        -> (lines: SummaryTally, regions: SummaryTally, branches: SummaryTally) {
-        var regions = SummaryTally()
+        -> (lines: CoverageRatio, regions: CoverageRatio, branches: CoverageRatio) {
+        var regions = CoverageRatio()
         for region in function.regions where region.kind == .code { regions.add(covered: region.count != 0) }
-        guard let main = function.mainFileID.map(UInt32.init) else { return (SummaryTally(), regions, SummaryTally()) }
+        guard let main = function.mainFileID.map(UInt32.init) else { return (CoverageRatio(), regions, CoverageRatio()) }
         for region in function.regions where region.fileID == main { builder.add(region) }
-        var lines = SummaryTally()
+        var lines = CoverageRatio()
         for line in LineCoverageBuilder.lines(from: builder.build()) { lines.add(covered: line.count > 0) }
         return (lines, regions, branchSummary(function, main: main))
     }
 
     /// `sumBranches` over the main file's branches, then (`sumBranchExpansions`) over the branches of
     /// each expanded file, following expansions inside expansions.
-    private static func branchSummary(_ function: CountedFunction, main: UInt32) -> SummaryTally {
-        var tally = SummaryTally()
+    private static func branchSummary(_ function: CountedFunction, main: UInt32) -> CoverageRatio {
+        var tally = CoverageRatio()
         guard !function.branches.isEmpty else { return tally }
         var files = [main]
         var visited = 0

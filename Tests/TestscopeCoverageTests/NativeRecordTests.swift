@@ -159,7 +159,7 @@ final class NativeRecordTests: XCTestCase {
         XCTAssertEqual(function.branches.map(\.falseFolded), [false, true])
         var summary = SegmentBuilder()
         let tally = NativeSummaries.functionSummary(function, builder: &summary).branches
-        XCTAssertEqual(tally, SummaryTally(count: 3, covered: 3))
+        XCTAssertEqual(tally, CoverageRatio(covered: 3, total: 3))
     }
 
     /// Filenames that are equal as Swift strings but not as bytes are two files, in byte order.
@@ -173,7 +173,7 @@ final class NativeRecordTests: XCTestCase {
         XCTAssertEqual(files.map { Array($0.filename.utf8) }, [Array(nfd.utf8), Array(nfc.utf8)])
         XCTAssertEqual(files.map { $0.segments?.first?.line }, [5, 1])
         let summaries = NativeSummaries.fileSummaries([a, b])
-        XCTAssertEqual(summaries.map(\.summary.functions), [SummaryTally(count: 1, covered: 0), SummaryTally(count: 1, covered: 1)])
+        XCTAssertEqual(summaries.map(\.summary.functions), [CoverageRatio(covered: 0, total: 1), CoverageRatio(covered: 1, total: 1)])
     }
 
     /// Timing on a synthetic file: 10k functions × 10 nested and sibling regions (100k regions).

@@ -94,7 +94,7 @@ final class NativeSegmentOracleTests: XCTestCase {
         try XCTUnwrap(try exportData(sample)["files"] as? [[String: Any]])
     }
 
-    static func assertTally(_ tally: SummaryTally, _ expected: Any?, _ message: String,
+    static func assertTally(_ tally: CoverageRatio, _ expected: Any?, _ message: String,
                             file: StaticString = #filePath, line: UInt = #line) {
         guard let expected = expected as? [String: Any],
               let count = (expected["count"] as? NSNumber)?.intValue,
@@ -102,8 +102,8 @@ final class NativeSegmentOracleTests: XCTestCase {
               let percent = (expected["percent"] as? NSNumber)?.doubleValue else {
             return XCTFail("\(message): no summary in the export", file: file, line: line)
         }
-        XCTAssertEqual(tally.count, count, message, file: file, line: line)
+        XCTAssertEqual(tally.total, count, message, file: file, line: line)
         XCTAssertEqual(tally.covered, covered, message, file: file, line: line)
-        XCTAssertEqual(tally.percent, percent, accuracy: 1e-9, message, file: file, line: line)
+        XCTAssertEqual(tally.llvmPercent, percent, accuracy: 1e-9, message, file: file, line: line)
     }
 }

@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TestscopeTestSupport", path: "Tests/Support"),
         // One test target per module, plus the executable end to end.
         .testTarget(name: "TestscopeExecutionTests", dependencies: ["TestscopeExecution"]),
-        .testTarget(name: "TestscopeProfileDataTests", dependencies: ["TestscopeProfileData", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeProfileDataTests", dependencies: ["TestscopeProfileData", "TestscopeExecution"], exclude: ["Corpus"]),
         .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeProfileData"]),
         .testTarget(
             name: "TestscopeTestResultsTests",

@@ -13,6 +13,11 @@ public enum Zlib {
         let size = Int(expectedSize)
         if size == 0 { return [] }
         guard !compressed.isEmpty else { throw ProfileDataError.corrupt("empty zlib payload for \(size) bytes") }
+        // Deflate cannot expand more than about 1032:1; a larger announced size is a lie, refused
+        // before allocating it.
+        guard expectedSize <= UInt64(compressed.count) * 1032 + 64 else {
+            throw ProfileDataError.corrupt("zlib payload of \(compressed.count) bytes announces \(size) bytes")
+        }
         var output = [UInt8](repeating: 0, count: size)
         var outputLength = uLongf(size)
         let status = output.withUnsafeMutableBufferPointer { out in

@@ -1,0 +1,98 @@
+import Foundation
+@testable import TestscopeProfileData
+import XCTest
+
+/// Seeded mutations (bit flips, byte overwrites, truncations) of the real corpus files through
+/// every reader: each must return a result or a typed `ProfileDataError` — never trap — quickly.
+final class MutationTests: XCTestCase {
+    /// SplitMix64: deterministic, so a failure names a reproducible seed and iteration.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let iterations = 2_000
+
+    func corpus(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Fixtures.corpus.appendingPathComponent(name)))
+    }
+
+    func mutate(_ original: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
+        var bytes = original
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0:
+            bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &random)))
+        case 1:
+            for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &random)
+            }
+        case 2:
+            for _ in 0..<Int.random(in: 1...8, using: &random) where !bytes.isEmpty {
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+        default:
+            if !bytes.isEmpty {
+                bytes[Int.random(in: 0..<bytes.count, using: &random)] = [0x00, 0x7f, 0x80, 0xff].randomElement(using: &random)!
+            }
+            bytes = Array(bytes.prefix(Int.random(in: bytes.count / 2...bytes.count, using: &random)))
+        }
+        return bytes
+    }
+
+    /// Runs `body`, accepting success or a typed error; returns false on an untyped error.
+    func typed(_ body: () throws -> Void) -> Bool {
+        do { try body() } catch is ProfileDataError { } catch { return false }
+        return true
+    }
+
+    /// Every reader over `bytes`; `covmap`, `covfun` and `names` are the unmutated companions.
+    func everyReader(_ bytes: [UInt8], covmap: [UInt8], covfun: [UInt8], names: [UInt8]) -> Bool {
+        typed { _ = try RawProfileReader.read(bytes: bytes) }
+            && typed { _ = try IndexedProfileReader.read(bytes: bytes) }
+            && typed { _ = try ProfileNames.table(bytes) }
+            && typed { _ = try MappingDecoder.decode(bytes, filenameCount: 4) }
+            && typed { _ = try MappingDecoder.isDummy(bytes) }
+            && typed { _ = try CoverageMappingReader.read(covmap: bytes, covfun: covfun, names: names) }
+            && typed { _ = try CoverageMappingReader.read(covmap: covmap, covfun: bytes, names: names) }
+            && typed { _ = try CoverageMappingReader.read(covmap: covmap, covfun: covfun, names: bytes) }
+    }
+
+    func testCorpusParsesAsExpected() throws {
+        XCTAssertEqual(try RawProfileReader.read(bytes: try corpus("shapes-xctest.profraw")).count, 1)
+        XCTAssertThrowsError(try RawProfileReader.read(bytes: try corpus("shapes-truncated.profraw"))) { error in
+            guard case ProfileDataError.truncated = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertFalse(try IndexedProfileReader.read(bytes: try corpus("shapes.profdata")).records.isEmpty)
+        let mapping = try CoverageMappingReader.read(covmap: try corpus("shapes.covmap"), covfun: try corpus("shapes.covfun"),
+                                                     names: try corpus("shapes.prf_names"))
+        XCTAssertEqual(mapping.functions.count, 87)
+        XCTAssertTrue(mapping.functions.allSatisfy { $0.pgoName != nil })
+    }
+
+    func testSeededMutationsNeverCrash() throws {
+        let covmap = try corpus("shapes.covmap"), covfun = try corpus("shapes.covfun"), names = try corpus("shapes.prf_names")
+        let files = ["shapes-xctest.profraw", "shapes-truncated.profraw", "shapes.profdata",
+                     "shapes.covmap", "shapes.covfun", "shapes.prf_names"]
+        let start = Date()
+        for (fileIndex, file) in files.enumerated() {
+            let original = try corpus(file)
+            var random = SeededGenerator(state: 0x7e57_5c0e + UInt64(fileIndex))
+            for iteration in 0..<Self.iterations {
+                let mutated = mutate(original, &random)
+                let began = Date()
+                XCTAssertTrue(everyReader(mutated, covmap: covmap, covfun: covfun, names: names),
+                              "\(file) iteration \(iteration): untyped error")
+                XCTAssertLessThan(Date().timeIntervalSince(began), 2, "\(file) iteration \(iteration) too slow")
+            }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        print("\(files.count * Self.iterations) mutated inputs through every reader in \(String(format: "%.1f", elapsed)) s")
+        XCTAssertLessThan(elapsed, 120)
+    }
+}

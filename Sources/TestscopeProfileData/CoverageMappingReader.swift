@@ -43,7 +43,6 @@ public enum CoverageMappingReader {
     public static func read(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                             binaryIndex: Int = 0) throws -> CoverageMapping {
         let fileRanges = try readCovmap(covmap)
-        let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
         var reader = ByteReader(covfun, context: "__llvm_covfun")
         // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
         // later one is not; the replacement keeps the first one's position.
@@ -72,10 +71,12 @@ public enum CoverageMappingReader {
             let old = records[existing]
             if try isDummy(old), try !isDummy(record) { records[existing] = record }
         }
+        let decoded = try records.map { try MappingDecoder.decode($0.mapping, filenameCount: $0.filenames.count) }
+        // Names last: hashing every name is the costliest step, so malformed mappings fail first.
+        let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
         var functions: [MappedFunction] = []
         functions.reserveCapacity(records.count)
-        for record in records {
-            let decoded = try MappingDecoder.decode(record.mapping, filenameCount: record.filenames.count)
+        for (record, decoded) in zip(records, decoded) {
             functions.append(MappedFunction(
                 nameRef: record.nameRef, pgoName: nameTable[record.nameRef], funcHash: record.funcHash,
                 filenames: decoded.fileIndices.map { record.filenames[$0] },

@@ -11,32 +11,43 @@ public enum MD5 {
         let bitLength = UInt64(truncatingIfNeeded: message.count) &* 8
         for index in 0..<8 { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index))) }
 
+        // Local copies and unsafe buffers of the fixed tables: indices are constants below 64, never
+        // from the input, and this keeps debug builds (the tests) fast enough for fuzzing.
+        let shifts = Self.shifts, constants = Self.constants
         var words = [UInt32](repeating: 0, count: 16)
-        var block = 0
-        while block < padded.count {
-            for index in 0..<16 {
-                let base = block + index * 4
-                words[index] = UInt32(padded[base]) | UInt32(padded[base + 1]) << 8
-                    | UInt32(padded[base + 2]) << 16 | UInt32(padded[base + 3]) << 24
-            }
-            var (a, b, c, d) = state
-            for step in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch step {
-                case 0..<16: f = (b & c) | (~b & d); g = step
-                case 16..<32: f = (d & b) | (~d & c); g = (5 &* step &+ 1) % 16
-                case 32..<48: f = b ^ c ^ d; g = (3 &* step &+ 5) % 16
-                default: f = c ^ (b | ~d); g = (7 &* step) % 16
+        shifts.withUnsafeBufferPointer { s in
+            constants.withUnsafeBufferPointer { k in
+                words.withUnsafeMutableBufferPointer { m in
+                    padded.withUnsafeBufferPointer { p in
+                        var block = 0
+                        while block < p.count {
+                            for index in 0..<16 {
+                                let base = block + index * 4
+                                m[index] = UInt32(p[base]) | UInt32(p[base + 1]) << 8
+                                    | UInt32(p[base + 2]) << 16 | UInt32(p[base + 3]) << 24
+                            }
+                            var (a, b, c, d) = state
+                            var step = 0
+                            while step < 64 {
+                                let f: UInt32, g: Int
+                                if step < 16 { f = (b & c) | (~b & d); g = step }
+                                else if step < 32 { f = (d & b) | (~d & c); g = (5 &* step &+ 1) & 15 }
+                                else if step < 48 { f = b ^ c ^ d; g = (3 &* step &+ 5) & 15 }
+                                else { f = c ^ (b | ~d); g = (7 &* step) & 15 }
+                                // Masking shifts (&<<): the generic smart shifts are slow without optimization.
+                                let sum = f &+ a &+ k[step] &+ m[g]
+                                a = d
+                                d = c
+                                c = b
+                                b = b &+ ((sum &<< s[step]) | (sum &>> (32 &- s[step])))
+                                step += 1
+                            }
+                            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
+                            block += 64
+                        }
+                    }
                 }
-                f = f &+ a &+ constants[step] &+ words[g]
-                a = d
-                d = c
-                c = b
-                b = b &+ ((f << shifts[step]) | (f >> (32 - shifts[step])))
             }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
-            block += 64
         }
         var out: [UInt8] = []
         out.reserveCapacity(16)

@@ -42,6 +42,7 @@ let package = Package(
         // The pipeline as a library: typed requests (run, report, flaky) in, outcomes out.
         .target(name: "TestscopeKit", dependencies: [
             "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeRun",
+            "TestscopeProfileData",
         ]),
         // The thin command-line frontend: options, validation, exit statuses.
         .executableTarget(

@@ -153,7 +153,7 @@ public struct CoverageBuilder {
         }
         PhaseTimer.mark("build model")
         let metadata = ReportMetadata(
-            packageRoot: options.packageRoot.path, inputs: sources.map(\.name),
+            packageRoot: options.packageRoot.path, inputs: sources.flatMap(\.inputs),
             toolchain: options.toolchainDescription,
             createdAt: UTCTimestamp.iso8601(options.createdAt))
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)

@@ -16,6 +16,8 @@ public enum CoverageError: LocalizedError, Equatable {
     case profileFromOtherToolchain(path: String, detail: String)
     case wrongLLVMTool(tool: String, detail: String, suggestion: String?)
     case binaryWithoutCoverage(path: String, detail: String)
+    case unusableProfiles(paths: [String], detail: String)
+    case mismatchedProfile(binary: String, buildID: String, profileIDs: [String], profiles: [String])
     case notAPackage(path: String)
     case noTests(package: String)
     case invalidGlob(pattern: String)
@@ -52,6 +54,11 @@ public enum CoverageError: LocalizedError, Equatable {
             return "\(tool) cannot read Swift's coverage data (\(detail))\(hint)"
         case let .binaryWithoutCoverage(path, detail):
             return "\(path) has no coverage mapping (\(detail)); build it with `swift build --build-tests --enable-code-coverage` or run `testscope run`"
+        case let .unusableProfiles(paths, detail):
+            let what = paths.count == 1 ? "\(paths[0]) is not a readable profile" : "none of the \(paths.count) profiles is readable (\(paths.joined(separator: ", ")))"
+            return "\(what): \(detail); re-run the tests to write it again (a test process killed while writing leaves a profile truncated)"
+        case let .mismatchedProfile(binary, buildID, profileIDs, profiles):
+            return "the profile (\(profiles.joined(separator: ", "))) was recorded by another build than \(binary) (build ID \(buildID); the profile has \(profileIDs.joined(separator: ", "))): its counts would be wrong; re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
         case let .notAPackage(path):
             return "\(path) has no Package.swift; pass --package-path with the root of a Swift package"
         case let .noTests(package):

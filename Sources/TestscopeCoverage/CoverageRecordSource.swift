@@ -4,11 +4,17 @@ import Foundation
 /// records of profiles and binaries. Files and functions are handed over as they are read; a file
 /// `includeFile` rejects may be skipped without decoding.
 public protocol CoverageRecordSource {
-    /// What the report lists as its input (a path).
+    /// What it is called in messages (a path).
     var name: String { get }
+    /// The files the report lists as its inputs.
+    var inputs: [String] { get }
     func read(includeFile: @escaping (String) -> Bool,
               onFile: @escaping (ExportFile) throws -> Void,
               onFunction: @escaping (ExportFunction) throws -> Void) throws
+}
+
+extension CoverageRecordSource {
+    public var inputs: [String] { [name] }
 }
 
 /// An `llvm-cov export` JSON document on disk.
@@ -28,11 +34,13 @@ public struct ExportDocument: CoverageRecordSource {
 /// Records already in memory (the native engine's, or a test's).
 public struct RecordsInMemory: CoverageRecordSource {
     public let name: String
+    public let inputs: [String]
     public var files: [ExportFile]
     public var functions: [ExportFunction]
 
-    public init(name: String, files: [ExportFile], functions: [ExportFunction]) {
+    public init(name: String, inputs: [String]? = nil, files: [ExportFile], functions: [ExportFunction]) {
         self.name = name
+        self.inputs = inputs ?? [name]
         self.files = files
         self.functions = functions
     }

@@ -22,10 +22,10 @@ struct CoverageReporting {
     /// Builds the model from exports, writes the coverage reports and evaluates the gate. With
     /// `tests` (the same run's results, whose page `TestReporting` writes next), the HTML report
     /// links the Tests page and the failures in each file.
-    func report(exports: [URL], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
+    func report(sources: [any CoverageRecordSource], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
                 dataRecordedAt: Date?, tests: TestRunResults? = nil, into outcome: inout Outcome) throws {
         let html = formats.contains(.html) ? try settings.htmlReport() : nil
-        terminal.progress("reading coverage from \(exports.map(\.lastPathComponent).joined(separator: ", "))")
+        terminal.progress("reading coverage from \(sources.map { URL(fileURLWithPath: $0.name).lastPathComponent }.joined(separator: ", "))")
         PhaseTimer.mark("start")
         // SwiftPM's view of the targets arrives while the export is read with the folder convention
         // (whose test folders are a subset of SwiftPM's), then refines the report.
@@ -38,7 +38,7 @@ struct CoverageReporting {
         var buildOptions = try settings.buildOptions(packageRoot: packageRoot, toolchain: toolchain,
                                                      dataRecordedAt: dataRecordedAt, layout: conventional)
         buildOptions.needsFunctionNames = formats != [.text]
-        var report = try CoverageBuilder(options: buildOptions).build(exports: exports)
+        var report = try CoverageBuilder(options: buildOptions).build(sources: sources)
         PhaseTimer.mark("model")
         describing.wait()
         if let layout = described.withLock({ $0 }), layout != conventional {

@@ -42,11 +42,12 @@ extension Pipeline {
             }
             let toolchain = try? request.settings.toolchain()
             let recorded = request.exports.map(BuildArtifacts.modified).max()
-            try coverage.report(exports: request.exports, packageRoot: root, toolchain: toolchain, output: output,
+            try coverage.report(sources: request.exports.map(ExportDocument.init), packageRoot: root, toolchain: toolchain, output: output,
                                 dataRecordedAt: recorded, tests: tests, into: &outcome)
             return
         }
-        let toolchain = try request.settings.toolchain()
+        // The native engine needs no llvm tool; `swift` (for the package layout and swift-demangle) is optional.
+        let toolchain = request.settings.engine == .native ? try? request.settings.toolchain() : try request.settings.toolchain()
         var profiles = request.profiles
         var binaries = request.binaries
         if let build = request.buildPath {
@@ -63,19 +64,10 @@ extension Pipeline {
         for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
             throw CoverageError.fileNotFound(path: file.path)
         }
-        try output.prepare()
-        let collector = CoverageCollector(toolchain: toolchain)
-        var merged = profiles[0]
-        if profiles.count > 1 || profiles[0].pathExtension == "profraw" {
-            merged = try output.file("default.profdata")
-            terminal.progress("merging \(profiles.count) profile(s)")
-            try collector.mergeProfiles(profiles, into: merged)
-        }
-        let exportURL = try output.file("llvm-cov-export.json")
-        terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
-        try collector.export(profile: merged, binaries: binaries, to: exportURL)
+        let sources = try CoverageCollection(settings: request.settings, terminal: terminal, output: output)
+            .sources(profiles: profiles, binaries: binaries)
         let recorded = profiles.map(BuildArtifacts.modified).max()
-        try coverage.report(exports: [exportURL], packageRoot: root, toolchain: toolchain, output: output,
+        try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: recorded, tests: tests, into: &outcome)
     }
 }

@@ -24,6 +24,12 @@ public struct ReportSettings: Sendable {
     public var htmlSingleFile = false
     /// A folder of user templates for the HTML report.
     public var templates: URL?
+    /// Which engine reads profiles and binaries (`--engine`).
+    public var engine = CoverageEngine.native
+    /// Also write `default.profdata` and `llvm-cov-export.json` with the toolchain's tools (`--keep-llvm-artifacts`).
+    public var keepLLVMArtifacts = false
+    /// Report a profile recorded by another build of the binary, with a warning (`--allow-mismatched-profile`).
+    public var allowMismatchedProfile = false
 
     public init(formats: [ReportFormat]? = nil, output: URL? = nil) {
         self.formats = formats

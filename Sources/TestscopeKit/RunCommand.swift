@@ -62,16 +62,10 @@ extension Pipeline {
             }
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
-        let collector = CoverageCollector(toolchain: toolchain)
-        let profdata = try output.file("default.profdata")
-        terminal.progress("merging \(run.profiles.count) raw profile(s)")
-        try collector.mergeProfiles(run.profiles, into: profdata)
-        let export = try output.file("llvm-cov-export.json")
-        terminal.progress("exporting coverage with \(toolchain.llvmCov.path)")
-        try collector.export(profile: profdata, binaries: [binary], to: export)
-
+        let sources = try CoverageCollection(settings: settings, terminal: terminal, output: output)
+            .sources(profiles: run.profiles, binaries: [binary])
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
-        try coverage.report(exports: [export], packageRoot: root, toolchain: toolchain, output: output,
+        try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, into: &outcome)
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

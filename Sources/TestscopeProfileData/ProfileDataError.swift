@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// Why a native coverage reader refused its input: the caller falls back to llvm-cov on
 /// `.unsupported`, and warns and skips the file on `.truncated`/`.corrupt`.
 public enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -28,4 +30,10 @@ public enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertibl
         if case .unsupported = self { return true }
         return false
     }
+}
+
+extension ProfileDataError: ClassifiedError {
+    /// A profile or binary the user passed or the build produced: bad input (an unsupported one makes
+    /// the caller fall back to llvm-cov before it reaches the user).
+    public var errorClass: ErrorClass { .badInput }
 }

@@ -15,7 +15,6 @@ enum ExitStatus: Int32 {
     case internalError = 70
 
     var exitCode: ExitCode { ExitCode(rawValue) }
-
     /// The status of a command's verdict.
     init(_ status: Outcome.Status) {
         switch status {

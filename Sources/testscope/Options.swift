@@ -79,6 +79,12 @@ struct CoverageOptions: ParsableArguments {
     var failUnderRegions: Double?
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if any file's line coverage is below N percent.", valueName: "N"))
     var failUnderFile: Double?
+    @Option(name: .long, help: ArgumentHelp("How profiles and binaries are read: native (Testscope's own readers, no llvm process) or llvm-cov (llvm-profdata merge + llvm-cov export).", valueName: "engine"))
+    var engine: CoverageEngine = .native
+    @Flag(name: .long, help: "Also write default.profdata and llvm-cov-export.json with the toolchain's llvm tools.")
+    var keepLLVMArtifacts = false
+    @Flag(name: .long, help: "Report a profile recorded by another build of the binary (its counts may be wrong), with a warning.")
+    var allowMismatchedProfile = false
     @Option(name: .long, help: ArgumentHelp("The llvm-cov to use (default: the one beside the resolved swift; env TESTSCOPE_LLVM_COV).", valueName: "path"))
     var llvmCov: String?
     @Option(name: .long, help: ArgumentHelp("The llvm-profdata to use (default: beside swift; env TESTSCOPE_LLVM_PROFDATA).", valueName: "path"))
@@ -110,17 +116,13 @@ struct CoverageOptions: ParsableArguments {
     /// The settings these options and `output` describe.
     func settings(_ output: OutputOptions) throws -> ReportSettings {
         var settings = ReportSettings(formats: try output.formats(), output: output.output.map(absoluteURL))
-        settings.include = include
-        settings.exclude = exclude
+        (settings.include, settings.exclude, settings.showMissing) = (include, exclude, showMissing)
         settings.pathEquivalences = try pathEquivalence.map(PathEquivalence.init(parsing:))
-        settings.showMissing = showMissing
         settings.watermarks = try parsedWatermarks()
         settings.gate = CoverageGate(lines: failUnderLines, functions: failUnderFunctions, regions: failUnderRegions, perFileLines: failUnderFile)
-        settings.llvmCov = llvmCov
-        settings.llvmProfdata = llvmProfdata
-        settings.junitStrict = junitStrict
-        settings.htmlSingleFile = htmlSingleFile
-        settings.templates = templates.map(absoluteURL)
+        (settings.llvmCov, settings.llvmProfdata, settings.templates) = (llvmCov, llvmProfdata, templates.map(absoluteURL))
+        (settings.junitStrict, settings.htmlSingleFile) = (junitStrict, htmlSingleFile)
+        (settings.engine, settings.keepLLVMArtifacts, settings.allowMismatchedProfile) = (engine, keepLLVMArtifacts, allowMismatchedProfile)
         return settings
     }
 }
@@ -130,3 +132,5 @@ func absoluteURL(_ path: String) -> URL {
     URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         .absoluteURL.standardizedFileURL
 }
+
+extension CoverageEngine: ExpressibleByArgument {}

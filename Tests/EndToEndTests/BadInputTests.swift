@@ -132,15 +132,15 @@ final class BadInputTests: XCTestCase {
         box.assertNoReports()
     }
 
-    /// 10. An llvm-cov from another LLVM (Debian's /usr/bin) on a real coverage binary and profile:
-    /// the message must point at the toolchain's own llvm-cov.
+    /// 10. An llvm-cov from another LLVM (Debian's /usr/bin) on a real coverage binary and profile
+    /// (`--engine llvm-cov`: the native engine runs no llvm tool): the message must point at the toolchain's own llvm-cov.
     func testLLVMCovFromAnotherToolchainIsBadInput() throws {
         let foreign = try foreignTool("llvm-cov")
         let tiny = try Self.tinyPackage()
         let box = try Sandbox(self)
         let result = try box.run(
             ["report", "--profile", tiny.profdata.path, "--binary", tiny.binary.path, "--package-path", tiny.root.path,
-             "--llvm-cov", foreign.path, "--llvm-profdata", try foreignTool("llvm-profdata").path],
+             "--llvm-cov", foreign.path, "--llvm-profdata", try foreignTool("llvm-profdata").path, "--engine", "llvm-cov"],
             watching: tiny.watched)
         let suggestion = try toolchainDirectory().appendingPathComponent("llvm-cov").path
         assertBadInput(result, naming: [" \(foreign.path) ", suggestion])
@@ -155,7 +155,7 @@ final class BadInputTests: XCTestCase {
         XCTAssertFalse(tiny.profraws.isEmpty, "swift test --enable-code-coverage left no .profraw files")
         let box = try Sandbox(self)
         var arguments = ["report", "--binary", tiny.binary.path, "--package-path", tiny.root.path,
-                         "--llvm-profdata", foreign.path]
+                         "--llvm-profdata", foreign.path, "--engine", "llvm-cov"]
         for raw in tiny.profraws { arguments += ["--profile", raw.path] }
         let result = try box.run(arguments, watching: tiny.watched)
         let suggestion = try toolchainDirectory().appendingPathComponent("llvm-profdata").path

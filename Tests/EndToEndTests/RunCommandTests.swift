@@ -52,7 +52,8 @@ final class RunCommandTests: XCTestCase {
 
     func testRunOnPassingPackageWritesReportsThatMatchLLVMCovShow() throws {
         let pkg = package("Shapes")
-        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--show-missing"])
+        // The native engine writes the report; --keep-llvm-artifacts adds the llvm tools' profile to check it against.
+        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--show-missing", "--keep-llvm-artifacts"])
         XCTAssertEqual(result.status, 0, result.stderr)
         for name in ["coverage.json", "coverage.lcov", "coverage.txt", "default.profdata", "llvm-cov-export.json", "swift-test.log"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path), name)
@@ -114,7 +115,8 @@ final class RunCommandTests: XCTestCase {
     func testReportFromBuildPathAndFromProfileAndBinary() throws {
         let pkg = package("Shapes")
         // Make sure the package has been built and run with coverage (by an earlier test or now).
-        let run = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json", "--quiet"])
+        let run = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json", "--quiet",
+                                            "--keep-llvm-artifacts"])
         XCTAssertEqual(run.status, 0, run.stderr)
         let fromRun = try coverageJSON()["totals"] as? [String: [String: Any]]
 
@@ -166,17 +168,5 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(pass.status, 0, pass.stderr)
     }
 
-    private func shell(_ arguments: [String]) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return process.terminationStatus == 0 ? text : nil
-    }
+    private func shell(_ arguments: [String]) throws -> String? { try TestscopeProcess.output(of: arguments) }
 }

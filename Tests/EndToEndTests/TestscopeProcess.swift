@@ -60,6 +60,21 @@ enum TestscopeProcess {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 
+    /// The trimmed standard output of a command found on PATH, or nil when it fails.
+    static func output(of arguments: [String]) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return process.terminationStatus == 0 ? text : nil
+    }
+
     /// A fresh temporary folder, removed by the caller's teardown.
     static func temporaryDirectory(_ name: String = "testscope-tests") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")

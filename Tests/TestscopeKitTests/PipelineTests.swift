@@ -87,10 +87,12 @@ final class PipelineTests: XCTestCase {
         }
     }
 
-    /// A real `run` of the Shapes fixture in-process: every listed test ran, and the model equals the
-    /// one `report` builds from the llvm-cov export the run left behind.
+    /// A real `run` of the Shapes fixture in-process: every listed test ran, and the model (native
+    /// engine) equals the one `report` builds from the llvm-cov export of the same profiles.
     func testRunInProcessAgreesWithAReportOfItsOwnExport() throws {
-        var request = RunRequest(packageRoot: package("Shapes"), settings: ReportSettings(output: output))
+        var settings = ReportSettings(output: output)
+        settings.keepLLVMArtifacts = true  // the native engine's report, and llvm-cov's export of the same profiles
+        var request = RunRequest(packageRoot: package("Shapes"), settings: settings)
         request.scratchPath = package("Shapes").appendingPathComponent(".build-kit-tests")
         let outcome = try pipeline.run(request)
         XCTAssertEqual(outcome.status, .success, console.diagnosticsText)

@@ -22,7 +22,6 @@ extension Testscope {
         var testTimeout: Double?
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
-
         @Argument(parsing: .postTerminator, help: "Extra build arguments (after --), e.g. -Xswiftc -DFLAG; --disable-xctest / --disable-swift-testing skip a library.")
         var buildArguments: [String] = []
 

@@ -1,0 +1,106 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeProfileData
+
+/// Which engine turns profiles and test binaries into coverage records.
+public enum CoverageEngine: String, Sendable, CaseIterable {
+    /// Testscope's own readers of the profiles and the binaries' coverage mapping: no llvm process.
+    case native
+    /// `llvm-profdata merge` and `llvm-cov export`, as before (the oracle, and the fallback).
+    case llvmCov = "llvm-cov"
+}
+
+/// Profiles + test binaries → the model's record sources: natively by default; through the
+/// toolchain's llvm tools with `--engine llvm-cov`, or by itself (with a note) for anything the
+/// native readers were not taught (another format version, a Mach-O binary, MC/DC, …).
+struct CoverageCollection {
+    var settings: ReportSettings
+    var terminal: Terminal
+    var output: OutputFolder
+
+    func sources(profiles: [URL], binaries: [URL]) throws -> [any CoverageRecordSource] {
+        for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
+            throw CoverageError.fileNotFound(path: file.path)
+        }
+        try output.prepare()
+        if settings.engine == .native {
+            do {
+                let records = try nativeRecords(profiles: profiles, binaries: binaries)
+                if settings.keepLLVMArtifacts { _ = try llvmExport(profiles: profiles, binaries: binaries) }
+                return [records]
+            } catch let error as ProfileDataError where error.isUnsupported {
+                terminal.note("the native coverage engine does not read this input (\(error)); using llvm-cov instead")
+            }
+        }
+        return [ExportDocument(try llvmExport(profiles: profiles, binaries: binaries))]
+    }
+
+    /// The native engine: profiles summed directly (no `llvm-profdata merge`), every binary's mapping
+    /// decoded, llvm-cov's record and segment rules applied.
+    private func nativeRecords(profiles: [URL], binaries: [URL]) throws -> RecordsInMemory {
+        terminal.progress("reading \(profiles.count) profile(s) and \(binaries.count) binary(ies)")
+        let merged = ProfileCounters.merging(files: profiles.map(\.path))
+        if let unsupported = merged.files.compactMap(\.error).first(where: \.isUnsupported) { throw unsupported }
+        let failed = merged.files.filter { $0.error != nil }
+        if failed.count == merged.files.count, let first = failed.first, let error = first.error {
+            throw CoverageError.unusableProfiles(paths: failed.map(\.path), detail: "\(error)")
+        }
+        for file in failed {
+            terminal.warning("\(file.path) is not a readable profile (\(file.error.map { "\($0)" } ?? "")); "
+                + "reporting from the other \(merged.files.count - failed.count) (a test process killed while writing it leaves it truncated)")
+        }
+        var mapped: [MappedFunction] = []
+        for (index, binary) in binaries.enumerated() {
+            let mapping: CoverageMapping
+            do {
+                mapping = try CoverageMappingReader.read(binaryAt: binary.path, binaryIndex: index)
+            } catch let error as ProfileDataError {
+                switch error {
+                case .unsupported: throw error
+                case .noCoverageMapping(let detail): throw CoverageError.binaryWithoutCoverage(path: binary.path, detail: detail)
+                case .truncated(let detail), .corrupt(let detail), .io(let detail):
+                    throw CoverageError.unreadable(path: binary.path, reason: detail)
+                }
+            }
+            try checkBuildID(mapping.buildID, binary: binary, profiles: merged)
+            mapped += mapping.functions
+        }
+        let records = NativeFunctionRecords.build(mapped, counters: merged.counters)
+        let diagnostics = records.diagnostics
+        // llvm-cov fails a whole load on a record without a name; let it say so.
+        if diagnostics.unnamed > 0 { throw ProfileDataError.unsupported("\(diagnostics.unnamed) function record(s) without a name") }
+        if !diagnostics.evaluationErrors.isEmpty {
+            terminal.warning("\(diagnostics.evaluationErrors.count) function(s) left out: their mapping refers to counters the profile does not have "
+                + "(a profile from another build?): " + diagnostics.evaluationErrors.prefix(3).joined(separator: ", "))
+        }
+        return RecordsInMemory(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
+                               inputs: profiles.map(\.path) + binaries.map(\.path), files: NativeFileCoverage.files(records.functions), functions: records.exportFunctions)
+    }
+
+    /// A profile written by another build of the binary gives silently wrong counts in llvm-cov
+    /// (Swift's function hash is 0); the binary IDs say so.
+    private func checkBuildID(_ buildID: String?, binary: URL, profiles: ProfileMergeResult) throws {
+        let recorded = profiles.counters.binaryIDs
+        guard let buildID, !recorded.isEmpty, !recorded.contains(buildID) else { return }
+        let error = CoverageError.mismatchedProfile(binary: binary.path, buildID: buildID, profileIDs: recorded.sorted(),
+                                                    profiles: profiles.files.filter { $0.error == nil }.map(\.path))
+        guard settings.allowMismatchedProfile else { throw error }
+        terminal.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)")
+    }
+
+    /// The llvm-cov path: `llvm-profdata merge` (when needed) and `llvm-cov export` into the output folder.
+    private func llvmExport(profiles: [URL], binaries: [URL]) throws -> URL {
+        let collector = CoverageCollector(toolchain: try settings.toolchain())
+        var merged = profiles[0]
+        if profiles.count > 1 || profiles[0].pathExtension == "profraw" {
+            merged = try output.file("default.profdata")
+            terminal.progress("merging \(profiles.count) profile(s)")
+            try collector.mergeProfiles(profiles, into: merged)
+        }
+        let export = try output.file("llvm-cov-export.json")
+        terminal.progress("exporting coverage with \(collector.toolchain.llvmCov.path)")
+        try collector.export(profile: merged, binaries: binaries, to: export)
+        return export
+    }
+}

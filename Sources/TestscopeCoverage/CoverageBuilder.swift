@@ -102,6 +102,18 @@ public struct CoverageBuilder {
         let equivalences = options.pathEquivalences
         let filter = CachedSourceFilter(options.filter)
         let session = options.needsFunctionNames ? options.demangler.session() : nil
+        // One source: each file's lines (its source read, llvm's line rules) are computed as the
+        // files arrive, a batch at a time on every core, and their segments dropped.
+        var pending: [(path: String, segments: [ExportSegment])] = []
+        func computePending() {
+            let batch = pending
+            pending = []
+            let computed = Self.concurrentMap(batch.count) { i -> (LineTable, SourceFacts?) in
+                let source = SourceText.read(URL(fileURLWithPath: batch[i].path))
+                return (LineTable(LineCoverageBuilder.lines(from: batch[i].segments, source: source)), source.map(SourceFacts.init))
+            }
+            for (file, result) in zip(batch, computed) { linesByFile[file.path] = result }
+        }
         for source in sources {
             try source.read(
                 includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
@@ -110,8 +122,8 @@ public struct CoverageBuilder {
                     let path = PathEquivalence.apply(equivalences, to: file.filename)
                     interned[path] = path
                     if single {
-                        let source = SourceText.read(URL(fileURLWithPath: path))
-                        linesByFile[path] = (LineTable(LineCoverageBuilder.lines(from: segments, source: source)), source.map(SourceFacts.init))
+                        pending.append((path, segments))
+                        if pending.count >= Self.batchSize { computePending() }
                     } else {
                         segmentsByFile[path, default: []].append(segments)
                     }
@@ -124,6 +136,7 @@ public struct CoverageBuilder {
                     functionsByFile[file, default: []].append(record)
                 })
         }
+        computePending()
         PhaseTimer.mark("read export")
         for (path, lists) in segmentsByFile {
             let source = SourceText.read(URL(fileURLWithPath: path))
@@ -134,13 +147,29 @@ public struct CoverageBuilder {
         // model building, and the names are filled in afterwards.
         let names = Locked<DemangledNames?>(nil)
         let demangling = session.map { session in BlockingTask { let map = session.finish(); names.withLock { $0 = map } } }
-        var warnings: [Diagnostic] = []
-        var files: [FileCoverage] = []
+        // Records merged first (that writes the pool); then the files are built on every core (the
+        // pool only read), their warnings kept in file order.
+        var inputs: [(path: String, lines: LineTable, source: SourceFacts?, records: [FunctionRecord])] = []
+        inputs.reserveCapacity(linesByFile.count)
         for path in linesByFile.keys.sorted() {
             let (lines, source) = linesByFile.removeValue(forKey: path)!
             let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [], pool: pool)
-            files.append(buildFile(path: path, lines: lines, source: source, records: records, pool: pool,
-                                   warnings: &warnings))
+            inputs.append((path, lines, source, records))
+        }
+        let built = Self.concurrentMap(inputs.count) { i -> (FileCoverage, [Diagnostic]) in
+            var fileWarnings: [Diagnostic] = []
+            let input = inputs[i]
+            let file = buildFile(path: input.path, lines: input.lines, source: input.source, records: input.records, pool: pool,
+                                 warnings: &fileWarnings)
+            return (file, fileWarnings)
+        }
+        inputs = []
+        var warnings: [Diagnostic] = []
+        var files: [FileCoverage] = []
+        files.reserveCapacity(built.count)
+        for (file, fileWarnings) in built {
+            files.append(file)
+            warnings += fileWarnings
         }
         demangling?.wait()
         if let map = names.withLock({ $0 }) {
@@ -157,6 +186,29 @@ public struct CoverageBuilder {
             toolchain: options.toolchainDescription,
             createdAt: UTCTimestamp.iso8601(options.createdAt))
         return CoverageReport(files: files, metadata: metadata, warnings: warnings)
+    }
+
+    /// Files whose lines are computed at once (their segments held meanwhile).
+    static let batchSize = 32
+
+    /// `body(0..<count)` on every core, results in order.
+    static func concurrentMap<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+        guard count > 1 else { return (0..<count).map(body) }
+        return withoutActuallyEscaping(body) { body in
+            let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
+            results.initialize(repeating: nil)
+            defer { results.deallocate() }
+            let box = UncheckedBox(results: results, body: body)
+            DispatchQueue.concurrentPerform(iterations: count) { i in box.results[i] = box.body(i) }
+            let values = results.map { $0! }
+            _ = results.deinitialize()
+            return values
+        }
+    }
+
+    private struct UncheckedBox<T>: @unchecked Sendable {
+        let results: UnsafeMutableBufferPointer<T?>
+        let body: (Int) -> T
     }
 
     private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,

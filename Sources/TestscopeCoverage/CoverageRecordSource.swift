@@ -52,3 +52,40 @@ public struct RecordsInMemory: CoverageRecordSource {
         for function in functions { try onFunction(function) }
     }
 }
+
+/// The native engine's kept function records, turned into export-shaped records only as the model
+/// asks for them: the functions first (so that their names reach `swift-demangle` while the files'
+/// segments are still being built), then the segments of the included files only (a package's test
+/// files are never swept). What it hands over is what `RecordsInMemory(files:
+/// NativeFileCoverage.files(functions), functions: exportFunctions)` would, less what `includeFile`
+/// refuses.
+public struct NativeRecordSource: CoverageRecordSource {
+    public let name: String
+    public let inputs: [String]
+    public let functions: [CountedFunction]
+
+    public init(name: String, inputs: [String]? = nil, functions: [CountedFunction]) {
+        self.name = name
+        self.inputs = inputs ?? [name]
+        self.functions = functions
+    }
+
+    public func read(includeFile: @escaping (String) -> Bool,
+                     onFile: @escaping (ExportFile) throws -> Void,
+                     onFunction: @escaping (ExportFunction) throws -> Void) throws {
+        // A function whose main file is refused is dropped by the model anyway: not converted.
+        for function in functions {
+            guard let main = function.mainFileID, includeFile(function.filenames[main]) else { continue }
+            try onFunction(function.exportFunction)
+        }
+        let index = FilenameIndex(functions)
+        var builder = SegmentBuilder()
+        for filename in NativeFileCoverage.uniqueSourceFiles(functions) where includeFile(filename) {
+            for f in index.records(for: filename) {
+                let ids = FileIDs(of: functions[f], equalTo: filename)
+                for region in functions[f].regions where ids.contains(region.fileID) { builder.add(region) }
+            }
+            try onFile(ExportFile(filename: filename, segments: builder.build()))
+        }
+    }
+}

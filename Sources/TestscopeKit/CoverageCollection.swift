@@ -38,9 +38,11 @@ struct CoverageCollection {
 
     /// The native engine: profiles summed directly (no `llvm-profdata merge`), every binary's mapping
     /// decoded, llvm-cov's record and segment rules applied.
-    private func nativeRecords(profiles: [URL], binaries: [URL]) throws -> RecordsInMemory {
+    private func nativeRecords(profiles: [URL], binaries: [URL]) throws -> NativeRecordSource {
         terminal.progress("reading \(profiles.count) profile(s) and \(binaries.count) binary(ies)")
+        PhaseTimer.mark("start")
         let merged = ProfileCounters.merging(files: profiles.map(\.path))
+        PhaseTimer.mark("read profiles")
         if let unsupported = merged.files.compactMap(\.error).first(where: \.isUnsupported) { throw unsupported }
         let failed = merged.files.filter { $0.error != nil }
         if failed.count == merged.files.count, let first = failed.first, let error = first.error {
@@ -66,7 +68,10 @@ struct CoverageCollection {
             try checkBuildID(mapping.buildID, binary: binary, profiles: merged)
             mapped += mapping.functions
         }
+        PhaseTimer.mark("read mapping")
         let records = NativeFunctionRecords.build(mapped, counters: merged.counters)
+        mapped = []
+        PhaseTimer.mark("function records")
         let diagnostics = records.diagnostics
         // llvm-cov fails a whole load on a record without a name; let it say so.
         if diagnostics.unnamed > 0 { throw ProfileDataError.unsupported("\(diagnostics.unnamed) function record(s) without a name") }
@@ -74,8 +79,8 @@ struct CoverageCollection {
             terminal.warning("\(diagnostics.evaluationErrors.count) function(s) left out: their mapping refers to counters the profile does not have "
                 + "(a profile from another build?): " + diagnostics.evaluationErrors.prefix(3).joined(separator: ", "))
         }
-        return RecordsInMemory(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
-                               inputs: profiles.map(\.path) + binaries.map(\.path), files: NativeFileCoverage.files(records.functions), functions: records.exportFunctions)
+        return NativeRecordSource(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
+                                  inputs: profiles.map(\.path) + binaries.map(\.path), functions: records.functions)
     }
 
     /// A profile written by another build of the binary gives silently wrong counts in llvm-cov

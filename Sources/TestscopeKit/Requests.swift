@@ -14,6 +14,8 @@ public struct RunRequest: Sendable {
     public var testTimeout: Double?
     /// Arguments after `--`: for `swift build`, except `--disable-xctest`/`--disable-swift-testing`.
     public var buildArguments: [String] = []
+    /// Build with atomic counter updates (into `.build/testscope` unless `scratchPath` is given).
+    public var atomicCounters = true
     public var settings: ReportSettings
 
     public init(packageRoot: URL, settings: ReportSettings = ReportSettings()) {

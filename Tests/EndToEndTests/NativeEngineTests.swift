@@ -53,8 +53,7 @@ final class NativeEngineTests: XCTestCase {
             let dir = out.appendingPathComponent("profiles")
             profiles += try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".profraw") }
                 .map { dir.appendingPathComponent($0).path }
-            let bin = try XCTUnwrap(try shell(["swift", "build", "--package-path", package(name).path, "--show-bin-path"]))
-            binaries.append(URL(fileURLWithPath: bin).appendingPathComponent("\(name)PackageTests.xctest").path)
+            binaries.append(try TestscopeProcess.testBinary(ofRunIn: out).path)
         }
         let root = TestscopeProcess.samples.appendingPathComponent("packages").path
         var outputs: [[String]] = []
@@ -79,8 +78,7 @@ final class NativeEngineTests: XCTestCase {
         let truncated = folder.appendingPathComponent("truncated.profraw")
         let whole = try Data(contentsOf: dir.appendingPathComponent(raws[0]))
         try whole.prefix(whole.count / 2).write(to: truncated)
-        let bin = try XCTUnwrap(try shell(["swift", "build", "--package-path", package("Shapes").path, "--show-bin-path"]))
-        let binary = URL(fileURLWithPath: bin).appendingPathComponent("ShapesPackageTests.xctest").path
+        let binary = try TestscopeProcess.testBinary(ofRunIn: out).path
         let base = ["report", "--package-path", package("Shapes").path, "--binary", binary, "--format", "json", "--quiet"]
         let some = try TestscopeProcess.run(base + ["--output", folder.appendingPathComponent("t1").path,
                                                     "--profile", truncated.path, "--profile", dir.appendingPathComponent(raws[1]).path])
@@ -92,11 +90,11 @@ final class NativeEngineTests: XCTestCase {
         XCTAssertTrue(none.stderr.contains("truncated.profraw is not a readable profile"), none.stderr)
 
         // Inventory's binary with Shapes' profile: the build IDs differ.
-        let otherBin = try XCTUnwrap(try shell(["swift", "build", "--package-path", package("Inventory").path, "--show-bin-path"]))
-        _ = try TestscopeProcess.run(["run", "--package-path", package("Inventory").path, "--output", folder.appendingPathComponent("inv").path, "--format", "json", "--quiet"])
+        let inventory = folder.appendingPathComponent("inv")
+        _ = try TestscopeProcess.run(["run", "--package-path", package("Inventory").path, "--output", inventory.path, "--format", "json", "--quiet"])
         let foreign = ["report", "--package-path", package("Shapes").path, "--format", "json", "--quiet",
                        "--profile", dir.appendingPathComponent(raws[1]).path,
-                       "--binary", URL(fileURLWithPath: otherBin).appendingPathComponent("InventoryPackageTests.xctest").path]
+                       "--binary", try TestscopeProcess.testBinary(ofRunIn: inventory).path]
         let mismatched = try TestscopeProcess.run(foreign + ["--output", folder.appendingPathComponent("t3").path])
         XCTAssertEqual(mismatched.status, 65, mismatched.stderr)
         XCTAssertEqual(mismatched.errorLines.count, 1, mismatched.stderr)
@@ -105,6 +103,4 @@ final class NativeEngineTests: XCTestCase {
         XCTAssertEqual(allowed.status, 0, allowed.stderr)
         XCTAssertTrue(allowed.stderr.contains("testscope: warning: the profile"), allowed.stderr)
     }
-
-    func shell(_ arguments: [String]) throws -> String? { try TestscopeProcess.output(of: arguments) }
 }

@@ -69,8 +69,8 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("passed, 0 failed, 0 skipped"), result.stdout)
 
         // Every kept line equals the toolchain's llvm-cov show of the same profile.
-        let binDir = try XCTUnwrap(try shell(["swift", "build", "--package-path", pkg.path, "--show-bin-path"]))
-        let binary = URL(fileURLWithPath: binDir).appendingPathComponent("ShapesPackageTests.xctest")
+        let binary = try TestscopeProcess.testBinary(ofRunIn: output)
+        XCTAssertTrue(binary.path.contains("/.build/testscope/"), "run builds with atomic counters in a folder of its own: \(binary.path)")
         let show = try showCounts(binary: binary)
         let files = try XCTUnwrap(try coverageJSON()["files"] as? [[String: Any]])
         XCTAssertEqual(files.count, 3)
@@ -130,11 +130,11 @@ final class RunCommandTests: XCTestCase {
         let fromBuild = try JSONSerialization.jsonObject(with: Data(contentsOf: second.appendingPathComponent("coverage.json"))) as? [String: Any]
         XCTAssertEqual((fromBuild?["totals"] as? [String: [String: Any]])?["lines"]?["covered"] as? Int, fromRun?["lines"]?["covered"] as? Int)
 
-        let binDir = try XCTUnwrap(try shell(["swift", "build", "--package-path", pkg.path, "--show-bin-path"]))
+        let runBinary = try TestscopeProcess.testBinary(ofRunIn: output)
         let third = try TestscopeProcess.temporaryDirectory("report")
         defer { try? FileManager.default.removeItem(at: third) }
         let direct = try TestscopeProcess.run(["report", "--profile", output.appendingPathComponent("default.profdata").path,
-                                               "--binary", binDir + "/ShapesPackageTests.xctest",
+                                               "--binary", runBinary.path,
                                                "--package-path", pkg.path, "--output", third.path, "--format", "json,text"])
         XCTAssertEqual(direct.status, 0, direct.stderr)
         let fromProfile = try JSONSerialization.jsonObject(with: Data(contentsOf: third.appendingPathComponent("coverage.json"))) as? [String: Any]

@@ -75,6 +75,13 @@ enum TestscopeProcess {
         return process.terminationStatus == 0 ? text : nil
     }
 
+    /// The test binary a `run` used (it builds into `.build/testscope`): coverage.json lists it among its inputs.
+    static func testBinary(ofRunIn output: URL) throws -> URL {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("coverage.json"))) as? [String: Any]
+        let inputs = (json?["inputs"] as? [String]) ?? []
+        return URL(fileURLWithPath: try XCTUnwrap(inputs.first { $0.hasSuffix("PackageTests.xctest") }, "no test binary in \(inputs)"))
+    }
+
     /// A fresh temporary folder, removed by the caller's teardown.
     static func temporaryDirectory(_ name: String = "testscope-tests") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")

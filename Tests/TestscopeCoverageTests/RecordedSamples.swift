@@ -6,13 +6,14 @@ import XCTest
 enum RecordedSamples {
     static let repoRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// Every recorded sample that has an export and `llvm-cov show` output.
+    /// Every recorded single-package sample: an export, `llvm-cov show` and lcov output of one profile.
     static let names: [String] = {
         let recorded = repoRoot.appendingPathComponent("sample-profiles/recorded")
         let all = (try? FileManager.default.contentsOfDirectory(atPath: recorded.path)) ?? []
-        return all.sorted().filter {
-            FileManager.default.fileExists(atPath: recorded.appendingPathComponent("\($0)/coverage.json").path)
-                && FileManager.default.fileExists(atPath: recorded.appendingPathComponent("\($0)/show.txt").path)
+        return all.sorted().filter { sample in
+            ["coverage.json", "show.txt", "lcov.info", "meta.json"].allSatisfy {
+                FileManager.default.fileExists(atPath: recorded.appendingPathComponent("\(sample)/\($0)").path)
+            }
         }
     }()
 
@@ -59,6 +60,15 @@ enum RecordedSamples {
     }
 
     /// `llvm-cov export -format=lcov` DA lines: exact counts per file and line.
+    /// A counter race: lcov export prints the wrapped negative count (≥ 2^63) where the JSON export
+    /// writes 2^63−1 and Testscope says "unknown" (`LineCoverage.unreliableCount`).
+    static func unknownIfWrapped(_ count: UInt64) -> UInt64 { count >= 1 << 63 ? LineCoverage.unreliableCount : count }
+
+    /// `llvm-cov show`'s printed count for a line Testscope calls unknown: a wrapped negative (≥ 9.22E).
+    static func isWrapped(_ printed: String) -> Bool {
+        printed.hasSuffix("E") && (Double(printed.dropLast()) ?? 0) >= 9.2
+    }
+
     static func lcovCounts(_ sample: String) throws -> [String: [Int: UInt64]] {
         let text = try String(contentsOf: file(sample, "lcov.info"), encoding: .utf8)
         var files: [String: [Int: UInt64]] = [:]
@@ -67,7 +77,7 @@ enum RecordedSamples {
             if line.hasPrefix("SF:") { current = String(line.dropFirst(3)); files[current] = [:] }
             if line.hasPrefix("DA:") {
                 let parts = line.dropFirst(3).split(separator: ",")
-                if parts.count >= 2, let n = Int(parts[0]), let c = UInt64(parts[1]) { files[current]![n] = c }
+                if parts.count >= 2, let n = Int(parts[0]), let c = UInt64(parts[1]) { files[current]![n] = unknownIfWrapped(c) }
             }
         }
         return files

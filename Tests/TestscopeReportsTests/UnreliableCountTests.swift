@@ -68,4 +68,35 @@ final class UnreliableCountTests: XCTestCase {
         XCTAssertFalse(html.contains("L\(line)\" class=\"cov\""))
         XCTAssertTrue(html.contains("unknown (counter race)"))
     }
+
+    /// The real thing: the Concurrency fixture's racy run (recorded by record-native.sh), where
+    /// `llvm-cov show` prints 18.4E on the `else` that never runs: exactly those lines are unknown.
+    func testTheRecordedCounterRaceIsUnknownWhereLLVMCovShowPrintsAWrappedCount() throws {
+        let recorded = Self.repoRoot.appendingPathComponent("sample-profiles/recorded/Concurrency")
+        let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("meta.json"))) as? [String: Any]
+        let recordedRoot = try XCTUnwrap(meta?["packageRoot"] as? String)
+        let root = Self.repoRoot.appendingPathComponent("sample-profiles/packages/Concurrency")
+        let options = CoverageBuildOptions(
+            packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+            pathEquivalences: [PathEquivalence(from: recordedRoot, to: root.path)], createdAt: Date(timeIntervalSince1970: 0))
+        let report = try CoverageBuilder(options: options).build(exports: [recorded.appendingPathComponent("coverage-race.json")])
+
+        // The lines show-race.txt prints with a wrapped (≥ 2^63) count, per file.
+        var wrapped: [String: Set<UInt32>] = [:]
+        var current: String?
+        for line in try String(contentsOf: recorded.appendingPathComponent("show-race.txt"), encoding: .utf8).split(separator: "\n") {
+            if line.hasPrefix("/") && line.hasSuffix(":") { current = String(line.dropLast()).replacingOccurrences(of: recordedRoot, with: root.path); continue }
+            let columns = line.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+            guard let current, columns.count == 3, let number = UInt32(columns[0].trimmingCharacters(in: .whitespaces)),
+                  columns[1].trimmingCharacters(in: .whitespaces).hasSuffix("E") else { continue }
+            wrapped[current, default: []].insert(number)
+        }
+        XCTAssertFalse(wrapped.isEmpty, "the recording has no wrapped count")
+        for file in report.files {
+            XCTAssertEqual(Set(file.lines.filter(\.isUnreliable).map(\.line)), wrapped[file.path] ?? [], file.relativePath)
+        }
+        let json = try JSONReport(generatorVersion: "test").renderString(report)
+        XCTAssertTrue(json.contains("\"count\": null, \"unreliable\": true"))
+        XCTAssertTrue(report.warnings.contains { $0.message.contains("counter race") })
+    }
 }

@@ -20,6 +20,8 @@ extension Testscope {
         @OptionGroup var build: BuildOptions
         @Option(name: .long, help: ArgumentHelp("Kill a test that runs longer than this, mark it timed out, and run the rest.", valueName: "seconds"))
         var testTimeout: Double?
+        @Flag(name: .long, inversion: .prefixedNo, help: "Build with atomic counter updates (exact counts under parallel tests), in .build/testscope (or --scratch-path).")
+        var atomicCounters = true
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
         @Argument(parsing: .postTerminator, help: "Extra build arguments (after --), e.g. -Xswiftc -DFLAG; --disable-xctest / --disable-swift-testing skip a library.")
@@ -37,8 +39,7 @@ extension Testscope {
                 request.scratchPath = build.scratchPath.map(absoluteURL)
                 request.filters = selection.filter
                 request.skips = selection.skip
-                request.testTimeout = testTimeout
-                request.buildArguments = buildArguments
+                (request.testTimeout, request.buildArguments, request.atomicCounters) = (testTimeout, buildArguments, atomicCounters)
                 return try pipeline.run(request)
             }
         }

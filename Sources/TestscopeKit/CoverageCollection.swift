@@ -20,8 +20,12 @@ struct CoverageCollection {
     var output: OutputFolder
 
     func sources(profiles: [URL], binaries: [URL]) throws -> [any CoverageRecordSource] {
-        for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
-            throw CoverageError.fileNotFound(path: file.path)
+        for file in profiles + binaries {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { throw CoverageError.fileNotFound(path: file.path) }
+            if isDirectory.boolValue, file.pathExtension != "xctest" {  // a macOS test bundle is a folder
+                throw CoverageError.unreadable(path: file.path, reason: "it is a folder; pass a profile (.profraw, .profdata) or a test binary (…PackageTests.xctest)")
+            }
         }
         try output.prepare()
         if settings.engine == .native {

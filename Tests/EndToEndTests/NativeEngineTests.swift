@@ -103,4 +103,29 @@ final class NativeEngineTests: XCTestCase {
         XCTAssertEqual(allowed.status, 0, allowed.stderr)
         XCTAssertTrue(allowed.stderr.contains("testscope: warning: the profile"), allowed.stderr)
     }
+
+    /// Hostile inputs to the native readers: one line, status 65, nothing written.
+    func testBadProfilesAndBinariesAreOneLineOfBadInput() throws {
+        let out = try assertEnginesAgree("Shapes")
+        let binary = try TestscopeProcess.testBinary(ofRunIn: out).path
+        let empty = folder.appendingPathComponent("empty.profraw"), garbage = folder.appendingPathComponent("garbage.profraw")
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty.path, contents: Data()))
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<3000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: garbage)
+        let profile = TestscopeProcess.samples.appendingPathComponent("recorded/Shapes/default.profdata").path
+        let cases: [([String], String)] = [
+            (["--profile", empty.path, "--binary", binary], "empty.profraw is not a readable profile"),
+            (["--profile", garbage.path, "--binary", binary], "garbage.profraw is not a readable profile"),
+            (["--profile", profile, "--binary", folder.path], "it is a folder"),
+            (["--profile", profile, "--binary", "/bin/ls"], "/bin/ls has no coverage mapping"),
+        ]
+        for (index, (arguments, message)) in cases.enumerated() {
+            let target = folder.appendingPathComponent("bad-\(index)")
+            let result = try TestscopeProcess.run(["report", "--package-path", package("Shapes").path, "--output", target.path] + arguments)
+            XCTAssertEqual(result.status, 65, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.errorLines.count, 1, result.stderr)
+            XCTAssertTrue(result.stderr.contains(message), result.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: target.appendingPathComponent("coverage.json").path))
+        }
+    }
 }

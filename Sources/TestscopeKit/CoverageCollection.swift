@@ -19,7 +19,10 @@ struct CoverageCollection {
     var terminal: Terminal
     var output: OutputFolder
 
-    func sources(profiles: [URL], binaries: [URL]) throws -> [any CoverageRecordSource] {
+    /// With `onlyProfilesOfTheseBinaries` (`--build-path`), raw profiles that another build of the
+    /// binaries wrote (SwiftPM's codecov folder keeps them across builds) are left out, and a note
+    /// says which profiles were read.
+    func sources(profiles: [URL], binaries: [URL], onlyProfilesOfTheseBinaries: Bool = false) throws -> [any CoverageRecordSource] {
         for file in profiles + binaries {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { throw CoverageError.fileNotFound(path: file.path) }
@@ -28,6 +31,7 @@ struct CoverageCollection {
             }
         }
         try output.prepare()
+        let profiles = onlyProfilesOfTheseBinaries ? profilesOf(binaries, among: profiles) : profiles
         if settings.engine == .native {
             do {
                 let records = try nativeRecords(profiles: profiles, binaries: binaries)
@@ -38,6 +42,23 @@ struct CoverageCollection {
             }
         }
         return [ExportDocument(try llvmExport(profiles: profiles, binaries: binaries))]
+    }
+
+    /// The raw profiles whose binary IDs name one of `binaries` (all of them when that cannot be told).
+    private func profilesOf(_ binaries: [URL], among profiles: [URL]) -> [URL] {
+        let buildIDs = Set(binaries.compactMap { try? ELFFile(path: $0.path).buildID() })
+        guard !buildIDs.isEmpty else { return profiles }
+        let kept = profiles.filter { profile in
+            guard profile.pathExtension == "profraw", let read = try? RawProfileReader.read(path: profile.path) else { return true }
+            let ids = Set(read.flatMap(\.binaryIDs))
+            return ids.isEmpty || !ids.isDisjoint(with: buildIDs)
+        }
+        guard !kept.isEmpty else { return profiles }
+        let skipped = profiles.count - kept.count
+        terminal.note("reading \(kept.count) profile(s) of \(binaries.map(\.lastPathComponent).joined(separator: ", ")): "
+            + kept.map(\.lastPathComponent).joined(separator: ", ")
+            + (skipped > 0 ? " (\(skipped) written by earlier builds left out)" : ""))
+        return kept
     }
 
     /// The native engine: profiles summed directly (no `llvm-profdata merge`), every binary's mapping

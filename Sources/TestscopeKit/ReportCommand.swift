@@ -65,7 +65,7 @@ extension Pipeline {
             throw CoverageError.fileNotFound(path: file.path)
         }
         let sources = try CoverageCollection(settings: request.settings, terminal: terminal, output: output)
-            .sources(profiles: profiles, binaries: binaries)
+            .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)
         let recorded = profiles.map(BuildArtifacts.modified).max()
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: recorded, tests: tests, into: &outcome)

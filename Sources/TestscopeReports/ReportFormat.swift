@@ -16,7 +16,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
                              defaults: [ReportFormat]) throws -> [ReportFormat] {
         let names = values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
             .filter { !$0.isEmpty }
-        if names.isEmpty { return defaults }
+        // `--format ''` (or `--format ,`) is a mistake, not a request for the defaults.
+        if names.isEmpty { if values.isEmpty { return defaults } else { throw ReportFormatError(name: "", supported: supported) } }
         var result: [ReportFormat] = []
         for name in names {
             guard let format = ReportFormat(rawValue: name), supported.contains(format) else {
@@ -35,7 +36,8 @@ public struct ReportFormatError: Error, Equatable, Sendable, CustomStringConvert
 
     /// `unknown format 'pdf'; choose from: text, json, lcov, junit, html` (the CLI's wording so far).
     public var message: String {
-        "unknown format '\(name)'; choose from: \(supported.map(\.rawValue).joined(separator: ", "))"
+        let choices = supported.map(\.rawValue).joined(separator: ", ")
+        return name.isEmpty ? "--format names no format; choose from: \(choices)" : "unknown format '\(name)'; choose from: \(choices)"
     }
 
     public var description: String { message }

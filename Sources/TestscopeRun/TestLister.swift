@@ -9,6 +9,13 @@ public enum TestLister {
     /// With `swiftTestingEvents`, Swift Testing's listing also writes its test records there (their
     /// order is Swift Testing's serial order, which `flaky` needs).
     public static func list(binary: URL, environment: [String: String], swiftTestingEvents: URL? = nil) throws -> TestList {
+        // An instrumented binary writes a profile at exit: into a folder that is removed, never as
+        // `default.profraw` in the current directory.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-list-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var environment = environment
+        environment["LLVM_PROFILE_FILE"] = scratch.appendingPathComponent("list-%p.profraw").path
         let xc = try ProcessRunner.run(binary, ["--list-tests"], environment: environment)
         guard xc.succeeded else {
             throw TestResultsError.testListFailed(detail: "\(binary.lastPathComponent) --list-tests exited with \(xc.status)")

@@ -330,6 +330,7 @@ final class BadInputTests: XCTestCase {
         let cases: [(arguments: [String], mentions: String)] = [
             (["report"], "--export"),
             (["report", "--export", "x", "--format", "nope"], "nope"),
+            (["report", "--export", "x", "--format", ""], "--format names no format"),
             (["report", "--export", "x", "--fail-under-lines", "150"], "--fail-under-lines"),
             (["report", "--export", "x", "--fail-under-lines", "abc"], "'abc'"),
             (["report", "--export", "x", "--bogus"], "--bogus"),

@@ -116,6 +116,10 @@ public struct SwiftDemangler: Sendable {
 /// returns the display names (mangled names when the tool is missing or fails).
 public final class DemangleSession: Sendable {
     private let added = Locked(0)
+    /// Names (one a line) not yet handed to the writers.
+    private let queued = Locked<[UInt8]>([])
+    private let simplifiedWriter = DispatchQueue(label: "testscope.demangle.simplified")
+    private let fullWriter = DispatchQueue(label: "testscope.demangle.full")
     private let simplified: IncrementalProcess?
     private let full: IncrementalProcess?
     private let simplifiedLines: LineSplitter
@@ -145,21 +149,38 @@ public final class DemangleSession: Sendable {
 
     /// Queues a name; its display name will be at the returned index of `finish()`'s result. The
     /// names are not kept here (the caller has them), and a name added twice is demangled twice.
+    /// The caller never waits for the processes: names are gathered here and handed in large pieces
+    /// to one writer thread per process (a pipe write blocks while its process is behind).
     @discardableResult
     public func add(_ mangled: String) -> Int32 {
-        let index = added.withLock { count in
-            defer { count += 1 }
-            return Int32(count)
+        guard simplified != nil else {
+            return added.withLock { count in defer { count += 1 }; return Int32(count) }
         }
-        var line = Array(SwiftDemangler.symbol(in: mangled).utf8)
-        line.append(0x0A)
-        simplified?.write(line)
-        full?.write(line)
+        let (index, chunk) = added.withLock { count -> (Int32, [UInt8]?) in
+            defer { count += 1 }
+            return (Int32(count), queued.withLock { queued in
+                queued.append(contentsOf: SwiftDemangler.symbol(in: mangled).utf8)
+                queued.append(0x0A)
+                guard queued.count >= 1 << 16 else { return nil }
+                defer { queued = [] }
+                return queued
+            })
+        }
+        if let chunk { hand(chunk) }
         return index
+    }
+
+    private func hand(_ chunk: [UInt8]) {
+        if let simplified { simplifiedWriter.async { simplified.write(chunk) } }
+        if let full { fullWriter.async { full.write(chunk) } }
     }
 
     public func finish() -> DemangledNames {
         guard let simplified else { return DemangledNames(display: []) }
+        let rest = queued.withLock { queued in defer { queued = [] }; return queued }
+        if !rest.isEmpty { hand(rest) }
+        simplifiedWriter.sync {}
+        fullWriter.sync {}
         let fullResult = Locked<ProcessResult?>(nil)
         let fullTask = full.map { process in BlockingTask { let result = process.finish(); fullResult.withLock { $0 = result } } }
         let simplifiedResult = simplified.finish()

@@ -33,6 +33,7 @@ final class CrashAndTimeoutTests: XCTestCase {
         XCTAssertEqual(outcome("CrashyTests.CrashySuite/knownIssue()"), "expected-failure")
         XCTAssertEqual(outcome("CrashyTests.CrashySuite/disabled()"), "skipped")
         let listed = try TestscopeProcess.listedTests(package)
+        XCTAssertFalse(listed.isEmpty, "swift test list found no tests in the build run made")
         let reported = Set(tests.compactMap { $0["id"] as? String })
         XCTAssertEqual(reported, listed, "every listed test is reported")
         let summary = try XCTUnwrap(json["summary"] as? [String: Any])

@@ -89,11 +89,17 @@ enum TestscopeProcess {
         return url
     }
 
-    /// `swift test list` of a built package (XCTest specifiers and Swift Testing ids).
+    /// `swift test list` of a package `testscope run` built (in its build folder, `.build/testscope`):
+    /// XCTest specifiers and Swift Testing ids. The listing process writes its profile into a
+    /// temporary folder, not into the package.
     static func listedTests(_ package: URL) throws -> Set<String> {
+        let profiles = try temporaryDirectory("list-profiles")
+        defer { try? FileManager.default.removeItem(at: profiles) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "test", "list", "--skip-build", "--enable-code-coverage", "--package-path", package.path]
+        process.arguments = ["LLVM_PROFILE_FILE=\(profiles.path)/%p.profraw", "swift", "test", "list", "--skip-build",
+                             "--enable-code-coverage", "--package-path", package.path,
+                             "--scratch-path", package.appendingPathComponent(".build/testscope").path]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

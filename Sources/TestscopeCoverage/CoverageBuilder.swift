@@ -108,7 +108,7 @@ public struct CoverageBuilder {
         func computePending() {
             let batch = pending
             pending = []
-            let computed = Self.concurrentMap(batch.count) { i -> (LineTable, SourceFacts?) in
+            let computed = Parallel.map(batch.count) { i -> (LineTable, SourceFacts?) in
                 let source = SourceText.read(URL(fileURLWithPath: batch[i].path))
                 return (LineTable(LineCoverageBuilder.lines(from: batch[i].segments, source: source)), source.map(SourceFacts.init))
             }
@@ -156,7 +156,7 @@ public struct CoverageBuilder {
             let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [], pool: pool)
             inputs.append((path, lines, source, records))
         }
-        let built = Self.concurrentMap(inputs.count) { i -> (FileCoverage, [Diagnostic]) in
+        let built = Parallel.map(inputs.count) { i -> (FileCoverage, [Diagnostic]) in
             var fileWarnings: [Diagnostic] = []
             let input = inputs[i]
             let file = buildFile(path: input.path, lines: input.lines, source: input.source, records: input.records, pool: pool,
@@ -190,26 +190,6 @@ public struct CoverageBuilder {
 
     /// Files whose lines are computed at once (their segments held meanwhile).
     static let batchSize = 32
-
-    /// `body(0..<count)` on every core, results in order.
-    static func concurrentMap<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
-        guard count > 1 else { return (0..<count).map(body) }
-        return withoutActuallyEscaping(body) { body in
-            let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
-            results.initialize(repeating: nil)
-            defer { results.deallocate() }
-            let box = UncheckedBox(results: results, body: body)
-            DispatchQueue.concurrentPerform(iterations: count) { i in box.results[i] = box.body(i) }
-            let values = results.map { $0! }
-            _ = results.deinitialize()
-            return values
-        }
-    }
-
-    private struct UncheckedBox<T>: @unchecked Sendable {
-        let results: UnsafeMutableBufferPointer<T?>
-        let body: (Int) -> T
-    }
 
     private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,
                            warnings: inout [Diagnostic]) -> FileCoverage {

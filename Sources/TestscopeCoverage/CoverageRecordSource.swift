@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Where the coverage model's records come from: an llvm-cov JSON export, or the native engine's
 /// records of profiles and binaries. Files and functions are handed over as they are read; a file
@@ -64,6 +65,9 @@ public struct NativeRecordSource: CoverageRecordSource {
     public let inputs: [String]
     public let functions: [CountedFunction]
 
+    /// Files whose segments are built at once.
+    static let batchSize = 32
+
     public init(name: String, inputs: [String]? = nil, functions: [CountedFunction]) {
         self.name = name
         self.inputs = inputs ?? [name]
@@ -79,13 +83,24 @@ public struct NativeRecordSource: CoverageRecordSource {
             try onFunction(function.exportFunction)
         }
         let index = FilenameIndex(functions)
-        var builder = SegmentBuilder()
-        for filename in NativeFileCoverage.uniqueSourceFiles(functions) where includeFile(filename) {
-            for f in index.records(for: filename) {
-                let ids = FileIDs(of: functions[f], equalTo: filename)
-                for region in functions[f].regions where ids.contains(region.fileID) { builder.add(region) }
+        let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
+        // Files' segments are independent: built on every core, a batch at a time (so that only a
+        // batch's segments are held), handed over in order.
+        let functions = functions
+        var start = 0
+        while start < included.count {
+            let batch = included[start..<min(start + Self.batchSize, included.count)]
+            let built = Parallel.map(batch.count) { i -> ExportFile in
+                let filename = batch[batch.startIndex + i]
+                var builder = SegmentBuilder()
+                for f in index.records(for: filename) {
+                    let ids = FileIDs(of: functions[f], equalTo: filename)
+                    for region in functions[f].regions where ids.contains(region.fileID) { builder.add(region) }
+                }
+                return ExportFile(filename: filename, segments: builder.build())
             }
-            try onFile(ExportFile(filename: filename, segments: builder.build()))
+            for file in built { try onFile(file) }
+            start += batch.count
         }
     }
 }

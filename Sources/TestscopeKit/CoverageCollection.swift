@@ -66,8 +66,17 @@ struct CoverageCollection {
     private func nativeRecords(profiles: [URL], binaries: [URL]) throws -> NativeRecordSource {
         terminal.progress("reading \(profiles.count) profile(s) and \(binaries.count) binary(ies)")
         PhaseTimer.mark("start")
-        let merged = ProfileCounters.merging(files: profiles.map(\.path))
-        PhaseTimer.mark("read profiles")
+        // The profiles are read on a second thread while the binaries' mappings are decoded: the two
+        // are independent (0.06 s and 0.15 s at 400 files), and errors are still reported in order.
+        let profilePaths = profiles.map(\.path)
+        let mergeBox = Locked<ProfileMergeResult?>(nil)
+        let merging = BlockingTask { mergeBox.withLock { $0 = ProfileCounters.merging(files: profilePaths) } }
+        let mappings = binaries.enumerated().map { index, binary in
+            Result { try CoverageMappingReader.read(binaryAt: binary.path, binaryIndex: index) }
+        }
+        merging.wait()
+        guard let merged = mergeBox.withLock({ $0 }) else { throw ProfileDataError.io("reading the profiles did not finish") }
+        PhaseTimer.mark("read profiles and mappings")
         if let unsupported = merged.files.compactMap(\.error).first(where: \.isUnsupported) { throw unsupported }
         let failed = merged.files.filter { $0.error != nil }
         if failed.count == merged.files.count, let first = failed.first, let error = first.error {
@@ -78,10 +87,10 @@ struct CoverageCollection {
                 + "reporting from the other \(merged.files.count - failed.count) (a test process killed while writing it leaves it truncated)")
         }
         var mapped: [MappedFunction] = []
-        for (index, binary) in binaries.enumerated() {
+        for (binary, result) in zip(binaries, mappings) {
             let mapping: CoverageMapping
             do {
-                mapping = try CoverageMappingReader.read(binaryAt: binary.path, binaryIndex: index)
+                mapping = try result.get()
             } catch let error as ProfileDataError {
                 switch error {
                 case .unsupported: throw error

@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// A binary's coverage mapping, decoded: one `MappedFunction` per NameRef, in covfun order.
 public struct CoverageMapping: Sendable {
     public var functions: [MappedFunction]
@@ -71,7 +73,11 @@ public enum CoverageMappingReader {
             let old = records[existing]
             if try isDummy(old), try !isDummy(record) { records[existing] = record }
         }
-        let decoded = try records.map { try MappingDecoder.decode($0.mapping, filenameCount: $0.filenames.count) }
+        // Records decode independently: on every core (0.06 s of 0.15 s at 400 files on one). The
+        // first error in covfun order is the one reported, whatever the thread timing.
+        let decoded = try Parallel.chunkedMap(records.count) { i in
+            Result { try MappingDecoder.decode(records[i].mapping, filenameCount: records[i].filenames.count) }
+        }.map { try $0.get() }
         // Names last: hashing every name is the costliest step, so malformed mappings fail first.
         let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
         var functions: [MappedFunction] = []

@@ -97,13 +97,13 @@ public enum IndexedProfileReader {
             var bucket = try ByteReader(bytes, start: Int(bucketOffset), end: Int(hashOffset), context: "profdata bucket")
             let items = try bucket.u16("bucket item count")
             for _ in 0..<items {
-                _ = try bucket.u64("key hash")
+                // The table stores each key's hash, `ComputeHash` = MD5 low 64 bits: the NameRef.
+                let nameRef = try bucket.u64("key hash")
                 let keyLength = try bucket.u64("key length")
                 let dataLength = try bucket.u64("data length")
                 let key = try bucket.bytes(keyLength, "key")
                 var data = try bucket.slice(dataLength, "data")
                 let name = String(decoding: key, as: UTF8.self)
-                let nameRef = MD5.low64(key)
                 try readData(&data, version: version) { hash, counters in
                     records.append(IndexedProfileRecord(name: name, nameRef: nameRef, funcHash: hash, counters: counters))
                 }

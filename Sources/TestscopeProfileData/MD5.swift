@@ -3,52 +3,7 @@
 public enum MD5 {
     /// The 16-byte digest of `message`.
     public static func digest(_ message: [UInt8]) -> [UInt8] {
-        var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        // The bit length modulo 2^64, as the RFC says (wrapping is the specified behaviour).
-        let bitLength = UInt64(truncatingIfNeeded: message.count) &* 8
-        for index in 0..<8 { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index))) }
-
-        // Local copies and unsafe buffers of the fixed tables: indices are constants below 64, never
-        // from the input, and this keeps debug builds (the tests) fast enough for fuzzing.
-        let shifts = Self.shifts, constants = Self.constants
-        var words = [UInt32](repeating: 0, count: 16)
-        shifts.withUnsafeBufferPointer { s in
-            constants.withUnsafeBufferPointer { k in
-                words.withUnsafeMutableBufferPointer { m in
-                    padded.withUnsafeBufferPointer { p in
-                        var block = 0
-                        while block < p.count {
-                            for index in 0..<16 {
-                                let base = block + index * 4
-                                m[index] = UInt32(p[base]) | UInt32(p[base + 1]) << 8
-                                    | UInt32(p[base + 2]) << 16 | UInt32(p[base + 3]) << 24
-                            }
-                            var (a, b, c, d) = state
-                            var step = 0
-                            while step < 64 {
-                                let f: UInt32, g: Int
-                                if step < 16 { f = (b & c) | (~b & d); g = step }
-                                else if step < 32 { f = (d & b) | (~d & c); g = (5 &* step &+ 1) & 15 }
-                                else if step < 48 { f = b ^ c ^ d; g = (3 &* step &+ 5) & 15 }
-                                else { f = c ^ (b | ~d); g = (7 &* step) & 15 }
-                                // Masking shifts (&<<): the generic smart shifts are slow without optimization.
-                                let sum = f &+ a &+ k[step] &+ m[g]
-                                a = d
-                                d = c
-                                c = b
-                                b = b &+ ((sum &<< s[step]) | (sum &>> (32 &- s[step])))
-                                step += 1
-                            }
-                            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
-                            block += 64
-                        }
-                    }
-                }
-            }
-        }
+        let state = message.withUnsafeBytes { words(of: $0) }
         var out: [UInt8] = []
         out.reserveCapacity(16)
         for word in [state.0, state.1, state.2, state.3] {
@@ -57,15 +12,78 @@ public enum MD5 {
         return out
     }
 
+    /// The digest as its four state words. Whole blocks are read in place and only the padded tail
+    /// is copied: a names section hashes tens of thousands of short names, and copying each one
+    /// first cost as much as hashing it.
+    static func words(of message: UnsafeRawBufferPointer) -> (UInt32, UInt32, UInt32, UInt32) {
+        var state: (UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476)
+        let whole = message.count / 64 * 64
+        var block = 0
+        while block < whole {
+            compress(&state, UnsafeRawBufferPointer(rebasing: message[block..<(block + 64)]))
+            block += 64
+        }
+        // The tail, 0x80, zeros up to 56 mod 64, and the bit length modulo 2^64 (the RFC's wrapping).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+            tail.initialize(repeating: 0)
+            let rest = message.count - whole
+            for index in 0..<rest { tail[index] = message[whole + index] }
+            tail[rest] = 0x80
+            let tailLength = rest + 1 + 8 <= 64 ? 64 : 128
+            let bitLength = UInt64(truncatingIfNeeded: message.count) &* 8
+            for index in 0..<8 { tail[tailLength - 8 + index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index)) }
+            let t = UnsafeRawBufferPointer(tail)
+            compress(&state, UnsafeRawBufferPointer(rebasing: t[0..<64]))
+            if tailLength == 128 { compress(&state, UnsafeRawBufferPointer(rebasing: t[64..<128])) }
+        }
+        return state
+    }
+
+    /// One 64-byte block (RFC 1321 §3.4).
+    private static func compress(_ state: inout (UInt32, UInt32, UInt32, UInt32), _ p: UnsafeRawBufferPointer) {
+        // Local copies and unsafe buffers of the fixed tables: indices are constants below 64, never
+        // from the input, and this keeps debug builds (the tests) fast enough for fuzzing.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { m in
+            for index in 0..<16 {
+                let base = index * 4
+                m[index] = UInt32(p[base]) | UInt32(p[base + 1]) << 8 | UInt32(p[base + 2]) << 16 | UInt32(p[base + 3]) << 24
+            }
+            Self.shifts.withUnsafeBufferPointer { s in
+                Self.constants.withUnsafeBufferPointer { k in
+                    var (a, b, c, d) = state
+                    var step = 0
+                    while step < 64 {
+                        let f: UInt32, g: Int
+                        if step < 16 { f = (b & c) | (~b & d); g = step }
+                        else if step < 32 { f = (d & b) | (~d & c); g = (5 &* step &+ 1) & 15 }
+                        else if step < 48 { f = b ^ c ^ d; g = (3 &* step &+ 5) & 15 }
+                        else { f = c ^ (b | ~d); g = (7 &* step) & 15 }
+                        // Masking shifts (&<<): the generic smart shifts are slow without optimization.
+                        let sum = f &+ a &+ k[step] &+ m[g]
+                        a = d
+                        d = c
+                        c = b
+                        b = b &+ ((sum &<< s[step]) | (sum &>> (32 &- s[step])))
+                        step += 1
+                    }
+                    state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
+                }
+            }
+        }
+    }
+
     /// Lower-case hex digest, for tests and messages.
     public static func hex(_ message: [UInt8]) -> String { digest(message).hexString }
 
     /// llvm's `IndexedInstrProf::ComputeHash`/`MD5Hash`: the digest's first 8 bytes, little-endian.
     public static func low64(_ message: [UInt8]) -> UInt64 {
-        let digest = digest(message)
-        var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(digest[index]) << UInt64(8 * index) }
-        return value
+        message.withUnsafeBytes { low64($0) }
+    }
+
+    /// `low64` of bytes in place (a slice of a names section).
+    public static func low64(_ message: UnsafeRawBufferPointer) -> UInt64 {
+        let state = words(of: message)
+        return UInt64(state.0) | UInt64(state.1) << 32
     }
 
     /// The NameRef of a PGO name: the key shared by profiles and the coverage mapping.

@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// llvm's encoded name lists (profile names section, `__llvm_prf_names`, vtable names): chunks of
 /// [ULEB uncompressed size][ULEB compressed size (0 = raw)][payload], names split by 0x01.
 public enum ProfileNames {
@@ -31,10 +33,12 @@ public enum ProfileNames {
 
     /// NameRef → name, for mapping a binary's or profile's keys back to printable names.
     public static func table(_ bytes: [UInt8], context: String = "names") throws -> [UInt64: String] {
+        let names = try decodeBytes(bytes, context: context)
+        // Hashing every name is the costliest step of reading a mapping's names: on every core.
+        let keys = Parallel.chunkedMap(names.count) { MD5.low64(names[$0]) }
         var table: [UInt64: String] = [:]
-        for name in try decodeBytes(bytes, context: context) {
-            table[MD5.low64(name)] = String(decoding: name, as: UTF8.self)
-        }
+        table.reserveCapacity(names.count)
+        for (key, name) in zip(keys, names) { table[key] = String(decoding: name, as: UTF8.self) }
         return table
     }
 }

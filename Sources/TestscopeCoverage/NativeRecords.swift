@@ -149,18 +149,45 @@ public struct NativeFunctionRecords: Sendable {
     /// llvm's `CoverageMapping::loadFunctionRecord` over every mapped function, in the order given
     /// (binary order, then covfun order).
     public static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
-        // Each record is evaluated on its own (on every core, a chunk of records per evaluator);
-        // what depends on order (duplicates, diagnostics) is decided after, in the given order.
         let ranges = chunks(mapped.count)
         let outcomes = Parallel.map(ranges.count) { chunk -> [Outcome] in
-            let range = ranges[chunk]
             var evaluator = CounterEvaluator()
-            return range.map { outcome(of: mapped[$0], counters: counters, evaluator: &evaluator) }
+            return ranges[chunk].map { outcome(of: mapped[$0], counters: counters, evaluator: &evaluator) }
         }
+        return kept(outcomes.joined())
+    }
+
+    /// The same over binaries' undecoded records: each is decoded, evaluated and its decoded form
+    /// dropped in one step. The first decoding error (binary order, then covfun order) is thrown.
+    public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
+        var all: [Outcome] = []
+        for binary in binaries {
+            let ranges = chunks(binary.count)
+            let outcomes = Parallel.map(ranges.count) { chunk -> Result<[Outcome], any Error> in
+                var evaluator = CounterEvaluator()
+                return Result {
+                    try ranges[chunk].map { outcome(of: try binary.function(at: $0), counters: counters, evaluator: &evaluator) }
+                }
+            }
+            for chunk in outcomes {
+                do { all += try chunk.get() } catch { throw DecodingFailure(binaryIndex: binary.binaryIndex, error: error) }
+            }
+        }
+        return kept(all)
+    }
+
+    /// A record of binary `binaryIndex` could not be decoded (`error` is the reader's).
+    public struct DecodingFailure: Error {
+        public var binaryIndex: Int
+        public var error: any Error
+    }
+
+    /// Each record is evaluated on its own (on every core, a chunk of records per evaluator);
+    /// what depends on order (duplicates, diagnostics) is decided here, in the given order.
+    private static func kept(_ outcomes: some Sequence<Outcome>) -> NativeFunctionRecords {
         var result = NativeFunctionRecords(functions: [])
-        result.functions.reserveCapacity(mapped.count)
         var seen = Set<ProvenanceKey>()
-        for outcome in outcomes.joined() {
+        for outcome in outcomes {
             switch outcome {
             case .unnamed: result.diagnostics.unnamed += 1
             case .hashMismatch(let pgoName): result.diagnostics.hashMismatches.append(pgoName)

@@ -72,7 +72,7 @@ struct CoverageCollection {
         let mergeBox = Locked<ProfileMergeResult?>(nil)
         let merging = BlockingTask { mergeBox.withLock { $0 = ProfileCounters.merging(files: profilePaths) } }
         let mappings = binaries.enumerated().map { index, binary in
-            Result { try CoverageMappingReader.read(binaryAt: binary.path, binaryIndex: index) }
+            Result { try CoverageMappingReader.records(binaryAt: binary.path, binaryIndex: index) }
         }
         merging.wait()
         guard let merged = mergeBox.withLock({ $0 }) else { throw ProfileDataError.io("reading the profiles did not finish") }
@@ -86,24 +86,24 @@ struct CoverageCollection {
             terminal.warning("\(file.path) is not a readable profile (\(file.error.map { "\($0)" } ?? "")); "
                 + "reporting from the other \(merged.files.count - failed.count) (a test process killed while writing it leaves it truncated)")
         }
-        var mapped: [MappedFunction] = []
+        var mapped: [CoverageMappingRecords] = []
         for (binary, result) in zip(binaries, mappings) {
-            let mapping: CoverageMapping
+            let mapping: CoverageMappingRecords
             do {
                 mapping = try result.get()
-            } catch let error as ProfileDataError {
-                switch error {
-                case .unsupported: throw error
-                case .noCoverageMapping(let detail): throw CoverageError.binaryWithoutCoverage(path: binary.path, detail: detail)
-                case .truncated(let detail), .corrupt(let detail), .io(let detail):
-                    throw CoverageError.unreadable(path: binary.path, reason: detail)
-                }
+            } catch {
+                throw Self.translated(error, binary: binary)
             }
             try checkBuildID(mapping.buildID, binary: binary, profiles: merged)
-            mapped += mapping.functions
+            mapped.append(mapping)
         }
         PhaseTimer.mark("read mapping")
-        let records = NativeFunctionRecords.build(mapped, counters: merged.counters)
+        let records: NativeFunctionRecords
+        do {
+            records = try NativeFunctionRecords.build(mapped, counters: merged.counters)
+        } catch let failure as NativeFunctionRecords.DecodingFailure {
+            throw Self.translated(failure.error, binary: binaries[failure.binaryIndex])
+        }
         mapped = []
         PhaseTimer.mark("function records")
         let diagnostics = records.diagnostics
@@ -115,6 +115,17 @@ struct CoverageCollection {
         }
         return NativeRecordSource(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
                                   inputs: profiles.map(\.path) + binaries.map(\.path), functions: records.functions)
+    }
+
+    /// A mapping reader's error in the coverage model's terms (unsupported stays: it means fall back).
+    private static func translated(_ error: any Error, binary: URL) -> any Error {
+        guard let error = error as? ProfileDataError else { return error }
+        switch error {
+        case .unsupported: return error
+        case .noCoverageMapping(let detail): return CoverageError.binaryWithoutCoverage(path: binary.path, detail: detail)
+        case .truncated(let detail), .corrupt(let detail), .io(let detail):
+            return CoverageError.unreadable(path: binary.path, reason: detail)
+        }
     }
 
     /// A profile written by another build of the binary gives silently wrong counts in llvm-cov

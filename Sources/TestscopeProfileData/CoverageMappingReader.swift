@@ -9,6 +9,50 @@ public struct CoverageMapping: Sendable {
     public var duplicateRecords: Int
 }
 
+/// A binary's function records with their mappings still encoded: each is decoded where it is
+/// used and dropped after, so the decoded regions of every function never exist at once (at 400
+/// files they were 25 MB of the peak).
+public struct CoverageMappingRecords: Sendable {
+    struct Record: Sendable {
+        var nameRef: UInt64
+        var funcHash: UInt64
+        var filenames: [String]
+        var mappingStart: Int
+        var mappingEnd: Int
+    }
+
+    let covfun: [UInt8]
+    let records: [Record]
+    /// NameRef → PGO name, from the binary's names section.
+    let names: [UInt64: String]
+    /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
+    public let buildID: String?
+    /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
+    public let duplicateRecords: Int
+    public let binaryIndex: Int
+
+    /// The number of kept records, in covfun order.
+    public var count: Int { records.count }
+
+    /// Record `index`, decoded.
+    public func function(at index: Int) throws -> MappedFunction {
+        let record = records[index]
+        let decoded = try MappingDecoder.decode(
+            try ByteReader(covfun, start: record.mappingStart, end: record.mappingEnd, context: "coverage mapping"),
+            filenameCount: record.filenames.count)
+        return MappedFunction(
+            nameRef: record.nameRef, pgoName: names[record.nameRef], funcHash: record.funcHash,
+            filenames: decoded.fileIndices.map { record.filenames[$0] },
+            expressions: decoded.expressions, regions: decoded.regions, binaryIndex: binaryIndex)
+    }
+
+    /// Every record decoded (on every core); the first error in covfun order is thrown.
+    public func decodedAll() throws -> CoverageMapping {
+        let functions = try Parallel.chunkedMap(count) { i in Result { try function(at: i) } }.map { try $0.get() }
+        return CoverageMapping(functions: functions, buildID: buildID, duplicateRecords: duplicateRecords)
+    }
+}
+
 /// Reads `__llvm_covmap`/`__llvm_covfun` (mapping versions 4–7, header values 3–6) as
 /// `VersionedCovMapFuncRecordReader` and `RawCoverageFilenamesReader` do.
 public enum CoverageMappingReader {
@@ -17,6 +61,11 @@ public enum CoverageMappingReader {
 
     /// Reads the mapping of the ELF binary at `path`, reading only its coverage sections.
     public static func read(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMapping {
+        try records(binaryAt: path, binaryIndex: binaryIndex).decodedAll()
+    }
+
+    /// The function records of the ELF binary at `path`, each decoded only when asked for.
+    public static func records(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let elf = try ELFFile(path: path)
         guard let covmap = elf.section(named: "__llvm_covmap") else {
             throw ProfileDataError.noCoverageMapping("\(path) has no __llvm_covmap section (built without coverage?)")
@@ -37,18 +86,24 @@ public enum CoverageMappingReader {
             while covfun.count % 8 != 0 { covfun.append(0) }
         }
         let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
-        return try read(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
-                        buildID: try elf.buildID(), binaryIndex: binaryIndex)
+        return try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
+                           buildID: try elf.buildID(), binaryIndex: binaryIndex)
     }
 
     /// Decodes the raw section bytes (the entry point for tests and fuzzing).
     public static func read(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                             binaryIndex: Int = 0) throws -> CoverageMapping {
+        try records(covmap: covmap, covfun: covfun, names: names, buildID: buildID, binaryIndex: binaryIndex).decodedAll()
+    }
+
+    /// The records of the raw section bytes, headers and names checked, mappings not yet decoded.
+    public static func records(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
+                               binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let fileRanges = try readCovmap(covmap)
         var reader = ByteReader(covfun, context: "__llvm_covfun")
         // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
         // later one is not; the replacement keeps the first one's position.
-        var records: [Record] = []
+        var records: [CoverageMappingRecords.Record] = []
         var indexOfName: [UInt64: Int] = [:]
         var duplicates = 0
         while !reader.isAtEnd {
@@ -56,14 +111,16 @@ public enum CoverageMappingReader {
             let dataSize = try reader.u32("DataSize")
             let funcHash = try reader.u64("FuncHash")
             let filenamesRef = try reader.u64("FilenamesRef")
-            let mapping = try reader.bytes(Int(dataSize), "encoded mapping")
+            let start = reader.offset
+            try reader.skip(Int(dataSize), "encoded mapping")
             reader.align(to: 8)
             guard let range = fileRanges[filenamesRef] else {
                 throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
             }
             // A hash collision between different filename lists: llvm skips such functions.
             guard let filenames = range else { continue }
-            let record = Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames, mapping: mapping)
+            let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames,
+                                                       mappingStart: start, mappingEnd: start + Int(dataSize))
             guard let existing = indexOfName[nameRef] else {
                 indexOfName[nameRef] = records.count
                 records.append(record)
@@ -71,35 +128,17 @@ public enum CoverageMappingReader {
             }
             duplicates += 1
             let old = records[existing]
-            if try isDummy(old), try !isDummy(record) { records[existing] = record }
+            if try isDummy(old, covfun), try !isDummy(record, covfun) { records[existing] = record }
         }
-        // Records decode independently: on every core (0.06 s of 0.15 s at 400 files on one). The
-        // first error in covfun order is the one reported, whatever the thread timing.
-        let decoded = try Parallel.chunkedMap(records.count) { i in
-            Result { try MappingDecoder.decode(records[i].mapping, filenameCount: records[i].filenames.count) }
-        }.map { try $0.get() }
-        // Names last: hashing every name is the costliest step, so malformed mappings fail first.
         let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
-        var functions: [MappedFunction] = []
-        functions.reserveCapacity(records.count)
-        for (record, decoded) in zip(records, decoded) {
-            functions.append(MappedFunction(
-                nameRef: record.nameRef, pgoName: nameTable[record.nameRef], funcHash: record.funcHash,
-                filenames: decoded.fileIndices.map { record.filenames[$0] },
-                expressions: decoded.expressions, regions: decoded.regions, binaryIndex: binaryIndex))
-        }
-        return CoverageMapping(functions: functions, buildID: buildID, duplicateRecords: duplicates)
+        return CoverageMappingRecords(covfun: covfun, records: records, names: nameTable, buildID: buildID,
+                                      duplicateRecords: duplicates, binaryIndex: binaryIndex)
     }
 
-    private struct Record {
-        var nameRef: UInt64
-        var funcHash: UInt64
-        var filenames: [String]
-        var mapping: [UInt8]
-    }
-
-    private static func isDummy(_ record: Record) throws -> Bool {
-        record.funcHash == 0 ? try MappingDecoder.isDummy(record.mapping) : false
+    private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: [UInt8]) throws -> Bool {
+        guard record.funcHash == 0 else { return false }
+        return try MappingDecoder.isDummy(try ByteReader(covfun, start: record.mappingStart, end: record.mappingEnd,
+                                                         context: "coverage mapping"))
     }
 
     /// FilenamesRef → the record's filenames (nil when two different lists share a ref).

@@ -10,7 +10,12 @@ public enum MappingDecoder {
 
     /// Decodes `mapping`; `filenameCount` bounds the file-id map (`readIntMax`).
     public static func decode(_ mapping: [UInt8], filenameCount: Int) throws -> Decoded {
-        var reader = ByteReader(mapping, context: "coverage mapping")
+        try decode(ByteReader(mapping, context: "coverage mapping"), filenameCount: filenameCount)
+    }
+
+    /// Decodes the mapping in `reader`'s window (a record inside the covfun section, not copied out).
+    public static func decode(_ reader: ByteReader, filenameCount: Int) throws -> Decoded {
+        var reader = reader
         let fileCount = try size(&reader, "number of file ids")
         var fileIndices: [Int] = []
         for _ in 0..<fileCount {
@@ -58,7 +63,12 @@ public enum MappingDecoder {
     /// `RawCoverageMappingDummyChecker::isDummy`: one file, no expressions, one region whose
     /// counter tag is Zero. Such records (hash 0) lose against a later real record.
     public static func isDummy(_ mapping: [UInt8]) throws -> Bool {
-        var reader = ByteReader(mapping, context: "coverage mapping")
+        try isDummy(ByteReader(mapping, context: "coverage mapping"))
+    }
+
+    /// `isDummy` of the mapping in `reader`'s window.
+    public static func isDummy(_ reader: ByteReader) throws -> Bool {
+        var reader = reader
         guard try size(&reader, "number of file ids") == 1 else { return false }
         _ = try intMax(&reader, UInt64(UInt32.max), "filename index")
         guard try size(&reader, "number of expressions") == 0 else { return false }

@@ -16,8 +16,6 @@ public struct ProfileCountersBuilder: Sendable {
     public private(set) var mismatches: [CountMismatch] = []
     /// How many counter additions saturated at UInt64.max (llvm warns `counter_overflow`).
     public private(set) var saturatedAdditions = 0
-    /// NameRef → PGO name, from the profiles' names sections and keys.
-    public private(set) var names: [UInt64: String] = [:]
 
     public init() {}
 
@@ -44,13 +42,11 @@ public struct ProfileCountersBuilder: Sendable {
             add(nameRef: record.nameRef, funcHash: record.funcHash, counters: record.counters, source: source)
         }
         counters.binaryIDs.formUnion(profile.binaryIDs)
-        for name in profile.names { names[MD5.nameRef(of: name)] = name }
     }
 
     public mutating func add(_ profile: IndexedProfile, source: String) {
         for record in profile.records {
             add(nameRef: record.nameRef, funcHash: record.funcHash, counters: record.counters, source: source)
-            names[record.nameRef] = record.name
         }
         counters.binaryIDs.formUnion(profile.binaryIDs)
     }
@@ -69,7 +65,6 @@ public struct ProfileMergeResult: Sendable {
     public var files: [ProfileFileOutcome]
     public var mismatches: [ProfileCountersBuilder.CountMismatch]
     public var saturatedAdditions: Int
-    public var names: [UInt64: String]
 }
 
 extension ProfileCounters {
@@ -97,7 +92,7 @@ extension ProfileCounters {
             }
         }
         return ProfileMergeResult(counters: builder.counters, files: outcomes, mismatches: builder.mismatches,
-                                  saturatedAdditions: builder.saturatedAdditions, names: builder.names)
+                                  saturatedAdditions: builder.saturatedAdditions)
     }
 
     /// This profile's counters plus `other`'s, with the same rules as `ProfileCountersBuilder`.

@@ -4,7 +4,10 @@ import Foundation
 /// idle; results keep the items' order, so what comes out does not depend on the number of threads.
 enum Parallel {
     /// The results in item order and the largest number of threads that ran at once.
-    static func map<T>(_ count: Int, jobs: Int, maxJobs: Int? = nil,
+    /// `idleFraction` reports the share of CPU time idle since its last call (nil: unknown); by
+    /// default `/proc/stat` is sampled. Tests pass their own, so that what they check does not
+    /// depend on the machine's load.
+    static func map<T>(_ count: Int, jobs: Int, maxJobs: Int? = nil, idleFraction: (() -> Double?)? = nil,
                        _ body: @escaping @Sendable (Int) throws -> T) throws -> (results: [T], peakJobs: Int) {
         guard count > 0 else { return ([], 0) }
         let box = ParallelBox<T>(count)
@@ -21,13 +24,15 @@ enum Parallel {
         var started = max(1, min(jobs, count))
         for _ in 0..<started { startWorker() }
         let ceiling = min(max(maxJobs ?? started, started), count)
-        if ceiling > started, var sampler = CPUIdleSampler() {
+        var sampler = CPUIdleSampler()
+        let probe = idleFraction ?? { sampler?.idleFraction() }
+        if ceiling > started {
             // Test processes spend much of their time waiting (XCTest hops threads for every test), so a
             // core per run leaves CPU unused: add a run while at least a quarter of the CPUs were idle.
             // Each run is taken to use the CPU share the running ones used on average.
             let cpus = Double(ProcessInfo.processInfo.activeProcessorCount)
             while started < ceiling, box.waitForPending(timeout: 0.1) {
-                guard let idle = sampler.idleFraction(), idle >= 0.25 else { continue }
+                guard let idle = probe(), idle >= 0.25 else { continue }
                 let perRun = max((1 - idle) * cpus / Double(started), 0.05)
                 let more = min(max(Int(idle * cpus / perRun), 1), ceiling - started)
                 for _ in 0..<more { startWorker() }

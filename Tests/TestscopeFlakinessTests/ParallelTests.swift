@@ -13,11 +13,17 @@ final class ParallelTests: XCTestCase {
     }
 
     func testWaitingWorkGetsMoreThreadsWhileTheCPUsIdle() throws {
-        // Every item sleeps (like a test process waiting on XCTest's thread hops): the CPUs sit idle,
-        // so the pool grows past `jobs`, but never past `maxJobs`.
-        let (_, peak) = try Parallel.map(16, jobs: 1, maxJobs: 4) { _ in usleep(300_000) }
+        // Every item sleeps (like a test process waiting on XCTest's thread hops) and the CPUs are
+        // reported idle: the pool grows past `jobs`, but never past `maxJobs`.
+        let (_, peak) = try Parallel.map(16, jobs: 1, maxJobs: 4, idleFraction: { 0.9 }) { _ in usleep(300_000) }
         XCTAssertGreaterThan(peak, 1)
         XCTAssertLessThanOrEqual(peak, 4)
+    }
+
+    func testBusyCPUsGetNoExtraThreads() throws {
+        // The same work while the machine is reported busy: no thread is added.
+        let (_, peak) = try Parallel.map(8, jobs: 1, maxJobs: 4, idleFraction: { 0.1 }) { _ in usleep(100_000) }
+        XCTAssertEqual(peak, 1)
     }
 
     func testAFixedJobCountStaysFixed() throws {

@@ -22,7 +22,7 @@ public struct FlakyTestBinary: Sendable {
 }
 
 /// Builds the test product once, with the generated entry point, into a scratch folder of its own
-/// (default `<package>/.build-testscope-flaky`), so the package's `.build` is not invalidated.
+/// (default `<package>/.build/testscope-flaky`), so the package's own build is not invalidated.
 public struct FlakyBuilder {
     public var swift: URL
     public var packageRoot: URL
@@ -40,9 +40,11 @@ public struct FlakyBuilder {
         self.environment = environment
     }
 
-    /// The default scratch folder inside the package (matched by the usual `.build-*/` ignore pattern).
+    /// The default scratch folder: inside the package's `.build`, which every package already ignores
+    /// (a `.build-testscope-flaky` beside it showed as untracked in `git status` of packages that
+    /// ignore only `/.build`), next to `run`'s `.build/testscope`.
     public static func defaultScratchPath(packageRoot: URL) -> URL {
-        packageRoot.appendingPathComponent(".build-testscope-flaky")
+        packageRoot.appendingPathComponent(".build/testscope-flaky")
     }
 
     /// The entry point's path inside the scratch folder.

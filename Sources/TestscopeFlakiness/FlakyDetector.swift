@@ -137,10 +137,11 @@ public final class FlakyDetector: Sendable {
         try Parallel.map(count, jobs: jobs) { _ in try self.executor.execute(order) }
     }
 
-    /// `run 3/12  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`.
+    /// `run 3 (4/12)  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`: the run's index (what
+    /// `--replay` takes) and its position among all runs ("run 0/5" read as 5 runs where there were 6).
     public static func line(_ planned: PlannedOrder, _ execution: ExecutedOrder, of total: Int) -> String {
         let tally = RunTally(execution)
-        return "run \(planned.index)/\(total - 1)  \(planned.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)"
+        return "run \(planned.index) (\(planned.index + 1)/\(total))  \(planned.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)"
     }
 }
 

@@ -56,10 +56,10 @@ final class FlakyCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 1, "a test fails in every run\n\(result.stderr)")
         XCTAssertEqual(result.errorLines.last, "testscope: error: 1 test(s) failed in every run: FlakyTests.LegacyTests/testAlwaysFails")
         XCTAssertTrue(result.stdout.hasPrefix("testscope flaky: seed 7, 12 runs, 2 jobs\n"), result.stdout)
-        for run in 0..<12 { XCTAssertTrue(result.stdout.contains("run \(run)/11  "), "run \(run) is printed") }
+        for run in 0..<12 { XCTAssertTrue(result.stdout.contains("run \(run) (\(run + 1)/12)  "), "run \(run) is printed") }
         XCTAssertTrue(result.stdout.contains("Seed 7: replay run K with `testscope flaky --package-path \(Self.package.path) --seed 7 --replay K --runs 12`"))
         XCTAssertEqual(try fixtureSnapshot(), before, "nothing is written into the package but the scratch folder")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.package.appendingPathComponent(".build-testscope-flaky").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.package.appendingPathComponent(".build/testscope-flaky").path))
 
         let report = try json()
         XCTAssertEqual(report["seed"] as? Int, 7)
@@ -162,7 +162,7 @@ final class FlakyCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 1, result.stderr)
         // --quiet: the seed (needed to replay) but no per-run progress lines.
         XCTAssertTrue(result.stdout.hasPrefix("testscope flaky: seed 1, 2 runs, "), result.stdout)
-        XCTAssertFalse(result.stdout.contains("run 0/1"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("run 0 (1/2)"), result.stdout)
         let tests = try XCTUnwrap(try json()["tests"] as? [[String: Any]])
         let hung = try XCTUnwrap(tests.first { $0["id"] as? String == "FlakyTests.ShutdownTests/testWaitsForShutdown" })
         XCTAssertEqual(hung["classification"] as? String, "consistent-failure")

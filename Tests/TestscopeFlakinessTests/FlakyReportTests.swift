@@ -37,7 +37,7 @@ final class FlakyReportTests: XCTestCase {
         let findings = try FlakinessAnalyzer(runner: suite, defaultOrder: Self.tests)
             .analyze(Self.tests.map { AnalyzedTest(id: $0, framework: .xctest, method: .inProcessOrder) }, executions: executions, jobs: 2)
         var report = FlakyReport(seed: 5, orders: orders, executions: executions, findings: findings, jobs: 2, packageRoot: "/pkg/Demo",
-                                 binary: "/pkg/Demo/.build-testscope-flaky/debug/DemoPackageTests.xctest", swiftTestingMethod: .inProcessOrder,
+                                 binary: "/pkg/Demo/.build/testscope-flaky/debug/DemoPackageTests.xctest", swiftTestingMethod: .inProcessOrder,
                                  startedAt: Date(timeIntervalSince1970: 1_800_000_000),
                                  reproduction: Reproduction(testscopePrefix: "testscope flaky --package-path /pkg/Demo", binaryPath: "/pkg/bin.xctest"))
         report.findings[report.findings.firstIndex { $0.id == Self.brittle }!].quarantined = true
@@ -119,7 +119,7 @@ final class FlakyReportTests: XCTestCase {
         for (index, order) in report.orders.enumerated() {
             let line = FlakyDetector.line(order, report.executions[index], of: report.orders.count)
             let tally = report.tallies[index]
-            XCTAssertEqual(line, "run \(order.index)/\(report.orders.count - 1)  \(order.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)")
+            XCTAssertEqual(line, "run \(order.index) (\(order.index + 1)/\(report.orders.count))  \(order.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)")
             let summary = (tally.counts + [tally.time]).joined(separator: ", ")
             XCTAssertTrue(html.contains("<summary>Run \(order.index): \(HTMLEscapingForTests.escape(order.label)) — \(summary)</summary>"), summary)
         }

@@ -88,6 +88,10 @@ public struct TestRunCoordinator: Sendable {
         }
         // 2. The tests, from the binary itself; SwiftPM's --filter/--skip semantics.
         let all = try TestLister.list(binary: binary, environment: environment)
+        // The listing, as `swift test list` prints it: `report --test-list` gives the run's log the
+        // module names XCTest's Linux lines lack, so re-importing the artifacts names tests as the run did.
+        try AtomicFileWriter.write((all.xctest + all.swiftTesting).map { $0 + "\n" }.joined(),
+                                   to: request.artifacts.appendingPathComponent("test-list.txt"))
         let selected = all.applying(filters: request.filters, skips: request.skips)
         let profileDir = request.artifacts.appendingPathComponent("profiles")
         try? FileManager.default.removeItem(at: profileDir)

@@ -34,7 +34,7 @@ enum EventStreamLine {
         guard let object = any as? [String: Any] else { self = .invalid("not a JSON object"); return }
         guard let kind = object["kind"] as? String else { self = .invalid("no \"kind\""); return }
         guard kind == "test" || kind == "event" else { self = .ignored; return }
-        guard let payload = object["payload"] as? [String: Any] else { self = .invalid("a \(kind) record without a \"payload\" object"); return }
+        guard let payload = object["payload"] as? [String: Any] else { self = .invalid("\(kind == "test" ? "a test" : "an event") record without a \"payload\" object"); return }
         if kind == "test" {
             guard let id = payload["id"] as? String, let name = payload["name"] as? String else {
                 self = .invalid("a test record without a string \"id\" and \"name\"")

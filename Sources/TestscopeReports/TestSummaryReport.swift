@@ -36,6 +36,7 @@ public struct TestSummaryReport: ReportRenderer {
             // The run's wall time beside them: parallel tests' durations overlap, so their sum says nothing.
             let wall = run.wallTime.map { " (the tests took \(TestText.seconds($0)) of wall time; parallel tests overlap)" } ?? ""
             try out.write(terminal.styled("Slowest tests:", .bold) + wall + "\n")
+            if run.durationsMostlyWaiting { try out.write("  " + TestRunResults.waitingNote + "\n") }
             for result in timed.prefix(slowest) {
                 try out.write("  \(TestText.seconds(result.duration ?? 0))  \(result.id)\(result.arguments.map { " [\($0)]" } ?? "")\n")
             }

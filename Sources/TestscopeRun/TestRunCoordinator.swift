@@ -71,6 +71,9 @@ public struct TestRunCoordinator: Sendable {
         var results = TestRunResults(startedAt: started)
         // 1. Build the tests with coverage, as `swift test --enable-code-coverage` would.
         let (buildExtra, libraries) = Self.splitExtraArguments(request.extraArguments)
+        // `-- --no-parallel`, as `swift test --no-parallel`: Swift Testing runs one test at a time, so each
+        // test's recorded time is its own (in parallel, a test's end waits for a thread of the pool).
+        let serialSwiftTesting = request.extraArguments.contains("--no-parallel")
         // Lines come from more than one reader thread: one writer at a time.
         let logged = Locked(log)
         let writeLine: @Sendable (String) -> Void = { line in logged.withLock { try? $0.write(line + "\n") } }
@@ -116,6 +119,7 @@ public struct TestRunCoordinator: Sendable {
                 attempt == 0 ? "swift-testing-events.jsonl" : "swift-testing-events-\(attempt + 1).jsonl")
             try? FileManager.default.removeItem(at: file)
             var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
+            if serialSwiftTesting { args.append("--no-parallel") }
             if attempt == 0 {
                 for f in request.filters { args += ["--filter", f] }
                 for s in request.skips { args += ["--skip", s] }

@@ -54,6 +54,27 @@ final class TestTimingTests: XCTestCase {
         XCTAssertTrue(page.contains("Wall time") && page.contains(String(format: "%.3f s", wall)))
     }
 
+    func testNoParallelGivesBlockingTestsTheirOwnTime() throws {
+        let output = try TestscopeProcess.temporaryDirectory("durations-serial")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Durations")
+        let result = try TestscopeProcess.run(["run", "--package-path", package.path, "--output", output.path, "--format", "json", "--", "--no-parallel"],
+                                              environment: ["DURATIONS_BLOCK": "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let tests = try Self.tests(output).tests.filter { $0["framework"] as? String == "Swift Testing" }
+        XCTAssertEqual(tests.count, 8)
+        for test in tests where test["arguments"] is NSNull {
+            // One at a time: each test's time is its own sleep (in parallel, blocks200ms() took 0.602 s).
+            let name = try XCTUnwrap(test["name"] as? String)
+            let digits = try XCTUnwrap(name.range(of: #"[0-9]+"#, options: .regularExpression).map { name[$0] })
+            let slept = try XCTUnwrap(Double(digits)) / 1000
+            let duration = try XCTUnwrap(test["duration"] as? Double, name)
+            XCTAssertGreaterThanOrEqual(duration, slept - 0.001, name)
+            XCTAssertLessThan(duration, slept + 0.15, name)
+        }
+        XCTAssertFalse(result.stdout.contains("do not rank the tests"), result.stdout)
+    }
+
     func testReportOfARunsOwnArtifactsGivesTheRunsResults() throws {
         let output = try TestscopeProcess.temporaryDirectory("reimport-run")
         let imported = try TestscopeProcess.temporaryDirectory("reimport-report")

@@ -60,6 +60,8 @@ final class RecordedDurationTests: XCTestCase {
         XCTAssertEqual(runWall, wall, accuracy: 0.01)
         XCTAssertGreaterThanOrEqual(runWall, waiting.compactMap(\.duration).max()!)
         try assertReportsUseWallTime(run)
+        // The durations rank the tests: no note says otherwise.
+        XCTAssertFalse(run.durationsMostlyWaiting)
     }
 
     func testBlockingTestsHoldThePoolAndStillNoTimeExceedsTheWall() throws {
@@ -76,6 +78,14 @@ final class RecordedDurationTests: XCTestCase {
             XCTAssertLessThanOrEqual(duration, runWall + 1e-9, result.caseName)
         }
         try assertReportsUseWallTime(run)
+        // Most tests lasted about as long as the run: the reports say these times do not rank them.
+        XCTAssertTrue(run.durationsMostlyWaiting)
+        let text = try TestSummaryReport(terminal: Terminal(useColor: false, showProgress: false, quiet: false, console: CapturedConsole()),
+                                         packageRoot: "/").renderString(run)
+        XCTAssertTrue(text.contains(TestRunResults.waitingNote), text)
+        let page = try TestsHTMLPage(templates: try HTMLTemplates.builtIn(), navigation: [.tests], generatorVersion: "test",
+                                     packageRoot: "/", createdAt: Date(timeIntervalSince1970: 0)).renderString(run)
+        XCTAssertTrue(page.contains("testscope run -- --no-parallel"))
     }
 
     /// JUnit's run and suite times, tests.json's wallTime and startedAt, the terminal's slowest tests

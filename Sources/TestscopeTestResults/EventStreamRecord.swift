@@ -17,8 +17,8 @@ enum EventStreamLine {
     static let maximumDepth = 32
     /// `absolute` is seconds of a monotonic clock since boot: a machine up for more than 30 years is not one.
     static let maximumAbsolute = 1e9
-    /// `since1970`: before 2001 or after 2200 is no clock's reading today.
-    static let since1970Range = 978_307_200.0...7_258_118_400.0
+    /// `since1970`: before 1970 or after 2200 is no clock's reading.
+    static let since1970Range = 0.0...7_258_118_400.0
 
     init(_ line: Substring) {
         let bytes = line.utf8
@@ -115,7 +115,7 @@ struct EventStreamEvent {
             event.absolute = absolute
             if let since = (instant["since1970"] as? NSNumber)?.doubleValue {
                 guard since.isFinite, EventStreamLine.since1970Range.contains(since) else {
-                    return .failure(EventStreamProblem(reason: "\(kind) at an impossible instant (since1970 must be between 2001 and 2200)"))
+                    return .failure(EventStreamProblem(reason: "\(kind) at an impossible instant (since1970 must be between 1970 and 2200)"))
                 }
                 event.date = Date(timeIntervalSince1970: since)
             }

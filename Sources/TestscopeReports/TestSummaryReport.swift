@@ -34,7 +34,8 @@ public struct TestSummaryReport: ReportRenderer {
         let timed = run.results.filter { ($0.duration ?? 0) > 0 }.sorted { ($0.duration ?? 0) > ($1.duration ?? 0) }
         if slowest > 0, !timed.isEmpty {
             // The run's wall time beside them: parallel tests' durations overlap, so their sum says nothing.
-            let wall = run.wallTime.map { " (the tests took \(TestText.seconds($0)) of wall time; parallel tests overlap)" } ?? ""
+            let sum = run.results.compactMap(\.duration).reduce(0, +)
+            let wall = run.wallTime.map { " (the tests took \(TestText.seconds($0)) of wall time\(sum > $0 * 1.1 ? "; parallel tests overlap" : ""))" } ?? ""
             try out.write(terminal.styled("Slowest tests:", .bold) + wall + "\n")
             if run.durationsMostlyWaiting { try out.write("  " + TestRunResults.waitingNote + "\n") }
             for result in timed.prefix(slowest) {

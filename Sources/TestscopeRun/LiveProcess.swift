@@ -133,7 +133,8 @@ final class LiveProcess: Sendable {
             let interrupted = signal != nil || killed != nil || xcRunning != nil || !inFlight.isEmpty
                 || (stream.runStarted && !stream.runEnded)
             return SupervisedProcess(tests: tests, results: results, blamed: blamed, interrupted: interrupted,
-                                     timedOut: killed != nil, crash: outsideCrash, result: result, lastLines: state.lastLines)
+                                     timedOut: killed != nil, crash: outsideCrash, result: result, lastLines: state.lastLines,
+                                     warnings: events.flatMap { stream.skippedWarning(file: $0.path) }.map { [$0] } ?? [])
         }
     }
 }

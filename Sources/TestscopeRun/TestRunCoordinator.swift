@@ -133,7 +133,10 @@ public struct TestRunCoordinator: Sendable {
             && !(process.result.status == 69 && !process.result.terminatedBySignal) {
             status = process.result.status
         }
-        for process in xctest.processes + swiftTesting.processes { results.merge(process.results) }
+        for process in xctest.processes + swiftTesting.processes {
+            results.merge(process.results)
+            results.warnings += process.warnings
+        }
         results.relaunches += xctest.relaunches + swiftTesting.relaunches
         return TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
                              testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,

@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(
             name: "TestscopeTestResultsTests",
             dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],
-            exclude: ["Goldens"]
+            exclude: ["Goldens", "EventStreamCorpus"]
         ),
         .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
         .testTarget(

@@ -11,6 +11,13 @@ public enum UTCTimestamp {
     /// `2026-11-21T10:07:51Z` (ISO 8601, whole seconds).
     public static func iso8601(_ date: Date) -> String { format(date) + "Z" }
 
+    /// `2026-11-21T10:07:51.250Z` (ISO 8601 with milliseconds): when a test started.
+    public static func iso8601Milliseconds(_ date: Date) -> String {
+        let millis = Int((date.timeIntervalSince1970 - date.timeIntervalSince1970.rounded(.down)) * 1000)
+        let digits = String(min(999, max(0, millis)))
+        return format(date) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+    }
+
     /// `2026-11-21T10:07:51` (no zone; JUnit's `timestamp`).
     public static func withoutZone(_ date: Date) -> String { format(date) }
 

@@ -28,8 +28,10 @@ extension Pipeline {
     private func importTests(_ request: ReportRequest) throws -> TestRunResults? {
         guard request.hasTestInput else { return nil }
         let list = try request.testList.map { TestList.parse(try String(contentsOf: $0, encoding: .utf8)) }
-        return try TestResultImporter.combined(logs: request.testLogs, streams: request.eventStreams,
-                                               junit: request.junit, testList: list)
+        let results = try TestResultImporter.combined(logs: request.testLogs, streams: request.eventStreams,
+                                                      junit: request.junit, testList: list)
+        for warning in results.warnings { terminal.emit(warning) }
+        return results
     }
 
     private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?,

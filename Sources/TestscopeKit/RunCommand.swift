@@ -57,6 +57,7 @@ extension Pipeline {
             throw CoverageError.noTests(package: root.path)
         }
         var tests = run.results
+        for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
         let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
         let testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run")

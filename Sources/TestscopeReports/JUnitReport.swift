@@ -27,7 +27,7 @@ public struct JUnitReport: ReportRenderer {
         if strict {
             try out.write("<testsuites>\n")
         } else {
-            let total = run.results.reduce(0.0) { $0 + ($1.duration ?? 0) }
+            let total = run.wallTime ?? 0
             try out.write("<testsuites name=\"testscope\" tests=\"\(run.results.count)\" failures=\"\(count(run.results, .failure))\" errors=\"\(count(run.results, .error))\" time=\"\(Self.time(total))\">\n")
         }
         for (index, suite) in suites.enumerated() {
@@ -50,7 +50,8 @@ public struct JUnitReport: ReportRenderer {
     func count(_ results: [TestCaseResult], _ kind: Element) -> Int { results.filter { element($0) == kind }.count }
 
     private func writeSuite<Output: TextOutput>(_ name: String, _ results: [TestCaseResult], id: Int, run: TestRunResults, to out: inout Output) throws {
-        let time = results.reduce(0.0) { $0 + ($1.duration ?? 0) }
+        // Wall time, never more than the run's: a suite's tests run in parallel (Swift Testing).
+        let time = min(TestRunResults.wallTime(of: results) ?? 0, run.wallTime ?? .infinity)
         let started = results.compactMap(\.startedAt).min() ?? run.startedAt ?? Date()
         let module = results.first?.module ?? name
         try out.write("  <testsuite name=\"\(XMLText.attribute(name))\" tests=\"\(results.count)\" failures=\"\(count(results, .failure))\" errors=\"\(count(results, .error))\" skipped=\"\(count(results, .skipped))\" time=\"\(Self.time(time))\" timestamp=\"\(Self.timestamp(started))\" hostname=\"\(XMLText.attribute(hostname))\" id=\"\(id)\" package=\"\(XMLText.attribute(module))\">\n")

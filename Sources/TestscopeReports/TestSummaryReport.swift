@@ -33,7 +33,11 @@ public struct TestSummaryReport: ReportRenderer {
         }
         let timed = run.results.filter { ($0.duration ?? 0) > 0 }.sorted { ($0.duration ?? 0) > ($1.duration ?? 0) }
         if slowest > 0, !timed.isEmpty {
-            try out.write(terminal.styled("Slowest tests:", .bold) + "\n")
+            // The run's wall time beside them: parallel tests' durations overlap, so their sum says nothing.
+            let sum = run.results.compactMap(\.duration).reduce(0, +)
+            let wall = run.wallTime.map { " (the tests took \(TestText.seconds($0)) of wall time\(sum > $0 * 1.1 ? "; parallel tests overlap" : ""))" } ?? ""
+            try out.write(terminal.styled("Slowest tests:", .bold) + wall + "\n")
+            if run.durationsMostlyWaiting { try out.write("  " + TestRunResults.waitingNote + "\n") }
             for result in timed.prefix(slowest) {
                 try out.write("  \(TestText.seconds(result.duration ?? 0))  \(result.id)\(result.arguments.map { " [\($0)]" } ?? "")\n")
             }
@@ -57,7 +61,8 @@ public struct TestResultsJSONReport: ReportRenderer {
         let s = JSONReport.string
         var counts: [String] = []
         for outcome in TestOutcome.allCases { counts.append("\(s(outcome.rawValue)): \(run.count(outcome))") }
-        try out.write("{\n  \"schema\": \"https://testscope.dev/schemas/tests/1\",\n  \"summary\": {\(counts.joined(separator: ", ")), \"total\": \(run.results.count), \"relaunches\": \(run.relaunches)},\n")
+        let wall = run.wallTime.map { JUnitReport.time($0) } ?? "null"
+        try out.write("{\n  \"schema\": \"https://testscope.dev/schemas/tests/1\",\n  \"summary\": {\(counts.joined(separator: ", ")), \"total\": \(run.results.count), \"relaunches\": \(run.relaunches)},\n  \"wallTime\": \(wall),\n")
         try out.write("  \"properties\": {\(run.properties.map { "\(s($0.name)): \(s($0.value))" }.joined(separator: ", "))},\n  \"tests\": [")
         for (i, r) in run.results.enumerated() {
             var fields = ["\"id\": \(s(r.id))", "\"framework\": \(s(r.framework.rawValue))", "\"module\": \(r.module.map(s) ?? "null")",
@@ -65,6 +70,7 @@ public struct TestResultsJSONReport: ReportRenderer {
                           "\"arguments\": \(r.arguments.map(s) ?? "null")", "\"outcome\": \(s(r.outcome.rawValue))",
                           "\"skipReason\": \(r.skipReason.map(s) ?? "null")",
                           "\"duration\": \(r.duration.map { JUnitReport.time($0) } ?? "null")",
+                          "\"startedAt\": \(r.startedAt.map { s(UTCTimestamp.iso8601Milliseconds($0)) } ?? "null")",
                           "\"location\": \(location(r.location))"]
             fields.append("\"issues\": [" + r.issues.map { issue in
                 "{\"kind\": \(s(issue.kind.rawValue)), \"message\": \(s(issue.message)), \"details\": [\(issue.details.map(s).joined(separator: ", "))], \"location\": \(location(issue.location))}"

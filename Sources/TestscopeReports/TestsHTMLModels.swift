@@ -71,6 +71,7 @@ struct TestsHTMLModel {
                         href: linked.contains(entry.offset) ? "#" + anchor(entry.offset) : nil)
             },
             slowestLimit: String(slowestCount),
+            slowestNote: run.durationsMostlyWaiting ? TestRunResults.waitingNote : nil,
             metrics: indexed.flatMap { i, result in result.metrics.map { metric($0, result: result) } },
             all: all.map { i, r in
                 ResultRow(names: names(r), rank: String(Self.rank(r.outcome)), durationSort: r.duration.map { String($0) } ?? "-1",

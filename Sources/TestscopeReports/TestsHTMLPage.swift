@@ -88,6 +88,10 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
             facts.append(FactModel(label: "Started", value: UTCTimestamp.iso8601(started), detail: "when the tests started"))
         }
         facts.append(FactModel(label: "Tests", value: run.summaryLine, detail: "\(run.results.count) results (a parameterized test has one per case)"))
+        if let wall = run.wallTime {
+            facts.append(FactModel(label: "Wall time", value: TestText.seconds(wall),
+                                   detail: "from the first test's start to the last test's end; Swift Testing runs tests in parallel, so their durations overlap"))
+        }
         if run.relaunches > 0 {
             facts.append(FactModel(label: "Relaunches", value: String(run.relaunches), detail: "the test binary was started again after a crash or a timeout"))
         }

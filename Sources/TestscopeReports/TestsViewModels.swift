@@ -12,6 +12,8 @@ struct TestsPageModel: HTMLViewModel {
     var skipped: [SkippedRow]
     var slowest: [SlowRow]
     var slowestLimit: String
+    /// Said when the durations measure waiting for a thread more than the tests (`durationsMostlyWaiting`).
+    var slowestNote: String?
     var metrics: [MetricRow]
     var all: [ResultRow]
 
@@ -32,6 +34,7 @@ struct TestsPageModel: HTMLViewModel {
         case "hasSkipped": return !skipped.isEmpty
         case "slowestCount": return String(slowest.count)
         case "slowestLimit": return slowestLimit
+        case "slowestNote": return slowestNote.orFalse
         case "slowest": return slowest
         case "hasSlowest": return !slowest.isEmpty
         case "metricCount": return String(metrics.count)

@@ -16,9 +16,9 @@ struct EventStreamTail {
         try? handle.seek(toOffset: offset)
         let data = handle.readDataToEndOfFile()
         guard let lastNewline = data.lastIndex(of: 0x0A) else { return }
-        let complete = data[data.startIndex...lastNewline]
-        offset += UInt64(complete.count)
-        for line in String(decoding: complete, as: UTF8.self).split(separator: "\n") { stream.consume(String(line)) }
+        let complete = data[data.startIndex..<lastNewline]
+        offset += UInt64(complete.count + 1)
+        for line in String(decoding: complete, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) { stream.consume(line) }
         let now = Date()
         for id in stream.inFlight where firstSeen[id] == nil { firstSeen[id] = now }
     }
@@ -133,7 +133,8 @@ final class LiveProcess: Sendable {
             let interrupted = signal != nil || killed != nil || xcRunning != nil || !inFlight.isEmpty
                 || (stream.runStarted && !stream.runEnded)
             return SupervisedProcess(tests: tests, results: results, blamed: blamed, interrupted: interrupted,
-                                     timedOut: killed != nil, crash: outsideCrash, result: result, lastLines: state.lastLines)
+                                     timedOut: killed != nil, crash: outsideCrash, result: result, lastLines: state.lastLines,
+                                     warnings: events.flatMap { stream.skippedWarning(file: $0.path) }.map { [$0] } ?? [])
         }
     }
 }

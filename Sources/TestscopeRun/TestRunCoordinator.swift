@@ -71,6 +71,9 @@ public struct TestRunCoordinator: Sendable {
         var results = TestRunResults(startedAt: started)
         // 1. Build the tests with coverage, as `swift test --enable-code-coverage` would.
         let (buildExtra, libraries) = Self.splitExtraArguments(request.extraArguments)
+        // `-- --no-parallel`, as `swift test --no-parallel`: Swift Testing runs one test at a time, so each
+        // test's recorded time is its own (in parallel, a test's end waits for a thread of the pool).
+        let serialSwiftTesting = request.extraArguments.contains("--no-parallel")
         // Lines come from more than one reader thread: one writer at a time.
         let logged = Locked(log)
         let writeLine: @Sendable (String) -> Void = { line in logged.withLock { try? $0.write(line + "\n") } }
@@ -88,6 +91,10 @@ public struct TestRunCoordinator: Sendable {
         }
         // 2. The tests, from the binary itself; SwiftPM's --filter/--skip semantics.
         let all = try TestLister.list(binary: binary, environment: environment)
+        // The listing, as `swift test list` prints it: `report --test-list` gives the run's log the
+        // module names XCTest's Linux lines lack, so re-importing the artifacts names tests as the run did.
+        try AtomicFileWriter.write((all.xctest + all.swiftTesting).map { $0 + "\n" }.joined(),
+                                   to: request.artifacts.appendingPathComponent("test-list.txt"))
         let selected = all.applying(filters: request.filters, skips: request.skips)
         let profileDir = request.artifacts.appendingPathComponent("profiles")
         try? FileManager.default.removeItem(at: profileDir)
@@ -112,6 +119,7 @@ public struct TestRunCoordinator: Sendable {
                 attempt == 0 ? "swift-testing-events.jsonl" : "swift-testing-events-\(attempt + 1).jsonl")
             try? FileManager.default.removeItem(at: file)
             var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
+            if serialSwiftTesting { args.append("--no-parallel") }
             if attempt == 0 {
                 for f in request.filters { args += ["--filter", f] }
                 for s in request.skips { args += ["--skip", s] }
@@ -125,7 +133,10 @@ public struct TestRunCoordinator: Sendable {
             && !(process.result.status == 69 && !process.result.terminatedBySignal) {
             status = process.result.status
         }
-        for process in xctest.processes + swiftTesting.processes { results.merge(process.results) }
+        for process in xctest.processes + swiftTesting.processes {
+            results.merge(process.results)
+            results.warnings += process.warnings
+        }
         results.relaunches += xctest.relaunches + swiftTesting.relaunches
         return TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
                              testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,

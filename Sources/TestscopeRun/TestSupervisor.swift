@@ -69,6 +69,8 @@ public struct SupervisedProcess: Sendable {
     public var result: ProcessResult
     /// The last lines of output (for an error when the binary ran nothing).
     public var lastLines: [String]
+    /// Lines of its event stream that could not be trusted and were skipped.
+    public var warnings: [Diagnostic] = []
 
     /// Of `tests`, those with a result, in launch order (XCTest results are also matched by
     /// `Class.method`, for lines that did not name the module).

@@ -8,12 +8,15 @@ extension SwiftTestingEventStream {
         let inFlight = self.inFlight
         guard !inFlight.isEmpty else { return nil }
         if let killed { return killed }
-        let named = inFlight.first { id in
-            let parts = SwiftTestingEventStream.split(id)
-            let needle = [parts.suite, parts.name].compactMap { $0 }.joined(separator: ".")
-            return crash?.frames.contains { $0.contains(needle) } ?? false
-        }
+        let named = inFlight.first { id in crash.map { Self.crash($0, names: id) } ?? false }
         return named ?? (orFirst || inFlight.count == 1 ? inFlight.first : nil)
+    }
+
+    /// True when the crash's backtrace shows the test's `Suite.name`.
+    public static func crash(_ crash: CrashEvidence, names id: String) -> Bool {
+        let parts = split(id)
+        let needle = [parts.suite, parts.name].compactMap { $0 }.joined(separator: ".")
+        return crash.frames.contains { $0.contains(needle) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Reads Swift Testing's JSON event stream (`--event-stream-output-path`, JSON Lines; version 0 or
 /// "6.3.0"). Events may arrive out of order: everything is attributed by test id (and test case
@@ -14,6 +15,7 @@ public struct SwiftTestingEventStream {
 
     struct CaseState {
         var arguments: String?
+        var startedAt: Date?
         var started: Double?
         var ended: Double?
         var issues: [TestIssue] = []
@@ -34,66 +36,81 @@ public struct SwiftTestingEventStream {
     private var order: [String] = []
     public private(set) var runEnded = false
     public private(set) var runStarted = false
-    public private(set) var unreadableLines = 0
+    /// Lines that were not used because they could not be trusted (the first few, with the reason).
+    public private(set) var skipped: [(line: Int, reason: String)] = []
+    public private(set) var skippedCount = 0
+    /// Lines that were well-formed records (used or deliberately ignored).
+    public private(set) var records = 0
+    /// The first and last wall-clock instants of any event: the run's wall time.
+    public private(set) var wallStart: Date?
+    public private(set) var wallEnd: Date?
+    private var lineNumber = 0
+    static let keptProblems = 5
 
     public init() {}
 
-    /// Feeds one line of the stream; unknown kinds and keys are ignored.
-    public mutating func consume(_ line: String) {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { return }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any],
-              let kind = object["kind"] as? String, let payload = object["payload"] as? [String: Any]
-        else { unreadableLines += 1; return }
-        if kind == "test" { consumeTest(payload) } else if kind == "event" { consumeEvent(payload) }
+    /// Feeds one line of the stream (counted from 1 for the warnings); unknown kinds and keys are
+    /// ignored, lines that cannot be trusted are skipped and remembered in `skipped`.
+    public mutating func consume(_ line: String) { consume(Substring(line)) }
+
+    public mutating func consume(_ line: Substring) {
+        lineNumber += 1
+        guard line.contains(where: { !$0.isWhitespace }) else { return }
+        switch EventStreamLine(line) {
+        case let .test(id, name, displayName, isSuite, location):
+            records += 1
+            tests[id] = TestRecord(id: id, name: name, displayName: displayName, isSuite: isSuite, location: location)
+        case let .event(event):
+            records += 1
+            consumeEvent(event)
+        case .ignored:
+            records += 1
+        case let .invalid(reason):
+            if skipped.count < Self.keptProblems { skipped.append((lineNumber, reason)) }
+            skippedCount += 1
+        }
     }
 
-    private mutating func consumeTest(_ p: [String: Any]) {
-        guard let id = p["id"] as? String, let name = p["name"] as? String else { return }
-        tests[id] = TestRecord(id: id, name: name, displayName: p["displayName"] as? String,
-                               isSuite: (p["kind"] as? String) == "suite", location: Self.location(p["sourceLocation"]))
-    }
-
-    private mutating func consumeEvent(_ p: [String: Any]) {
-        guard let kind = p["kind"] as? String else { return }
-        let instant = p["instant"] as? [String: Any]
-        let absolute = (instant?["absolute"] as? NSNumber)?.doubleValue
-        let since1970 = (instant?["since1970"] as? NSNumber)?.doubleValue
-        let messages = (p["messages"] as? [[String: Any]]) ?? []
-        let texts = messages.compactMap { $0["text"] as? String }
-        let caseID = (p["_testCase"] as? [String: Any])?["id"] as? String
-        switch kind {
+    private mutating func consumeEvent(_ e: EventStreamEvent) {
+        let absolute = e.absolute
+        if let date = e.date {
+            wallStart = min(wallStart ?? date, date)
+            wallEnd = max(wallEnd ?? date, date)
+        }
+        switch e.kind {
         case "runStarted": runStarted = true; return
         case "runEnded": runEnded = true; return
         default: break
         }
-        guard let testID = p["testID"] as? String else { return }
+        guard let testID = e.testID else { return }
         if states[testID] == nil { states[testID] = TestState(); order.append(testID) }
-        switch kind {
+        switch e.kind {
         case "testStarted":
             states[testID]!.started = absolute
-            states[testID]!.startedAt = since1970.map { Date(timeIntervalSince1970: $0) }
+            states[testID]!.startedAt = e.date
         case "testEnded":
             states[testID]!.ended = absolute
         case "testSkipped":
-            states[testID]!.skipReason = Self.skipReason(texts.first) ?? "skipped"
+            states[testID]!.skipReason = Self.skipReason(e.texts.first) ?? "skipped"
+            states[testID]!.startedAt = states[testID]!.startedAt ?? e.date
         case "testCancelled":
             states[testID]!.skipReason = "cancelled"
             states[testID]!.ended = absolute
         case "testCaseStarted", "testCaseEnded", "testCaseCancelled":
-            let key = caseID ?? currentCaseKey(testID, starting: kind == "testCaseStarted")
+            let key = e.caseID ?? currentCaseKey(testID, starting: e.kind == "testCaseStarted")
             if states[testID]!.cases[key] == nil { states[testID]!.cases[key] = CaseState(); states[testID]!.caseOrder.append(key) }
-            if kind == "testCaseStarted" {
+            if e.kind == "testCaseStarted" {
                 states[testID]!.cases[key]!.started = absolute
-                states[testID]!.cases[key]!.arguments = Self.arguments(in: texts.first)
+                states[testID]!.cases[key]!.startedAt = e.date
+                states[testID]!.cases[key]!.arguments = Self.arguments(in: e.texts.first)
             } else {
                 states[testID]!.cases[key]!.ended = absolute
             }
         case "issueRecorded":
-            guard let issue = Self.issue(p["issue"] as? [String: Any], texts: texts) else { return }
-            if let caseID, states[testID]!.cases[caseID] != nil {
+            guard let issue = Self.issue(e.issue, texts: e.texts) else { return }
+            if let caseID = e.caseID, states[testID]!.cases[caseID] != nil {
                 states[testID]!.cases[caseID]!.issues.append(issue)
-            } else if caseID == nil, let open = states[testID]!.caseOrder.last(where: { states[testID]!.cases[$0]?.ended == nil }) {
+            } else if e.caseID == nil, let open = states[testID]!.caseOrder.last(where: { states[testID]!.cases[$0]?.ended == nil }) {
                 // Without case ids (no experimental fields), the open case is the best guess.
                 states[testID]!.cases[open]!.issues.append(issue)
             } else {
@@ -108,6 +125,19 @@ public struct SwiftTestingEventStream {
         let state = states[testID]!
         if starting { return "case-\(state.caseOrder.count)" }
         return state.caseOrder.last { state.cases[$0]?.ended == nil } ?? "case-\(state.caseOrder.count)"
+    }
+
+    /// True when something in it is a Swift Testing record (a test, a run or a test event).
+    public var isEventStream: Bool { runStarted || !tests.isEmpty || !states.isEmpty }
+
+    /// The ids of the function tests that have events (started, skipped, ended) in this stream.
+    public var functionTests: [String] { order.filter { tests[$0]?.isSuite != true } }
+
+    /// One warning for the lines that were skipped: how many, and the first with its reason.
+    public func skippedWarning(file: String) -> Diagnostic? {
+        guard let first = skipped.first else { return nil }
+        let more = skippedCount > 1 ? "skipped \(skippedCount) lines that cannot be trusted (the first: " : "skipped a line that cannot be trusted ("
+        return .warning(file: file, line: first.line, "\(more)\(first.reason)); the results may be incomplete")
     }
 
     /// Function tests that started and never ended (the process died or was killed).
@@ -165,6 +195,7 @@ public struct SwiftTestingEventStream {
             result.issues = c.issues + (index == 0 ? state.issues : [])
             result.outcome = Self.outcome(result.issues)
             result.duration = Self.duration(c.started, c.ended)
+            result.startedAt = c.startedAt ?? template.startedAt
             result.location = result.primaryLocation
             results.append(result)
         }
@@ -186,9 +217,10 @@ public struct SwiftTestingEventStream {
         return .passed
     }
 
+    /// A test's (or case's) own time: from its start event to its end event on the monotonic clock.
     static func duration(_ start: Double?, _ end: Double?) -> Double? {
-        guard let start, let end else { return nil }
-        return max(0, end - start)
+        guard let start, let end, end >= start else { return nil }
+        return end - start
     }
 
     /// `Module.Outer/Inner/name()/File.swift:L:C` → module, suite `Outer.Inner`, name, and the
@@ -207,12 +239,6 @@ public struct SwiftTestingEventStream {
         return (module, suites.joined(separator: "."), components.last!, specifier)
     }
 
-    static func location(_ value: Any?) -> SourceLocation? {
-        guard let object = value as? [String: Any], let line = (object["line"] as? NSNumber)?.intValue else { return nil }
-        let file = (object["filePath"] as? String) ?? (object["_filePath"] as? String) ?? (object["fileID"] as? String) ?? "<unknown>"
-        return SourceLocation(file: file, line: line, column: (object["column"] as? NSNumber)?.intValue)
-    }
-
     static func issue(_ object: [String: Any]?, texts: [String]) -> TestIssue? {
         guard let object else { return nil }
         let message = texts.first ?? "Issue recorded"
@@ -226,7 +252,7 @@ public struct SwiftTestingEventStream {
         } else {
             kind = .failure
         }
-        return TestIssue(kind: kind, message: message, details: Array(texts.dropFirst()), location: location(object["sourceLocation"]))
+        return TestIssue(kind: kind, message: message, details: Array(texts.dropFirst()), location: EventStreamLine.location(object["sourceLocation"]))
     }
 
     /// `Test disabled() skipped: "not ready"` → `not ready`.
@@ -250,7 +276,7 @@ public struct SwiftTestingEventStream {
     /// Parses a whole stream file's text.
     public static func parse(_ text: String) -> SwiftTestingEventStream {
         var stream = SwiftTestingEventStream()
-        for line in text.split(separator: "\n") { stream.consume(String(line)) }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { stream.consume(line) }
         return stream
     }
 }

@@ -20,20 +20,7 @@ public enum TestResultImporter {
             orphanCrashes += parser.orphanCrashes
             if let open = parser.crashOutsideTests, !parser.orphanCrashes.contains(open) { orphanCrashes.append(open) }
         }
-        for url in streams {
-            let text = try read(url)
-            let stream = SwiftTestingEventStream.parse(text)
-            guard stream.runStarted || !stream.results().isEmpty || !stream.inFlight.isEmpty else {
-                throw TestResultsError.notAnEventStream(path: url.path)
-            }
-            run.merge(stream.results())
-            for id in stream.inFlight {
-                // A crash whose backtrace names this test, from the logs; otherwise it was only in flight.
-                let named = orphanCrashes.first { crash in stream.blame(killed: nil, crash: crash, orFirst: false) == id }
-                let evidence = named ?? CrashEvidence(reason: "in flight when the test process died (another test may have crashed it)")
-                run.merge([stream.interruptedResult(id, outcome: .crashed, crash: evidence, duration: nil)])
-            }
-        }
+        try mergeStreams(streams, orphanCrashes: orphanCrashes, into: &run)
         for file in junit { run.merge(try self.junit(file)) }
         return run
     }
@@ -53,15 +40,60 @@ public enum TestResultImporter {
 
     /// Swift Testing results from an event stream; tests still in flight at its end are `crashed`.
     public static func eventStream(_ url: URL) throws -> [TestCaseResult] {
-        let text = try read(url)
-        let stream = SwiftTestingEventStream.parse(text)
-        guard stream.runStarted || !stream.results().isEmpty || !stream.inFlight.isEmpty else {
-            throw TestResultsError.notAnEventStream(path: url.path)
+        var run = TestRunResults()
+        try mergeStreams([url], orphanCrashes: [], into: &run)
+        return run.results
+    }
+
+    /// A run's event streams (one per test process: `run` relaunches the binary after a crash) in
+    /// the order the processes ran, whatever the order given: a later stream's results of a test
+    /// replace an earlier stream's (it was in flight there and ran again), as in the run itself.
+    /// A test in flight at the end of a stream that no later stream reports crashed the process when
+    /// a crash in the logs names it, or when it is the only one; when several are left and nothing
+    /// says which, all are `crashed`, with a warning saying what else to pass.
+    static func mergeStreams(_ urls: [URL], orphanCrashes: [CrashEvidence], into run: inout TestRunResults) throws {
+        var streams: [(url: URL, stream: SwiftTestingEventStream)] = []
+        for url in urls {
+            let stream = SwiftTestingEventStream.parse(try read(url))
+            guard stream.isEventStream else {
+                throw TestResultsError.notAnEventStream(path: url.path, detail: stream.skipped.first.map { "line \($0.line): \($0.reason)" } ?? "no Swift Testing records")
+            }
+            if let warning = stream.skippedWarning(file: url.path) { run.warnings.append(warning) }
+            streams.append((url, stream))
         }
-        return stream.results() + stream.inFlight.map {
-            stream.interruptedResult($0, outcome: .crashed, crash: CrashEvidence(reason: "the event stream ends while the test runs (the process died)"), duration: nil)
+        let ordered = streams.enumerated().sorted { a, b in
+            (a.element.stream.wallStart ?? .distantFuture, a.offset) < (b.element.stream.wallStart ?? .distantFuture, b.offset)
+        }.map(\.element)
+        for (index, (url, stream)) in ordered.enumerated() {
+            let later = Set(ordered[(index + 1)...].flatMap { $0.stream.functionTests.map(Self.specifier) })
+            let finished = stream.results()
+            let replaced = Set(finished.map(\.id))
+            run.results.removeAll { $0.framework == .swiftTesting && replaced.contains($0.id) }
+            run.results += finished
+            let left = stream.inFlight.filter { !later.contains(Self.specifier($0)) }
+            guard !left.isEmpty else { continue }
+            let named = left.first { id in orphanCrashes.contains { SwiftTestingEventStream.crash($0, names: id) } }
+            let culprit = named ?? (left.count == 1 ? left[0] : nil)
+            if culprit == nil {
+                run.warnings.append(.warning(file: url.path, "the test process died with \(left.count) tests in flight and nothing says which one crashed it, so all are reported crashed; pass the run's later event streams (swift-testing-events-2.jsonl, …) and its swift-test.log (--test-log) too"))
+            }
+            for id in left where culprit == nil || id == culprit {
+                let evidence = orphanCrashes.first { SwiftTestingEventStream.crash($0, names: id) }
+                    ?? CrashEvidence(reason: "in flight when the test process died (the event stream ends while it runs)")
+                let result = stream.interruptedResult(id, outcome: .crashed, crash: evidence, duration: nil)
+                run.results.removeAll { $0.framework == .swiftTesting && $0.id == result.id }
+                run.results.append(result)
+            }
+            for id in left where culprit != nil && id != culprit {
+                var result = stream.interruptedResult(id, outcome: .skipped, crash: nil, duration: nil)
+                result.skipReason = "not finished: in flight when \(Self.specifier(culprit!)) crashed the test process, and not run again"
+                run.results.removeAll { $0.framework == .swiftTesting && $0.id == result.id }
+                run.results.append(result)
+            }
         }
     }
+
+    static func specifier(_ id: String) -> String { SwiftTestingEventStream.split(id).specifier }
 
     /// Results from a JUnit XML file.
     public static func junit(_ url: URL) throws -> [TestCaseResult] {

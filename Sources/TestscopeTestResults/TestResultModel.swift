@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Which testing library produced a result.
 public enum TestFramework: String, Sendable, Equatable {
@@ -106,8 +107,11 @@ public struct TestCaseResult: Sendable, Equatable {
     public var arguments: String?
     public var outcome: TestOutcome
     public var skipReason: String?
-    /// Seconds, when known.
+    /// Seconds from the test's own start to its own end, when known. Swift Testing runs tests in
+    /// parallel, so this includes the time the test waited for a thread of the pool (it is what
+    /// Swift Testing itself prints: `passed after 0.607 seconds`); durations of parallel tests overlap.
     public var duration: Double?
+    /// When the test (or the case) started, on the wall clock.
     public var startedAt: Date?
     public var issues: [TestIssue]
     /// Lines the test printed, when they can be attributed (serial XCTest).
@@ -161,6 +165,8 @@ public struct TestRunResults: Sendable, Equatable {
     /// Free-form facts for reports (toolchain, host, seed…).
     public var properties: [(name: String, value: String)]
     public var startedAt: Date?
+    /// What was wrong with the inputs but did not stop the import (skipped lines of an event stream).
+    public var warnings: [Diagnostic] = []
 
     public init(results: [TestCaseResult] = [], relaunches: Int = 0, properties: [(name: String, value: String)] = [], startedAt: Date? = nil) {
         self.results = results
@@ -173,6 +179,42 @@ public struct TestRunResults: Sendable, Equatable {
         a.results == b.results && a.relaunches == b.relaunches && a.startedAt == b.startedAt
             && a.properties.map(\.name) == b.properties.map(\.name) && a.properties.map(\.value) == b.properties.map(\.value)
     }
+
+    /// The run's wall time: from the first test's start to the last test's end (`wallTime(of:)`).
+    public var wallTime: Double? { Self.wallTime(of: results) }
+
+    /// Wall time of a group of tests, for JUnit's suite and run times: from the earliest start to the
+    /// latest end (start + duration). Never a sum: parallel tests overlap (BigInt's 215 Swift Testing
+    /// tests summed to 411 s in a 3.8 s run). When no result has a start time (a JUnit import), the
+    /// sum of the durations is all there is.
+    public static func wallTime(of results: [TestCaseResult]) -> Double? {
+        var first: Date?, last: Date?
+        for r in results {
+            guard let start = r.startedAt else { continue }
+            let end = start.addingTimeInterval(r.duration ?? 0)
+            first = min(first ?? start, start)
+            last = max(last ?? end, end)
+        }
+        if let first, let last { return last.timeIntervalSince(first) }
+        let timed = results.compactMap(\.duration)
+        return timed.isEmpty ? nil : timed.reduce(0, +)
+    }
+
+    /// True when Swift Testing's tests ran in parallel and most of them lasted about as long as their
+    /// whole run: their end events waited for a thread (tests that block hold the pool's threads, one per
+    /// core), so their durations measure the run, not the tests, and do not rank them. Recorded: all of
+    /// BigInt's 211 tests started in the first 0.13 s and ended between 15.0 and 15.5 s of a 15.5 s run.
+    /// Heuristic: at least 3 timed Swift Testing tests over at least 1 s of wall time, the median
+    /// duration half the wall time or more.
+    public var durationsMostlyWaiting: Bool {
+        let timed = results.filter { $0.framework == .swiftTesting && $0.outcome != .skipped && $0.duration != nil }
+        guard timed.count >= 3, let wall = Self.wallTime(of: timed), wall >= 1 else { return false }
+        let sorted = timed.compactMap(\.duration).sorted()
+        return sorted[sorted.count / 2] >= wall / 2
+    }
+
+    /// What to say beside the slowest tests when `durationsMostlyWaiting`.
+    public static let waitingNote = "Swift Testing ran these tests in parallel and most of them lasted about as long as the whole run: a test's end waits for a thread while other tests hold the pool, so these times do not rank the tests. For each test's own time, run them one at a time: testscope run -- --no-parallel"
 
     public func count(_ outcome: TestOutcome) -> Int { results.filter { $0.outcome == outcome }.count }
 

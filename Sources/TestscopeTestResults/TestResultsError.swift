@@ -5,7 +5,7 @@ import TestscopeExecution
 public enum TestResultsError: LocalizedError, Equatable {
     case unreadable(path: String, reason: String)
     case notJUnit(path: String, detail: String)
-    case notAnEventStream(path: String)
+    case notAnEventStream(path: String, detail: String)
     case testListFailed(detail: String)
 
     public var errorDescription: String? {
@@ -14,8 +14,8 @@ public enum TestResultsError: LocalizedError, Equatable {
             return "cannot read \(path): \(reason); check the path"
         case let .notJUnit(path, detail):
             return "\(path) is not a JUnit XML file (\(detail)); pass a file written by --xunit-output or a JUnit reporter"
-        case let .notAnEventStream(path):
-            return "\(path) is not a Swift Testing event stream (no JSON records); pass a file written by --event-stream-output-path"
+        case let .notAnEventStream(path, detail):
+            return "\(path) is not a Swift Testing event stream (\(detail)); pass a file written by --event-stream-output-path"
         case let .testListFailed(detail):
             return "could not list the package's tests (\(detail)); check that `swift test list` works in the package"
         }

@@ -11,13 +11,14 @@ enum FakeTestBinary {
     /// before the next test starts; `testHang` leaves two processes whose pids go to `$FAKE_PIDS` (an
     /// orphan still in its process group, which only the group kill reaches, and a child in a session of
     /// its own, which only the descendants kill reaches), then hangs. `--swift-testing-parallel-crash` instead
-    /// writes an event stream with two Swift Testing tests in flight and crashes.
+    /// writes an event stream with two Swift Testing tests in flight (and, as line 3, a line that is not JSON) and crashes.
     static let script = #"""
     #!/bin/sh
     if [ "$1" = "--swift-testing-parallel-crash" ]; then
       for t in "a()" "b()"; do
         echo "{\"kind\":\"test\",\"payload\":{\"id\":\"M.S/$t/F.swift:1:1\",\"kind\":\"function\",\"name\":\"$t\"}}" >> "$2"
       done
+      echo "{not json" >> "$2"
       for t in "a()" "b()"; do
         echo "{\"kind\":\"event\",\"payload\":{\"kind\":\"testStarted\",\"testID\":\"M.S/$t/F.swift:1:1\",\"instant\":{\"absolute\":1,\"since1970\":1}}}" >> "$2"
       done

@@ -100,6 +100,9 @@ final class TestSupervisorTests: XCTestCase {
         XCTAssertTrue(parallel.interrupted)
         XCTAssertNil(parallel.blamed, "two tests in flight and no frame naming one: no guess")
         XCTAssertEqual(parallel.results.count, 0)
+        // The line the reader could not trust is skipped, with one warning naming the stream and the line.
+        XCTAssertEqual(parallel.warnings.map(\.line), [3])
+        XCTAssertEqual(parallel.warnings.first?.file, folder.appendingPathComponent("events-false.jsonl").path)
         let serial = try crash(blameFirst: true)
         XCTAssertEqual(serial.blamed, "M.S/a()/F.swift:1:1")
         XCTAssertEqual(serial.results.map(\.name), ["a()"])

@@ -66,12 +66,16 @@ void testscope_restore_terminal(void) {
 }
 
 static atomic_int signals_seen;
+static atomic_int hurried;
 static int notify_descriptor = -1;
 static int interrupted_status = 130;
 
+int testscope_interrupt_hurried(void) { return atomic_load(&hurried); }
+
 // Only async-signal-safe calls: write, kill, tcsetattr, _exit.
 static void on_interrupt(int signo) {
-    if (atomic_fetch_add(&signals_seen, 1) == 0) {
+    int seen = atomic_fetch_add(&signals_seen, 1);
+    if (seen == 0) {
         unsigned char byte = (unsigned char)signo;
         ssize_t ignored = write(notify_descriptor, &byte, 1);
         (void)ignored;
@@ -82,6 +86,10 @@ static void on_interrupt(int signo) {
         if (value == 0) continue;
         if (value & 1) kill(-(pid_t)(value >> 1), SIGKILL);
         kill((pid_t)(value >> 1), SIGKILL);
+    }
+    if (seen == 1) {
+        atomic_store(&hurried, 1);
+        return;
     }
     testscope_restore_terminal();
     _exit(interrupted_status);

@@ -8,7 +8,8 @@ import Darwin
 
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a command cleanly: every process it started and their
 /// descendants are stopped, its temporary files are removed, the terminal is restored, and it exits
-/// with status 130. A second signal kills the children and exits at once.
+/// with status 130. A second signal kills the children at once (the cleanup stops waiting for them);
+/// a third exits at once.
 ///
 /// Once interrupted, a thread that would start a process, create a file or print parks in
 /// `checkpoint()` until the process exits, so nothing new starts while the cleanup runs.
@@ -18,6 +19,7 @@ public enum Interruption {
 
     private struct State {
         var installed = false
+        var subreaper = false
         var interrupted = false
         /// Paths removed on interrupt, with how often each was registered.
         var temporaries: [String: Int] = [:]
@@ -30,7 +32,8 @@ public enum Interruption {
     /// becomes Testscope's child, where `ProcessTree.killLeftovers` finds it.
     public static func install() {
         guard state.withLock({ state in defer { state.installed = true }; return !state.installed }) else { return }
-        _ = testscope_set_child_subreaper()
+        let subreaper = testscope_set_child_subreaper() == 0
+        state.withLock { $0.subreaper = subreaper }
         testscope_save_terminal()
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return }
@@ -47,6 +50,11 @@ public enum Interruption {
         watcher.start()
         _ = testscope_install_interrupt_handler(fds[1], exitStatus)
     }
+
+    /// True when orphaned descendants come to Testscope (the command line on Linux). Only then are
+    /// children Testscope did not spawn taken for what a test left behind: a process that embeds the
+    /// library may have children of its own.
+    public static var reapsOrphans: Bool { state.withLock { $0.subreaper } }
 
     /// True once a signal arrived.
     public static var isInterrupted: Bool { state.withLock { $0.interrupted } }

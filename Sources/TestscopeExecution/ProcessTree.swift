@@ -89,8 +89,10 @@ public enum ProcessTree {
     /// they are Testscope's children now: those it did not spawn itself, unless they are in the
     /// group of another test process still running (`flaky` runs several at once). A left process
     /// may have moved to a group of its own (Foundation's `Process` does that), so the group alone
-    /// cannot find it. Without the subreaper (in-process tests) the orphans went to init: none found.
+    /// cannot find it. Without the subreaper (the library in another process) nothing is done: the
+    /// orphans went to init, and that process's other children are not Testscope's to kill.
     public static func killLeftovers(ofGroup group: Int32) -> [Leftover] {
+        guard Interruption.reapsOrphans else { return [] }
         // Under the spawn lock: a child that was just spawned is tracked before it can be seen here.
         spawnLock.lock()
         defer { spawnLock.unlock() }
@@ -132,21 +134,23 @@ public enum ProcessTree {
         }
     }
 
-    /// On interrupt: SIGTERM to every child Testscope started (and the groups test processes lead),
-    /// up to 1 s for them to end, then SIGKILL to every descendant still there. No child is spawned
-    /// meanwhile (the spawn lock is held, and `Interruption` parks spawning threads).
+    /// On interrupt: SIGINT to every child Testscope started (and the groups test processes lead), as
+    /// a terminal's Ctrl-C would (`swift build` stops its compilers and ends in about 0.1 s; after
+    /// SIGTERM it took over a second), up to 1 s for them to end (not after a second signal), then
+    /// SIGKILL to every descendant still there. No child is spawned meanwhile (the spawn lock is held,
+    /// and `Interruption` parks spawning threads).
     static func stopAllChildren() {
         spawnLock.lock()
         defer { spawnLock.unlock() }
         let me = getpid()
         let tracked = trackedChildren()
         for child in tracked {
-            if child.leadsGroup { kill(-child.pid, SIGTERM) }
-            kill(child.pid, SIGTERM)
+            if child.leadsGroup { kill(-child.pid, SIGINT) }
+            kill(child.pid, SIGINT)
         }
         let deadline = Date().addingTimeInterval(1)
         var alive = living(descendants(of: me, in: table()))
-        while !alive.isEmpty, Date() < deadline {
+        while !alive.isEmpty, Date() < deadline, testscope_interrupt_hurried() == 0 {
             usleep(20_000)
             alive = living(descendants(of: me, in: table()))
         }

@@ -9,8 +9,11 @@ int testscope_set_child_subreaper(void);
 
 /// Installs the handler of SIGINT, SIGTERM and SIGHUP: the first signal writes its number (one
 /// byte) to `notify_fd`, where a thread waits to clean up; a second kills every tracked child
-/// (and the groups they lead) with SIGKILL, restores the terminal and exits with `exit_status`.
+/// (and the groups they lead) with SIGKILL and tells the cleanup to wait no longer; a third also
+/// restores the terminal and exits with `exit_status` at once.
 int testscope_install_interrupt_handler(int notify_fd, int exit_status);
+/// 1 once a second signal asked the cleanup not to give the children time to end.
+int testscope_interrupt_hurried(void);
 
 /// Saves the terminal state of standard input (when it is a terminal), to be restored on interrupt.
 void testscope_save_terminal(void);

@@ -56,7 +56,8 @@ extension Pipeline {
         // Every run of a test that leaves a process behind does it again: each warning once.
         let warned = Locked(Set<Diagnostic>())
         let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout, warn: { [terminal] warning in
-            let first = warned.withLock { $0.insert(Diagnostic(warning.kind, String(warning.message.prefix { $0 != "(" }))).inserted }
+            let test = warning.message.range(of: " left ").map { String(warning.message[..<$0.lowerBound]) } ?? warning.message
+            let first = warned.withLock { $0.insert(Diagnostic(warning.kind, test)).inserted }
             if first { terminal.emit(warning) }
         })
         let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try output.file("flaky-logs"))

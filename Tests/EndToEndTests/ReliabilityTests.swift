@@ -133,6 +133,19 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertEqual(outcomes, ["passed"])
     }
 
+    /// `flaky` runs the test processes through the same supervisor: the sleep each run leaves is killed,
+    /// and the warning is given once, not once per run.
+    func testFlakyKillsWhatATestLeftAndWarnsOnce() throws {
+        let child = try launch(["flaky", "--package-path", Self.package.path, "--output", output.path, "--runs", "3", "--format", "json"],
+                               environment: ["RUNAWAY_ORPHAN": "1"])
+        defer { child.killGroup() }
+        XCTAssertEqual(child.wait(seconds: 300), .exited(0), "flaky must finish (watchdog 300 s): \(child.stderr)")
+        let warnings = child.stderr.split(separator: "\n").filter { $0.contains("left a process running") }
+        XCTAssertEqual(warnings.count, 1, child.stderr)
+        XCTAssertTrue(warnings.first?.hasPrefix("testscope: warning: RunawayTests.RunawayXCTests/testC_leavesAProcessBehind left a process") == true, child.stderr)
+        XCTAssertEqual(survivors(), [], "the sleeps of every run must be killed")
+    }
+
     // MARK: - The package root
 
     /// `run` in a subfolder of the package, without --package-path: the package root is found as

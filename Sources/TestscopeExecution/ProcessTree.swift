@@ -149,18 +149,24 @@ public enum ProcessTree {
             kill(child.pid, SIGINT)
         }
         let deadline = Date().addingTimeInterval(1)
-        var alive = living(descendants(of: me, in: table()))
+        var alive = livingDescendants(of: me, tracked: tracked.map(\.pid))
         while !alive.isEmpty, Date() < deadline, testscope_interrupt_hurried() == 0 {
             usleep(20_000)
-            alive = living(descendants(of: me, in: table()))
+            alive = livingDescendants(of: me, tracked: tracked.map(\.pid))
         }
         for child in tracked where child.leadsGroup { kill(-child.pid, SIGKILL) }
         for pid in alive { kill(pid, SIGKILL) }
     }
 
-    private static func living(_ pids: [Int32]) -> [Int32] {
+    /// Linux: every descendant that has not ended. Elsewhere the table comes from `ps`, which cannot be
+    /// spawned now (the spawn lock is held): the tracked children that still exist.
+    private static func livingDescendants(of me: Int32, tracked: [Int32]) -> [Int32] {
+        #if os(Linux)
         let entries = table()
-        return pids.filter { entries[$0].map { $0.state != "Z" } ?? false }
+        return descendants(of: me, in: entries).filter { entries[$0].map { $0.state != "Z" } ?? false }
+        #else
+        return tracked.filter { kill($0, 0) == 0 }
+        #endif
     }
 
     /// The children Testscope spawned and has not reaped yet (recorded by `SpawnedProcess`).

@@ -212,7 +212,10 @@ public struct TestSupervisor: Sendable {
             result = try ProcessRunner.stream(
                 binary, launch.arguments, environment: env, echo: echo, mergeStderr: true, newProcessGroup: true,
                 onStart: { pid in live.started(pid: pid) },
-                afterExit: { pid in leftovers.withLock { $0 = ProcessTree.killLeftovers(ofGroup: pid) } },
+                afterExit: { pid in
+                    live.ended()  // reaped: the watchdog must not signal its pid any more
+                    leftovers.withLock { $0 = ProcessTree.killLeftovers(ofGroup: pid) }
+                },
                 onLine: { line in
                     onLine?(line)
                     live.consume(line)

@@ -33,6 +33,54 @@ final class ReliabilityTests: XCTestCase {
         try assertInterruptedWhileATestSleeps(signal: SIGINT, toGroup: true, name: "SIGINT")
     }
 
+    /// A real Ctrl-C: testscope on a pseudo-terminal of its own (its controlling terminal, its group
+    /// the foreground one), and the ^C character typed into it: the terminal driver sends SIGINT.
+    func testCtrlCTypedIntoTheTerminalStopsRun() throws {
+        try Self.buildOnce()
+        // posix_openpt/unlockpt/ptsname, as ioctls (Swift's Glibc does not import those functions).
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        XCTAssertGreaterThanOrEqual(master, 0)
+        defer { close(master) }
+        var unlock: Int32 = 0
+        XCTAssertEqual(ioctl(master, UInt(0x4004_5431), &unlock), 0)  // TIOCSPTLCK
+        var number: UInt32 = 0
+        XCTAssertEqual(ioctl(master, UInt(0x8004_5430), &number), 0)  // TIOCGPTN
+        let slave = "/dev/pts/\(number)"
+        var before = termios()
+        XCTAssertEqual(tcgetattr(master, &before), 0)
+        let child = try launch(["run", "--package-path", Self.package.path, "--output", output.path],
+                               environment: ["RUNAWAY_SLEEP": "1"], terminal: slave)
+        defer { child.killGroup() }
+        // Drain what testscope prints to the terminal, so it never blocks on a full terminal buffer.
+        let printed = Locked(Data())
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = read(master, &buffer, buffer.count)
+                if n <= 0 { break }
+                printed.withLock { $0.append(contentsOf: buffer[0..<n]) }
+            }
+        }
+        reader.start()
+        XCTAssertNotNil(waitFor(seconds: 300) { self.marked(containing: "PackageTests.xctest").first }, "the test binary never started")
+        XCTAssertNotNil(waitFor(seconds: 60) {
+            String(decoding: printed.withLock { $0 }, as: UTF8.self).contains("testB_sleepsWhenAsked' started") ? true : nil
+        }, "the sleeping test never started")
+        let sent = Date()
+        XCTAssertEqual(write(master, [0x03], 1), 1)
+        XCTAssertEqual(child.wait(seconds: 30), LaunchedTestscope.Status.exited(130))
+        XCTAssertLessThan(Date().timeIntervalSince(sent), 5)
+        XCTAssertEqual(survivors(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).filter { $0.contains(".tmp") }, [])
+        Thread.sleep(forTimeInterval: 0.2)
+        let text = String(decoding: printed.withLock { $0 }, as: UTF8.self)
+        XCTAssertTrue(text.contains("testscope: error: interrupted by SIGINT;"), text)
+        var after = termios()
+        XCTAssertEqual(tcgetattr(master, &after), 0)
+        XCTAssertEqual([after.c_iflag, after.c_oflag, after.c_cflag, after.c_lflag], [before.c_iflag, before.c_oflag, before.c_cflag, before.c_lflag],
+                       "the terminal's settings are as before")
+    }
+
     /// `kill -INT` / `kill -TERM` / a closed terminal's SIGHUP to testscope alone: the test processes,
     /// in groups of their own, are stopped by testscope.
     func testSIGINTSIGTERMAndSIGHUPToTestscopeAloneStopRunWithin5Seconds() throws {
@@ -269,17 +317,18 @@ final class ReliabilityTests: XCTestCase {
     }
 
     /// Starts testscope as a terminal starts a job: leading a process group of its own, with the marker.
-    func launch(_ arguments: [String], environment extra: [String: String] = [:]) throws -> LaunchedTestscope {
+    func launch(_ arguments: [String], environment extra: [String: String] = [:], terminal: String? = nil) throws -> LaunchedTestscope {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment[marker] = markerValue
         for (key, value) in extra { environment[key] = value }
         return try LaunchedTestscope(TestscopeProcess.executable, arguments, environment: environment, logs: output.deletingLastPathComponent()
-            .appendingPathComponent(output.lastPathComponent + "-logs"))
+            .appendingPathComponent(output.lastPathComponent + "-logs"), terminal: terminal)
     }
 }
 
-/// testscope started with `posix_spawn` in a new process group, its output in files.
+/// testscope started with `posix_spawn` in a new process group, its output in files; or with a
+/// terminal, in a session of its own whose controlling terminal that is (standard input, output, error).
 final class LaunchedTestscope {
     enum Status: Equatable { case exited(Int32), signaled(Int32), stillRunning }
 
@@ -287,20 +336,28 @@ final class LaunchedTestscope {
     let logs: URL
     private var reaped = false
 
-    init(_ executable: URL, _ arguments: [String], environment: [String: String], logs: URL) throws {
+    init(_ executable: URL, _ arguments: [String], environment: [String: String], logs: URL, terminal: String? = nil) throws {
         self.logs = logs
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logs.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, logs.appendingPathComponent("stderr").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        if let terminal {
+            // A session leader without a controlling terminal gets the first terminal it opens (Linux).
+            posix_spawn_file_actions_addopen(&actions, 0, terminal, O_RDWR, 0)
+            posix_spawn_file_actions_adddup2(&actions, 0, 1)
+            posix_spawn_file_actions_adddup2(&actions, 0, 2)
+            posix_spawnattr_setflags(&attributes, Int16(0x80))  // POSIX_SPAWN_SETSID (glibc)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, logs.appendingPathComponent("stdout").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, logs.appendingPathComponent("stderr").path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         let env = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -15,7 +15,10 @@ let package = Package(
     ],
     targets: [
         // Below everything: toolchain tools, processes, the lock, console and diagnostics, atomic files.
-        .target(name: "TestscopeExecution"),
+        .target(name: "TestscopeExecution", dependencies: ["CProcessControl"]),
+        // What Swift cannot do itself: prctl (variadic), an async-signal-safe interrupt handler, the
+        // table of children it kills, the saved terminal state it restores.
+        .target(name: "CProcessControl"),
         // The system zlib (Debian zlib1g-dev): llvm compresses the names and filenames of coverage data.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // Native readers of llvm's coverage data: raw and indexed profiles, the binary's coverage mapping.

@@ -14,6 +14,8 @@ public struct CoverageCollector: Sendable {
             throw CoverageError.fileNotFound(path: input.path)
         }
         let temp = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).tmp")
+        Interruption.removeOnInterrupt(temp)
+        defer { Interruption.forget(temp) }
         let result = try ProcessRunner.run(
             toolchain.llvmProfdata, ["merge", "-sparse", "-o", temp.path] + inputs.map(\.path))
         guard result.succeeded else {
@@ -32,6 +34,8 @@ public struct CoverageCollector: Sendable {
         var arguments = ["export", "-instr-profile", profile.path, first.path]
         for extra in binaries.dropFirst() { arguments += ["-object", extra.path] }
         let temp = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).tmp")
+        Interruption.removeOnInterrupt(temp)
+        defer { Interruption.forget(temp) }
         let result = try ProcessRunner.run(toolchain.llvmCov, arguments, stdoutFile: temp)
         guard result.succeeded else {
             try? FileManager.default.removeItem(at: temp)

@@ -60,7 +60,7 @@ public enum CoverageError: LocalizedError, Equatable {
         case let .mismatchedProfile(binary, buildID, profileIDs, profiles):
             return "the profile (\(profiles.joined(separator: ", "))) was recorded by another build than \(binary) (build ID \(buildID); the profile has \(profileIDs.joined(separator: ", "))): its counts would be wrong; re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
         case let .notAPackage(path):
-            return "\(path) has no Package.swift; pass --package-path with the root of a Swift package"
+            return "neither \(path) nor a folder above it has a Package.swift; pass --package-path with the root of a Swift package"
         case let .noTests(package):
             return "the package at \(package) has no tests; add a test target under Tests/ (coverage comes from running tests)"
         case let .invalidGlob(pattern):

@@ -153,6 +153,8 @@ public struct CoverageGroup: Equatable, Sendable {
 /// Where the numbers came from.
 public struct ReportMetadata: Equatable, Sendable {
     public var packageRoot: String
+    /// The package's name from its manifest, when known (else reports use the root's folder name).
+    public var packageName: String?
     public var inputs: [String]
     public var toolchain: String?
     public var createdAt: String

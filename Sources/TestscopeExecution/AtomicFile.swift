@@ -19,8 +19,11 @@ public final class AtomicFileWriter {
         self.destination = destination
         let dir = destination.deletingLastPathComponent()
         self.temporary = dir.appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
-        fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Removed if the command is interrupted before `commit()`.
+        let temporary = self.temporary
+        fd = Interruption.creatingTemporary(temporary) { open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
         if fd < 0 {
+            Interruption.forget(temporary)
             throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
         }
         buffer.reserveCapacity(capacity)
@@ -30,6 +33,7 @@ public final class AtomicFileWriter {
         if !committed {
             if fd >= 0 { close(fd) }
             unlink(temporary.path)
+            Interruption.forget(temporary)
         }
     }
 
@@ -57,12 +61,16 @@ public final class AtomicFileWriter {
         try flush()
         close(fd)
         fd = -1
+        // An interrupted command puts nothing new in place.
+        Interruption.checkpoint()
         if rename(temporary.path, destination.path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporary.path)
+            Interruption.forget(temporary)
             throw ExecutionError.cannotWrite(path: destination.path, reason: reason)
         }
         committed = true
+        Interruption.forget(temporary)
     }
 
     /// Writes `text` to `destination` atomically.

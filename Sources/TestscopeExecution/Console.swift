@@ -14,11 +14,14 @@ public protocol Console: Sendable {
 public struct StandardConsole: Console {
     public init() {}
 
+    // Once interrupted, only the interrupt's own line is printed (`Interruption.checkpoint`).
     public func output(_ text: String) {
+        Interruption.checkpoint()
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
     public func diagnostics(_ text: String) {
+        Interruption.checkpoint()
         fflush(nil)  // all C streams: naming `stdout` is not concurrency-safe in Swift 6
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -75,12 +75,15 @@ public enum ProcessRunner {
     /// `onLine` line by line, and with stderr captured. `mergeStderr` sends the child's stderr into
     /// its stdout pipe, keeping the order of lines written to both (as `swift test` shows them).
     /// `newProcessGroup` starts the child as the leader of a process group of its own (`onStart`'s pid
-    /// is then also the group id), so it can be killed with everything it started.
+    /// is then also the group id), so it can be killed with everything it started. `afterExit` runs
+    /// once the child is reaped, before the rest of its output is read (the supervisor kills what a
+    /// test left behind there). The output is read until end of file, or, from a second after the child
+    /// ended, until the pipes fall silent: a process it left running may hold them open forever.
     public static func stream(
         _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
         environment: [String: String]? = nil, log: FileHandle? = nil,
         echo: Bool = true, mergeStderr: Bool = false, newProcessGroup: Bool = false,
-        onStart: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
+        onStart: ((Int32) -> Void)? = nil, afterExit: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
     ) throws -> ProcessResult {
         _ = ignoreSIGPIPE
         let out = try SpawnPipe()
@@ -101,11 +104,12 @@ public enum ProcessRunner {
         onStart?(child.pid)
         let lock = NSLock()
         let capturedErr = OutputBox()
+        let ended = ExitMark()
 
         func pump(_ fd: Int32, to target: FileHandle, captureErr: Bool) -> BlockingTask {
             BlockingTask {
                 var pending = Data()
-                _ = SpawnPipe.readAll(fd) { chunk in
+                _ = SpawnPipe.readAll(fd, until: ended) { chunk in
                     lock.lock()
                     if echo { target.write(chunk) }
                     log?.write(chunk)
@@ -125,10 +129,12 @@ public enum ProcessRunner {
         }
         let outWork = pump(out.read, to: FileHandle.standardOutput, captureErr: false)
         let errWork = pump(err.read, to: FileHandle.standardError, captureErr: true)
+        let exit = child.wait()
+        afterExit?(child.pid)
+        ended.mark()
         outWork.wait()
         errWork.wait()
-        let ended = child.wait()
-        return ProcessResult(status: ended.status, terminatedBySignal: ended.signaled, stdout: Data(), stderr: capturedErr.err)
+        return ProcessResult(status: exit.status, terminatedBySignal: exit.signaled, stdout: Data(), stderr: capturedErr.err)
     }
 }
 
@@ -149,6 +155,14 @@ public final class BlockingTask: Sendable {
 
     /// Waits until the work has finished.
     public func wait() { done.wait() }
+}
+
+/// When a child ended, for the readers of its pipes.
+final class ExitMark: Sendable {
+    private let at = Locked<Date?>(nil)
+    func mark() { at.withLock { $0 = Date() } }
+    /// Seconds since the child ended (nil while it runs).
+    var elapsed: Double? { at.withLock { $0 }.map { Date().timeIntervalSince($0) } }
 }
 
 /// Collects output from reader threads.

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -42,12 +43,16 @@ struct SpawnedProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Default signal handling in the child (the parent may ignore SIGPIPE).
+        // Default signal handling in the child (the parent may ignore SIGPIPE), and no signal blocked
+        // (the spawning thread may be one that blocks some), so Ctrl-C reaches `swift build`.
         var defaults = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF) | Int32(POSIX_SPAWN_SETSIGMASK)
         if newProcessGroup {
             // Group id 0: a new group whose id is the child's pid.
             posix_spawnattr_setpgroup(&attributes, 0)
@@ -61,9 +66,16 @@ struct SpawnedProcess {
         defer { for p in env { free(p) } }
         var pid: pid_t = 0
         // Under the lock that also guards pipe creation, so no other child inherits a pipe end
-        // before it is marked close-on-exec.
+        // before it is marked close-on-exec; tracked under it too, so that `ProcessTree` never sees
+        // a child of ours that it does not know (and would take for a process a test left behind).
+        Interruption.checkpoint()
         spawnLock.lock()
+        if Interruption.isInterrupted {
+            spawnLock.unlock()
+            Interruption.park()
+        }
         let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, env)
+        if status == 0 { _ = testscope_track_child(pid, newProcessGroup ? 1 : 0) }
         spawnLock.unlock()
         guard status == 0 else {
             throw ExecutionError.launchFailed(tool: executable.lastPathComponent, reason: String(cString: strerror(status)))
@@ -75,8 +87,9 @@ struct SpawnedProcess {
     func wait() -> (status: Int32, signaled: Bool) {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return (-1, false) }
+            if errno != EINTR { testscope_untrack_child(pid); return (-1, false) }
         }
+        testscope_untrack_child(pid)
         let low = status & 0x7F
         if low == 0 { return ((status >> 8) & 0xFF, false) }
         return (low, true)
@@ -99,11 +112,21 @@ struct SpawnPipe {
         write = fds[1]
     }
 
-    /// Reads everything until end of file.
-    static func readAll(_ fd: Int32, chunk: ((Data) -> Void)? = nil) -> Data {
+    /// Reads everything until end of file; with `until`, also stops at the first 0.1 s of silence
+    /// from a second after the child ended (a process the child left behind holds its write end).
+    static func readAll(_ fd: Int32, until ended: ExitMark? = nil, chunk: ((Data) -> Void)? = nil) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
+            if let ended {
+                var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&pending, 1, 100)
+                if ready < 0 { if errno == EINTR { continue } else { break } }
+                if ready == 0 {
+                    if let elapsed = ended.elapsed, elapsed >= 1 { break }
+                    continue
+                }
+            }
             let n = buffer.withUnsafeMutableBytes { Glibc_read(fd, $0.baseAddress!, 65536) }
             if n < 0 { if errno == EINTR { continue } else { break } }
             if n == 0 { break }

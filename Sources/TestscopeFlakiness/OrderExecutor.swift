@@ -58,8 +58,10 @@ public final class OrderExecutor: Sendable {
     /// test is blamed on the one in flight.
     public static let policy = SupervisionPolicy(relaunch: .restOfOrder, blameFirstInFlight: true)
 
+    /// `warn` hears of tests that left a process running (killed when their process ended).
     public init(binary: FlakyTestBinary, workDirectory: URL, testTimeout: Double?,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                warn: (@Sendable (Diagnostic) -> Void)? = nil) {
         self.binary = binary.binary
         self.testTimeout = testTimeout
         self.swiftTestingRanks = binary.swiftTestingRanks
@@ -67,7 +69,7 @@ public final class OrderExecutor: Sendable {
         var env = environment
         env.removeValue(forKey: EntryPointSource.orderVariable)
         supervisor = TestSupervisor(binary: binary.binary, environment: TestSupervisor.testEnvironment(env, noColor: true),
-                                    policy: Self.policy, timeout: testTimeout, moduleForClass: binary.tests.moduleForClass)
+                                    policy: Self.policy, timeout: testTimeout, moduleForClass: binary.tests.moduleForClass, warn: warn)
     }
 
     private func nextToken() -> Int { counter.withLock { $0 += 1; return $0 } }

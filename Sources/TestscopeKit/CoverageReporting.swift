@@ -22,8 +22,9 @@ struct CoverageReporting {
     /// Builds the model from exports, writes the coverage reports and evaluates the gate. With
     /// `tests` (the same run's results, whose page `TestReporting` writes next), the HTML report
     /// links the Tests page and the failures in each file.
+    /// `packageName`: the manifest's, when the caller knows it (from the test binary's name).
     func report(sources: [any CoverageRecordSource], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
-                dataRecordedAt: Date?, tests: TestRunResults? = nil, into outcome: inout Outcome) throws {
+                dataRecordedAt: Date?, tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws {
         let html = formats.contains(.html) ? try settings.htmlReport() : nil
         terminal.progress("reading coverage from \(sources.map { URL(fileURLWithPath: $0.name).lastPathComponent }.joined(separator: ", "))")
         PhaseTimer.mark("start")
@@ -44,6 +45,7 @@ struct CoverageReporting {
         if let layout = described.withLock({ $0 }), layout != conventional {
             report = report.refined(layout: layout, filter: try settings.sourceFilter(packageRoot: packageRoot, layout: layout))
         }
+        report.metadata.packageName = packageName ?? described.withLock { $0?.name }
         PhaseTimer.mark("package layout")
         for warning in report.warnings { terminal.emit(warning) }
         if report.files.isEmpty {

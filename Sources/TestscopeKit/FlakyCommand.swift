@@ -9,10 +9,9 @@ extension Pipeline {
     /// `testscope flaky`: builds once with Testscope's entry point, runs the seeded orders, classifies
     /// every test and writes the flaky reports — or replays one order.
     public func flaky(_ request: FlakyRequest) throws -> Outcome {
+        var request = request
+        request.packageRoot = try Self.packageRoot(request.packageRoot)
         let root = request.packageRoot
-        guard FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) else {
-            throw CoverageError.notAPackage(path: root.path)
-        }
         // Inputs first, so that a bad one fails before the build.
         let seed = request.seed ?? OrderPlan.randomSeed()
         if case let .replay(run, _) = request.mode, run >= request.runs {
@@ -52,9 +51,15 @@ extension Pipeline {
         let buildSeconds = Date().timeIntervalSince(buildStarted)
 
         let work = try output.file("flaky-work")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
-        let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout)
+        try Interruption.creatingTemporary(work) { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }
+        defer { try? FileManager.default.removeItem(at: work); Interruption.forget(work) }
+        // Every run of a test that leaves a process behind does it again: each warning once.
+        let warned = Locked(Set<Diagnostic>())
+        let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout, warn: { [terminal] warning in
+            let test = warning.message.range(of: " left ").map { String(warning.message[..<$0.lowerBound]) } ?? warning.message
+            let first = warned.withLock { $0.insert(Diagnostic(warning.kind, test)).inserted }
+            if first { terminal.emit(warning) }
+        })
         let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try output.file("flaky-logs"))
         let jobs = request.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let options = FlakyOptions(runs: request.runs, seed: seed, jobs: jobs, filters: request.filters, skips: request.skips,

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeCoverage
 import TestscopeExecution
 
 /// Testscope's commands as a library: a request in, an `Outcome` out; everything the user reads
@@ -12,5 +13,13 @@ public struct Pipeline: Sendable {
     public init(terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.terminal = terminal
         self.environment = environment
+    }
+}
+
+extension Pipeline {
+    /// The package `folder` is in (the nearest folder with a Package.swift, as `swift build` finds it).
+    static func packageRoot(_ folder: URL) throws -> URL {
+        guard let root = PackageLayout.root(containing: folder) else { throw CoverageError.notAPackage(path: folder.path) }
+        return root
     }
 }

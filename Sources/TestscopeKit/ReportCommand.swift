@@ -70,6 +70,7 @@ extension Pipeline {
             .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)
         let recorded = profiles.map(BuildArtifacts.modified).max()
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
-                            dataRecordedAt: recorded, tests: tests, into: &outcome)
+                            dataRecordedAt: recorded, tests: tests, packageName: binaries.lazy.compactMap(PackageLayout.name(ofTestBinary:)).first,
+                            into: &outcome)
     }
 }

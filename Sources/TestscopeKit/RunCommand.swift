@@ -9,10 +9,7 @@ extension Pipeline {
     /// `testscope run`: builds the tests with coverage, runs them under the supervisor, merges and
     /// exports the profiles, and writes the coverage and test reports.
     public func run(_ request: RunRequest) throws -> Outcome {
-        let root = request.packageRoot
-        guard FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) else {
-            throw CoverageError.notAPackage(path: root.path)
-        }
+        let root = try Self.packageRoot(request.packageRoot)
         let settings = request.settings
         let toolchain = try settings.toolchain()
         guard let swift = toolchain.swift else {
@@ -44,7 +41,7 @@ extension Pipeline {
             extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
         let started = Date().addingTimeInterval(-1)
         let terminal = self.terminal
-        let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) })
+        let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) }, warn: { terminal.emit($0) })
         let run = try coordinator.run(log: log)
         try log.commit()
         var outcome = Outcome()
@@ -60,7 +57,10 @@ extension Pipeline {
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
         let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
-        let testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run")
+        // The manifest's name, which SwiftPM gave the test binary (the folder may be named otherwise).
+        let packageName = run.testBinary.flatMap(PackageLayout.name(ofTestBinary:))
+        var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run")
+        testReporting.packageName = packageName
 
         guard !run.profiles.isEmpty, let binary = run.testBinary else {
             if testsFailed {
@@ -77,7 +77,7 @@ extension Pipeline {
             .sources(profiles: run.profiles, binaries: [binary])
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
-                            dataRecordedAt: started, tests: tests, into: &outcome)
+                            dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         if testsFailed || outcome.status == .testsFailed {

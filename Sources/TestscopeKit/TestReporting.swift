@@ -12,6 +12,8 @@ struct TestReporting {
     var environment: [String: String]
     /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
     var command: String
+    /// The package's name from its manifest, when known (the Tests page's title).
+    var packageName: String?
 
     /// Writes the test reports; a failed test makes the outcome `testsFailed`.
     func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
@@ -53,6 +55,7 @@ struct TestReporting {
     private func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, withCoverage: Bool) throws -> [String] {
         let templates = try settings.htmlReport().templates
         var page = TestsHTMLPage(templates: templates, generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
+        page.packageName = packageName
         page.landingIndex = !withCoverage
         let pages = PagesManifest.read(in: output)
             .replacing(.testReport, with: withCoverage ? [.coverage] + page.pageKinds : page.pageKinds, command: command, in: output)

@@ -80,10 +80,9 @@ public struct HTMLReport: PageWriter, Sendable {
         }
         let index = try indexBody(report, fileHrefs: ids.map { "#" + $0 }, split: false, directoryLinks: [:])
         let files = zip(ids, bodies).map { SingleFileModel.View(id: $0, body: $1) }
-        let testsView = try tests.map { run in
-            SingleFileModel.View(body: try TestsHTMLPage(templates: templates, generatorVersion: generatorVersion,
-                                                         packageRoot: report.metadata.packageRoot).body(run, anchorPrefix: "tests-"))
-        }
+        var testsPage = TestsHTMLPage(templates: templates, generatorVersion: generatorVersion, packageRoot: report.metadata.packageRoot)
+        testsPage.packageName = report.metadata.packageName
+        let testsView = try tests.map { run in SingleFileModel.View(body: try testsPage.body(run, anchorPrefix: "tests-")) }
         let body = try templates.render("single", SingleFileModel(index: index, files: files, tests: testsView))
         return try page(report, title: "Coverage · \(packageName(report))", kind: "single", root: "", body: body, inline: true)
     }
@@ -109,6 +108,7 @@ public struct HTMLReport: PageWriter, Sendable {
     }
 
     func packageName(_ report: CoverageReport) -> String {
+        if let name = report.metadata.packageName { return name }
         let name = URL(fileURLWithPath: report.metadata.packageRoot).lastPathComponent
         return name.isEmpty ? report.metadata.packageRoot : name
     }

@@ -36,7 +36,11 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
         self.createdAt = createdAt
     }
 
+    /// The package's name from its manifest (default: the root's folder name).
+    public var packageName: String?
+
     var package: String {
+        if let packageName { return packageName }
         let name = URL(fileURLWithPath: paths.root).lastPathComponent
         return name.isEmpty ? paths.root : name
     }

@@ -34,6 +34,9 @@ final class LiveProcess: Sendable {
         var pid: Int32 = 0
         var killed: (id: String, framework: TestFramework)?
         var lastLines: [String] = []
+        /// XCTest's tests by XCTest's own times (Swift Testing's come from the stream's instants).
+        var xcTimeline = TestTimeline()
+        var xcStarted: Date?
     }
 
     private let state: Locked<State>
@@ -49,18 +52,12 @@ final class LiveProcess: Sendable {
     }
 
     func started(pid: Int32) {
-        state.withLock { state in
-            state.pid = pid
-            InterruptForwarding.shared.add(group: pid)
-        }
+        state.withLock { $0.pid = pid }
     }
 
     /// After the process was reaped: its pid may be reused, so nothing may signal it any more.
     func ended() {
-        state.withLock { state in
-            InterruptForwarding.shared.remove(group: state.pid)
-            state.pid = 0
-        }
+        state.withLock { $0.pid = 0 }
     }
 
     func consume(_ line: String) {
@@ -68,13 +65,62 @@ final class LiveProcess: Sendable {
             if !line.isEmpty { state.lastLines.append(line); if state.lastLines.count > 10 { state.lastLines.removeFirst() } }
             let before = state.xctest.running
             // `Test Case '…' started at <local time>`: the start is taken when the line arrives instead of
-            // parsing XCTest's stamp (a DateFormatter per line was most of the parsing time of a run).
+            // parsing XCTest's stamp with a DateFormatter (one per line was most of the parsing time of a
+            // run); the stamp, read by hand, dates the test on the timeline.
+            var stamp: Date?
             if line.hasPrefix("Test Case '"), let at = line.range(of: "' started at ") {
+                stamp = Self.localTime(line[at.upperBound...])
                 state.xctest.consume(String(line[..<at.lowerBound]) + "' started")
             } else {
                 state.xctest.consume(line)
             }
-            if state.xctest.running != nil, state.xctest.running != before { state.xcSince = Date() }
+            if state.xctest.running != before {
+                if let before {
+                    let name = display(before, state.xctest)
+                    let duration = state.xctest.results.last { $0.suite == before.className && $0.name == before.method }?.duration
+                    let end = state.xcStarted.flatMap { start in duration.map { start.addingTimeInterval($0) } }
+                    state.xcTimeline.ended(name, at: end ?? Date())
+                }
+                if let running = state.xctest.running {
+                    state.xcSince = Date()
+                    state.xcStarted = stamp ?? Date()
+                    state.xcTimeline.started(display(running, state.xctest), at: state.xcStarted!)
+                }
+            }
+        }
+    }
+
+    /// XCTest's `2026-11-21 08:17:18.667` (local time) without a DateFormatter.
+    static func localTime(_ text: Substring) -> Date? {
+        let parts = text.split { $0 == "-" || $0 == " " || $0 == ":" || $0 == "." }.compactMap { Int($0) }
+        guard parts.count == 7 else { return nil }
+        var time = tm()
+        (time.tm_year, time.tm_mon, time.tm_mday) = (Int32(parts[0] - 1900), Int32(parts[1] - 1), Int32(parts[2]))
+        (time.tm_hour, time.tm_min, time.tm_sec, time.tm_isdst) = (Int32(parts[3]), Int32(parts[4]), Int32(parts[5]), -1)
+        let seconds = mktime(&time)
+        return seconds == -1 ? nil : Date(timeIntervalSince1970: Double(seconds) + Double(parts[6]) / 1000)
+    }
+
+    private func display(_ name: XCTestName, _ parser: XCTestConsoleParser) -> String {
+        let module = name.module ?? parser.moduleForClass[name.className]
+        return "\(module.map { $0 + "." } ?? "")\(name.className)/\(name.method)"
+    }
+
+    /// A warning for each test that left processes running when its process ended (they were killed):
+    /// the test that was running when each started.
+    func leftBehind(_ leftovers: [ProcessTree.Leftover], binary: String) -> [Diagnostic] {
+        guard !leftovers.isEmpty else { return [] }
+        let timeline = state.withLock { state in
+            if let events { state.tail.read(events) }
+            return state.xcTimeline + state.tail.stream.timeline
+        }
+        var byTests: [[String]: [ProcessTree.Leftover]] = [:]
+        for leftover in leftovers { byTests[leftover.started.map { timeline.tests(runningWithin: $0) } ?? [], default: []].append(leftover) }
+        return byTests.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { tests, processes in
+            let who = tests.isEmpty ? "a test of \(binary)" : tests.joined(separator: " or ")
+            let what = processes.map { "pid \($0.pid): \($0.command)" }.joined(separator: "; ")
+            return .warning("\(who) left \(processes.count == 1 ? "a process" : "\(processes.count) processes") running after its test process ended "
+                + "(\(what)); Testscope killed \(processes.count == 1 ? "it" : "them") — stop what a test starts before it returns")
         }
     }
 

@@ -12,8 +12,8 @@ public enum TestLister {
         // An instrumented binary writes a profile at exit: into a folder that is removed, never as
         // `default.profraw` in the current directory.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-list-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        Interruption.creatingTemporary(scratch) { try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true) }
+        defer { try? FileManager.default.removeItem(at: scratch); Interruption.forget(scratch) }
         var environment = environment
         environment["LLVM_PROFILE_FILE"] = scratch.appendingPathComponent("list-%p.profraw").path
         let xc = try ProcessRunner.run(binary, ["--list-tests"], environment: environment)

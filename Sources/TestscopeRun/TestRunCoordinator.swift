@@ -53,15 +53,18 @@ public struct TestRunOutput: Sendable {
 public struct TestRunCoordinator: Sendable {
     let request: TestRunRequest
     let note: @Sendable (String) -> Void
+    let warn: @Sendable (Diagnostic) -> Void
     let environment: [String: String]
 
     /// `run`'s policy: every selected test that did not report runs again; Swift Testing runs in
     /// parallel, so a crash that names no test is not blamed on the first one in flight.
     public static let policy = SupervisionPolicy(relaunch: .everyUnreported, blameFirstInFlight: false)
 
-    public init(request: TestRunRequest, note: @escaping @Sendable (String) -> Void) {
+    public init(request: TestRunRequest, note: @escaping @Sendable (String) -> Void,
+                warn: @escaping @Sendable (Diagnostic) -> Void = { _ in }) {
         self.request = request
         self.note = note
+        self.warn = warn
         // As SwiftPM does: no colours from the test process when our output is not a terminal.
         environment = TestSupervisor.testEnvironment(ProcessInfo.processInfo.environment, noColor: isatty(STDOUT_FILENO) == 0)
     }
@@ -98,11 +101,13 @@ public struct TestRunCoordinator: Sendable {
         let selected = all.applying(filters: request.filters, skips: request.skips)
         let profileDir = request.artifacts.appendingPathComponent("profiles")
         try? FileManager.default.removeItem(at: profileDir)
-        try FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true)
+        // Removed if the run is interrupted: the profiles of a run that never reports are of no use.
+        try Interruption.creatingTemporary(profileDir) { try FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true) }
+        defer { Interruption.forget(profileDir) }
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
-            onLine: writeLine, note: note)
+            onLine: writeLine, note: note, warn: warn)
         var status: Int32 = 0
         let unfiltered = request.filters.isEmpty && request.skips.isEmpty
 

@@ -111,6 +111,8 @@ public struct TestSupervisor: Sendable {
     public var onLine: (@Sendable (String) -> Void)?
     /// Messages for the user (a test killed for its time limit).
     public var note: (@Sendable (String) -> Void)?
+    /// Warnings for the user (a test that left a process running).
+    public var warn: (@Sendable (Diagnostic) -> Void)?
 
     /// One watchdog interval for every run: short enough that a killed test's reported time is close
     /// to the limit, long enough to cost nothing.
@@ -118,7 +120,8 @@ public struct TestSupervisor: Sendable {
 
     public init(binary: URL, environment: [String: String], policy: SupervisionPolicy, timeout: Double?,
                 moduleForClass: [String: String] = [:], profileDirectory: URL? = nil, echo: Bool = false,
-                onLine: (@Sendable (String) -> Void)? = nil, note: (@Sendable (String) -> Void)? = nil) {
+                onLine: (@Sendable (String) -> Void)? = nil, note: (@Sendable (String) -> Void)? = nil,
+                warn: (@Sendable (Diagnostic) -> Void)? = nil) {
         self.binary = binary
         self.environment = environment
         self.policy = policy
@@ -128,6 +131,7 @@ public struct TestSupervisor: Sendable {
         self.echo = echo
         self.onLine = onLine
         self.note = note
+        self.warn = warn
     }
 
     /// `base` with what the test binary needs: backtraces without a prompt (unless set), Swift Testing's
@@ -181,9 +185,17 @@ public struct TestSupervisor: Sendable {
         return run
     }
 
-    /// Starts one process, parses and watches it until it ends, and reads what it reported.
+    /// Starts one process, parses and watches it until it ends, and reads what it reported. When it
+    /// has ended, the processes it left running are killed (and a warning names the test that started
+    /// them), so that they neither hold its output pipe open nor outlive the run.
     func runProcess(_ tests: [String], launch: TestLaunch) throws -> SupervisedProcess {
-        defer { for file in launch.temporaryFiles { try? FileManager.default.removeItem(at: file) } }
+        // An interrupt removes the files of a process still running (its event stream is half-written).
+        let transient = launch.temporaryFiles + (launch.eventStream.map { [$0] } ?? [])
+        for file in transient { Interruption.removeOnInterrupt(file) }
+        defer {
+            for file in launch.temporaryFiles { try? FileManager.default.removeItem(at: file) }
+            for file in transient { Interruption.forget(file) }
+        }
         var env = environment
         for (name, value) in launch.environment { env[name] = value }
         if let profileDirectory, let prefix = launch.profilePrefix {
@@ -195,18 +207,24 @@ public struct TestSupervisor: Sendable {
         let watchdog = Thread { while done.wait(timeout: .now() + interval) == .timedOut { live.tick() } }
         watchdog.start()
         let onLine = self.onLine
+        let leftovers = Locked<[ProcessTree.Leftover]>([])
         let result: ProcessResult
         do {
             defer { done.signal() }
             result = try ProcessRunner.stream(
                 binary, launch.arguments, environment: env, echo: echo, mergeStderr: true, newProcessGroup: true,
                 onStart: { pid in live.started(pid: pid) },
+                afterExit: { pid in
+                    live.ended()  // reaped: the watchdog must not signal its pid any more
+                    leftovers.withLock { $0 = ProcessTree.killLeftovers(ofGroup: pid) }
+                },
                 onLine: { line in
                     onLine?(line)
                     live.consume(line)
                 })
         }
         live.ended()
+        for warning in live.leftBehind(leftovers.withLock { $0 }, binary: binary.lastPathComponent) { warn?(warning) }
         return live.collect(result, tests: tests, blameFirstInFlight: policy.blameFirstInFlight)
     }
 

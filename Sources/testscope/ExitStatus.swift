@@ -27,15 +27,15 @@ enum ExitStatus: Int32 {
 }
 
 /// Runs a command through the library, turning its outcome, or any error (one line on stderr), into
-/// the documented exit status.
+/// the documented exit status; SIGINT, SIGTERM and SIGHUP stop it with 130 (`Interruption`).
 func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws {
+    Interruption.install()
     let status: ExitStatus
     do {
         status = ExitStatus(try body(Pipeline(terminal: terminal)).status)
     } catch {
-        let (message, errorStatus) = describe(error)
-        terminal.error(message)
-        status = errorStatus
+        terminal.error(describe(error).0)
+        status = describe(error).1
     }
     if status != .success { throw status.exitCode }
 }

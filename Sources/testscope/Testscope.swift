@@ -10,8 +10,8 @@ struct Testscope: ParsableCommand {
         commandName: "testscope",
         abstract: "Run a Swift package's tests with coverage and report exact per-line, per-function coverage.",
         discussion: """
-        Exit status: 0 success; 1 tests failed; 2 coverage below a --fail-under threshold; \
-        3 flaky tests (testscope flaky --fail-on-flaky); 64 bad usage; 65 bad input (missing, unreadable or invalid files, wrong toolchain); 70 internal error.
+        Exit status: 0 success; 1 tests failed; 2 coverage below a --fail-under threshold; 3 flaky tests (testscope flaky --fail-on-flaky); \
+        64 bad usage; 65 bad input (missing, unreadable or invalid files, wrong toolchain); 70 internal error; 130 interrupted (SIGINT, SIGTERM or SIGHUP: the processes it started are stopped, its temporary files removed).
         """,
         version: version,
         subcommands: [Run.self, Report.self, Flaky.self]

@@ -127,6 +127,8 @@ final class RunCommandTests: XCTestCase {
         let build = try TestscopeProcess.run(["report", "--build-path", pkg.appendingPathComponent(".build").path,
                                               "--package-path", pkg.path, "--output", second.path, "--format", "json"])
         XCTAssertEqual(build.status, 0, build.stderr)
+        // It says which profiles it read: those of the newest test binary (issue #11).
+        XCTAssertTrue(build.stderr.contains(" profile(s) of ShapesPackageTests.xctest: "), build.stderr)
         let fromBuild = try JSONSerialization.jsonObject(with: Data(contentsOf: second.appendingPathComponent("coverage.json"))) as? [String: Any]
         XCTAssertEqual((fromBuild?["totals"] as? [String: [String: Any]])?["lines"]?["covered"] as? Int, fromRun?["lines"]?["covered"] as? Int)
 

@@ -116,3 +116,20 @@ final class TestSupervisorTests: XCTestCase {
         XCTAssertEqual(CrashEvidence.timeoutReason(nil), "killed after the timeout")
     }
 }
+
+/// XCTest's start stamps, read without a DateFormatter for the timeline of a test process.
+final class XCTestStampTests: XCTestCase {
+    func testLocalTimeMatchesDateFormatter() throws {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        // From sample-profiles/recorded/Crashy/swift-test.log, and a moment in the other half of the year.
+        for stamp in ["2026-11-21 08:17:18.667", "2026-06-30 23:59:59.001"] {
+            let parsed = try XCTUnwrap(LiveProcess.localTime(Substring(stamp)))
+            let expected = try XCTUnwrap(formatter.date(from: stamp))
+            XCTAssertEqual(parsed.timeIntervalSince1970, expected.timeIntervalSince1970, accuracy: 0.0005, stamp)
+        }
+        XCTAssertNil(LiveProcess.localTime("not a time"))
+    }
+}

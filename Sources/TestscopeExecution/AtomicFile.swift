@@ -19,7 +19,7 @@ public final class AtomicFileWriter {
         self.destination = destination
         let dir = destination.deletingLastPathComponent()
         self.temporary = dir.appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
-        fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if fd < 0 {
             throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
         }
@@ -73,7 +73,10 @@ public final class AtomicFileWriter {
     }
 }
 
-/// The folder that receives every output; nothing is written elsewhere.
+/// The folder that receives every output; nothing is written elsewhere. A symbolic link inside it
+/// (`out/files → /elsewhere`) is never written through: a folder Testscope writes into that is a link
+/// is refused with one line (the link is the user's; replacing it could lose what it points at), and a
+/// file that is a link is replaced by the renamed temporary file, never followed.
 public struct OutputFolder: Sendable {
     public let url: URL
 
@@ -84,16 +87,45 @@ public struct OutputFolder: Sendable {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw ExecutionError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            throw ExecutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
         }
     }
 
-    /// A path inside the folder; refuses names that would escape it.
+    /// A path inside the folder; refuses names that would escape it, also through a symbolic link
+    /// in one of the folders between the output folder and the file.
     public func file(_ name: String) throws -> URL {
         let target = url.appendingPathComponent(name).standardizedFileURL
         guard target.path.hasPrefix(url.path + "/") else {
             throw ExecutionError.outsideOutputFolder(path: target.path, folder: url.path)
         }
+        var parent = url
+        for component in target.path.dropFirst(url.path.count + 1).split(separator: "/").dropLast() {
+            parent = parent.appendingPathComponent(String(component))
+            if let destination = Self.linkDestination(parent) {
+                throw ExecutionError.symbolicLinkInOutputFolder(path: parent.path, destination: destination)
+            }
+        }
         return target
+    }
+
+    /// A folder inside the output folder, created if needed; a symbolic link or a file in its place is refused.
+    public func subfolder(_ name: String) throws -> URL {
+        let folder = try file(name)
+        if let destination = Self.linkDestination(folder) {
+            throw ExecutionError.symbolicLinkInOutputFolder(path: folder.path, destination: destination)
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw ExecutionError.cannotWrite(path: folder.path, reason: SystemErrorText.reason(error))
+        }
+        return folder
+    }
+
+    /// Where `url` points when it is a symbolic link (nil when it is not one, or does not exist).
+    static func linkDestination(_ url: URL) -> String? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return nil }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
     }
 }

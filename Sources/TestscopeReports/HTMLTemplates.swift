@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import TestscopeExecution
 import TestscopeTemplates
 
 /// The HTML report's templates and assets: the ones compiled into the binary (templates/), or a
@@ -143,11 +144,5 @@ public struct HTMLTemplates: Sendable {
         }
     }
 
-    static func reason(_ error: Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain, let text = strerror(Int32(code)) {
-            return String(cString: text)
-        }
-        return (error as NSError).localizedDescription
-    }
+    static func reason(_ error: Error) -> String { SystemErrorText.reason(error) }
 }

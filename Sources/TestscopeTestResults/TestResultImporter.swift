@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -64,25 +65,36 @@ public enum TestResultImporter {
     }
 
     /// Results from a JUnit XML file.
+    /// Entities are never expanded (libxml2 refuses loops and external entities; Foundation's parser
+    /// does not resolve external ones): an entity bomb or `SYSTEM "file:///…"` is a bad input, not a read.
     public static func junit(_ url: URL) throws -> [TestCaseResult] {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw TestResultsError.unreadable(path: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not readable" : "no such file")
-        }
+        let data = Data(try bytes(url))
         let delegate = JUnitParserDelegate()
         let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
         guard parser.parse() else {
-            throw TestResultsError.notJUnit(path: url.path, detail: parser.parserError?.localizedDescription ?? "malformed XML")
+            let code = (parser.parserError as NSError?)?.code ?? 0
+            throw TestResultsError.notJUnit(path: url.path, detail: SystemErrorText.xmlReason(code: code, line: parser.lineNumber))
         }
         guard delegate.sawRoot else { throw TestResultsError.notJUnit(path: url.path, detail: "no <testsuites> or <testsuite> element") }
+        // Foundation's parser can stop at a truncated document without an error: the root must have ended.
+        guard delegate.depth == 0 else {
+            throw TestResultsError.notJUnit(path: url.path, detail: "the document ends before its root element is closed (truncated?)")
+        }
         return delegate.results
     }
 
-    static func read(_ url: URL) throws -> String {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw TestResultsError.unreadable(path: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not readable" : "no such file")
+    /// A file's bytes (a pipe such as `<(cmd)` too), or the error naming it.
+    static func bytes(_ url: URL) throws -> [UInt8] {
+        do { return try InputFile.read(url) } catch {
+            throw TestResultsError.unreadable(path: url.path, reason: error.reason)
         }
-        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A text input (log, event stream, test list), decoded as UTF-8.
+    public static func read(_ url: URL) throws -> String {
+        String(decoding: try bytes(url), as: UTF8.self)
     }
 }
 
@@ -90,11 +102,14 @@ public enum TestResultImporter {
 final class JUnitParserDelegate: NSObject, XMLParserDelegate {
     var results: [TestCaseResult] = []
     var sawRoot = false
+    /// Elements open now (0 again once the root element has ended).
+    var depth = 0
     private var current: TestCaseResult?
     private var text = ""
     private var element: (name: String, message: String?, type: String?)?
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        depth += 1
         switch name {
         case "testsuites", "testsuite":
             sawRoot = true
@@ -125,6 +140,7 @@ final class JUnitParserDelegate: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { text += String(decoding: CDATABlock, as: UTF8.self) }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        depth -= 1
         switch name {
         case "failure", "error":
             guard let element, var result = current else { break }

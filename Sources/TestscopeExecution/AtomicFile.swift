@@ -82,12 +82,22 @@ public struct OutputFolder: Sendable {
 
     public init(_ url: URL) { self.url = url.standardizedFileURL }
 
-    /// Creates the folder (and parents) if needed.
+    /// The folders Testscope writes into inside the output folder (checked before anything is written).
+    public static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work"]
+
+    /// Creates the folder (and parents) if needed; refuses it if one of the folders Testscope writes
+    /// into is a symbolic link, so that nothing is written before the refusal.
     public func prepare() throws {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
             throw ExecutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
+        }
+        for name in Self.subfolderNames {
+            let folder = url.appendingPathComponent(name)
+            if let destination = Self.linkDestination(folder) {
+                throw ExecutionError.symbolicLinkInOutputFolder(path: folder.path, destination: destination)
+            }
         }
     }
 

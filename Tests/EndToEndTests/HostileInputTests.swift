@@ -193,3 +193,24 @@ extension BadInputTests {
         XCTAssertTrue(try String(contentsOf: link, encoding: .utf8).contains("DA:"))
     }
 }
+
+extension BadInputTests {
+    /// 22. A `--templates` file with 10,000 nested sections (a stack overflow in the Mustache parser
+    /// before): 65 naming the template and its line, no crash, no report.
+    func testDeeplyNestedTemplateIsBadInput() throws {
+        let box = try Sandbox(self)
+        let templates = box.inputs.appendingPathComponent("templates")
+        try FileManager.default.createDirectory(at: templates, withIntermediateDirectories: true)
+        let levels = 10_000
+        let text = "<p>\n" + (0..<levels).map { "{{#a\($0)}}" }.joined() + "x" + (0..<levels).reversed().map { "{{/a\($0)}}" }.joined()
+        let file = templates.appendingPathComponent("totals.mustache")
+        try Data(text.utf8).write(to: file)
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Shapes")
+        let root = try TestscopeProcess.recordedRoot("Shapes")
+        let result = try box.run(["report", "--export", recorded("Shapes/coverage.json").path, "--package-path", package.path,
+                                  "--path-equivalence", "\(root),\(package.path)", "--templates", templates.path, "--format", "html"],
+                                 watching: [package])
+        assertBadInput(result, naming: [file.path + " line 2"], mentioning: ["\(levels) levels deep", "more than the 100"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: box.output.appendingPathComponent("index.html").path))
+    }
+}

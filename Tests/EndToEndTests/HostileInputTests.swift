@@ -214,3 +214,53 @@ extension BadInputTests {
         XCTAssertFalse(FileManager.default.fileExists(atPath: box.output.appendingPathComponent("index.html").path))
     }
 }
+
+extension BadInputTests {
+    /// 23. A 10 MB failure message and a 10 MB output line (the recorded Crashy log, lengthened): junit.xml
+    /// stays readable by libxml2 without `--huge` (xmllint against both schemas with `--junit-strict`) and by
+    /// junitparser, tests.html is bounded too, and tests.json keeps the full text.
+    func testHugeMessagesAndOutputAreCutInXMLAndHTML() throws {
+        let box = try Sandbox(self)
+        var log = try String(contentsOf: recorded("Crashy/swift-test.log"), encoding: .utf8)
+        let huge = String(repeating: "0123456789", count: 1_000_000)  // 10 MB
+        let message = "- double is wrong\n"
+        XCTAssertEqual(log.components(separatedBy: message).count - 1, 1)
+        log = log.replacingOccurrences(of: message, with: "- double is wrong " + huge + "\u{0B}\u{1B}[31m<&>\n")
+        let passes = "Test Case 'CrashyXCTests.testA_passes' passed"
+        XCTAssertEqual(log.components(separatedBy: passes).count - 1, 1)
+        log = log.replacingOccurrences(of: passes, with: "output " + huge + "\n" + passes)
+        let input = try box.input("huge.log", Data(log.utf8))
+        // One run (the XCTest log parser takes several seconds over a 10 MB line): the strict JUnit, valid against both schemas.
+        for strict in [true] {
+            let result = try box.run(["report", "--test-log", input.path, "--format", "junit,html,json"] + (strict ? ["--junit-strict"] : []))
+            assertNoCrash(result)
+            XCTAssertEqual(result.status, 1, result.stderr)  // the log has a failing test
+            let junit = box.output.appendingPathComponent("junit.xml")
+            let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: junit.path)[.size] as? NSNumber).intValue
+            XCTAssertLessThan(size, 3 << 20, "junit.xml is not bounded")
+            let text = try String(contentsOf: junit, encoding: .utf8)
+            XCTAssertTrue(text.contains("bytes cut, full text in tests.json"), "no note where the message was cut")
+            XCTAssertFalse(text.contains("\u{0B}") || text.contains("\u{1B}"), "characters illegal in XML 1.0 reached junit.xml")
+            let schemas = strict ? ["ant-junit.xsd", "jenkins-junit-10.xsd"] : []
+            for schema in schemas {
+                let check = try TestscopeProcess.runShell("xmllint --noout --schema '/work/shared/junit-schemas/\(schema)' '\(junit.path)'")
+                XCTAssertEqual(check.status, 0, "\(schema): \(check.stderr.prefix(2000))")
+            }
+            let wellFormed = try TestscopeProcess.runShell("xmllint --noout '\(junit.path)'")
+            XCTAssertEqual(wellFormed.status, 0, String(wellFormed.stderr.prefix(2000)))
+            let parsed = try TestscopeProcess.runShell("""
+                python3 -c 'import sys; from junitparser import JUnitXml, Failure
+                x = JUnitXml.fromfile(sys.argv[1]); print(sum(1 for s in x for c in s for r in c.result if isinstance(r, Failure)))' '\(junit.path)'
+                """)
+            XCTAssertEqual(parsed.status, 0, "junitparser: \(parsed.stderr.suffix(2000))")
+            XCTAssertEqual(parsed.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "1")
+            let page = box.output.appendingPathComponent("tests.html")
+            let pageSize = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: page.path)[.size] as? NSNumber).intValue
+            XCTAssertLessThan(pageSize, 3 << 20, "tests.html is not bounded")
+            XCTAssertTrue(try String(contentsOf: page, encoding: .utf8).contains("bytes cut, full text in tests.json"))
+        }
+        // tests.json keeps everything.
+        let json = try String(contentsOf: box.output.appendingPathComponent("tests.json"), encoding: .utf8)
+        XCTAssertEqual(json.components(separatedBy: huge).count - 1, 2, "tests.json lost the full message or output")
+    }
+}

@@ -68,21 +68,53 @@ public enum TestResultImporter {
     /// Entities are never expanded (libxml2 refuses loops and external entities; Foundation's parser
     /// does not resolve external ones): an entity bomb or `SYSTEM "file:///…"` is a bad input, not a read.
     public static func junit(_ url: URL) throws -> [TestCaseResult] {
-        let data = Data(try bytes(url))
+        try junit(data: Data(try bytes(url)), path: url.path)
+    }
+
+    /// Results from JUnit XML in memory (`path` names it in errors).
+    static func junit(data: Data, path: String) throws -> [TestCaseResult] {
+        // Foundation's XMLParser traps on some invalid UTF-8 that libxml2 passes on (found by the
+        // mutation tests: a lone lead byte in an element name): refused before parsing.
+        if let line = invalidUTF8Line(data) {
+            throw TestResultsError.notJUnit(path: path, detail: "it is not valid UTF-8, line \(line)")
+        }
         let delegate = JUnitParserDelegate()
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
         guard parser.parse() else {
             let code = (parser.parserError as NSError?)?.code ?? 0
-            throw TestResultsError.notJUnit(path: url.path, detail: SystemErrorText.xmlReason(code: code, line: parser.lineNumber))
+            throw TestResultsError.notJUnit(path: path, detail: SystemErrorText.xmlReason(code: code, line: parser.lineNumber))
         }
-        guard delegate.sawRoot else { throw TestResultsError.notJUnit(path: url.path, detail: "no <testsuites> or <testsuite> element") }
+        guard delegate.sawRoot else { throw TestResultsError.notJUnit(path: path, detail: "no <testsuites> or <testsuite> element") }
         // Foundation's parser can stop at a truncated document without an error: the root must have ended.
         guard delegate.depth == 0 else {
-            throw TestResultsError.notJUnit(path: url.path, detail: "the document ends before its root element is closed (truncated?)")
+            throw TestResultsError.notJUnit(path: path, detail: "the document ends before its root element is closed (truncated?)")
         }
         return delegate.results
+    }
+
+    /// The line of the first invalid UTF-8 sequence of a document that is (or says it is) UTF-8; nil
+    /// when it is valid, or declares another encoding (or starts with a UTF-16 byte order mark) for libxml2 to convert.
+    static func invalidUTF8Line(_ data: Data) -> Int? {
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return nil }
+        let prolog = String(decoding: bytes.prefix(200), as: UTF8.self).lowercased()
+        if let declaration = prolog.range(of: "encoding=") {
+            let value = prolog[declaration.upperBound...].dropFirst().prefix { $0 != "\"" && $0 != "'" }
+            let isName = !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+            if isName && value != "utf-8" && value != "utf8" { return nil }
+        }
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var line = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput: return nil
+            case .error: return line
+            }
+        }
     }
 
     /// A file's bytes (a pipe such as `<(cmd)` too), or the error naming it.

@@ -264,3 +264,21 @@ extension BadInputTests {
         XCTAssertEqual(json.components(separatedBy: huge).count - 1, 2, "tests.json lost the full message or output")
     }
 }
+
+extension BadInputTests {
+    /// 24. Garbage in a build folder's `codecov/` (a raw profile, then an indexed one), with both engines:
+    /// 65 naming the file, never 70 with llvm's own text alone.
+    func testGarbageInABuildFoldersCodecovIsBadInput() throws {
+        for (profile, engine) in [("a.profraw", "native"), ("a.profraw", "llvm-cov"), ("default.profdata", "native"), ("default.profdata", "llvm-cov")] {
+            let box = try Sandbox(self)
+            let debug = box.inputs.appendingPathComponent("build/debug")
+            try FileManager.default.createDirectory(at: debug.appendingPathComponent("codecov"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: URL(fileURLWithPath: "/bin/ls"), to: debug.appendingPathComponent("XPackageTests.xctest"))
+            let garbage = debug.appendingPathComponent("codecov/\(profile)")
+            try Data("this is not a profile\n".utf8).write(to: garbage)
+            let result = try box.run(["report", "--build-path", box.inputs.appendingPathComponent("build").path, "--engine", engine, "--quiet"])
+            assertBadInput(result, naming: [garbage.path], mentioning: ["re-"])
+            box.assertNoReports()
+        }
+    }
+}

@@ -99,6 +99,16 @@ public struct OutputFolder: Sendable {
                 throw ExecutionError.symbolicLinkInOutputFolder(path: folder.path, destination: destination)
             }
         }
+        // Files other processes write here (the test binary's event streams, llvm-profdata's output) would
+        // follow a link: a link in their place is removed, as the files Testscope writes replace theirs.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        for name in names where Self.writtenByOtherProcesses(name) && Self.linkDestination(url.appendingPathComponent(name)) != nil {
+            unlink(url.appendingPathComponent(name).path)
+        }
+    }
+
+    static func writtenByOtherProcesses(_ name: String) -> Bool {
+        name == "default.profdata" || name == "llvm-cov-export.json" || (name.hasPrefix("swift-testing-events") && name.hasSuffix(".jsonl"))
     }
 
     /// A path inside the folder; refuses names that would escape it, also through a symbolic link

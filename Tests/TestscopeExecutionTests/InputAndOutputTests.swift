@@ -80,6 +80,13 @@ final class InputAndOutputTests: XCTestCase {
         try FileManager.default.createSymbolicLink(at: output.url.appendingPathComponent("files"), withDestinationURL: elsewhere)
         XCTAssertThrowsError(try output.prepare())
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+        // A link where a test binary will write its event stream is removed (the binary would follow it).
+        let events = output.url.appendingPathComponent("swift-testing-events.jsonl")
+        try FileManager.default.createSymbolicLink(at: events, withDestinationURL: elsewhere.appendingPathComponent("x"))
+        try FileManager.default.removeItem(at: output.url.appendingPathComponent("files"))
+        try output.prepare()
+        XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: events.path))
+        try FileManager.default.createSymbolicLink(at: output.url.appendingPathComponent("files"), withDestinationURL: elsewhere)
         // A real subfolder is fine, and a file that is a link is replaced, never followed.
         try FileManager.default.removeItem(at: output.url.appendingPathComponent("files"))
         let files = try output.subfolder("files")

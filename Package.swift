@@ -55,12 +55,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Helpers shared by the test targets (golden files).
+        // Helpers shared by the test targets (golden files, seeded mutations).
         .target(name: "TestscopeTestSupport", path: "Tests/Support"),
         // One test target per module, plus the executable end to end.
         .testTarget(name: "TestscopeExecutionTests", dependencies: ["TestscopeExecution"]),
-        .testTarget(name: "TestscopeProfileDataTests", dependencies: ["TestscopeProfileData", "TestscopeExecution"], exclude: ["Corpus"]),
-        .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeProfileData"]),
+        .testTarget(name: "TestscopeProfileDataTests", dependencies: ["TestscopeProfileData", "TestscopeExecution", "TestscopeTestSupport"], exclude: ["Corpus"]),
+        .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeProfileData", "TestscopeTestSupport"]),
         .testTarget(
             name: "TestscopeTestResultsTests",
             dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],

@@ -7,6 +7,7 @@ public enum CoverageError: LocalizedError, Equatable {
     case unreadable(path: String, reason: String)
     case emptyExport(path: String)
     case invalidJSON(path: String, line: Int, message: String)
+    case invalidExportRecord(path: String, line: Int, record: String, problem: String)
     case notAnExport(path: String, type: String?)
     case exportWithoutData(path: String)
     case summaryOnlyExport(path: String)
@@ -33,6 +34,8 @@ public enum CoverageError: LocalizedError, Equatable {
             return "\(path) is empty; re-create it with `llvm-cov export -instr-profile <profdata> <test binary>`"
         case let .invalidJSON(path, line, message):
             return "\(path) is not valid JSON (line \(line): \(message)); re-create the export with the toolchain's `llvm-cov export`"
+        case let .invalidExportRecord(path, line, record, problem):
+            return "\(path) line \(line): \(record) is invalid: \(problem); the export is damaged or was not written by llvm-cov, re-create it with the toolchain's `llvm-cov export`"
         case let .notAnExport(path, type):
             let what = type.map { "of type \"\($0)\"" } ?? "without a \"type\" field"
             return "\(path) is JSON \(what), not an llvm-cov export (\"llvm.coverage.json.export\"); pass the output of `llvm-cov export`"

@@ -6,6 +6,18 @@ struct JSONScanner {
     struct Failure: Error {
         var message: String
         var offset: Int
+        /// The record it is about ("segment 3 of file …"), when the JSON is well-formed but a value is not
+        /// one an export can hold.
+        var record: String?
+        /// A value read in full but out of range (negative, not an integer, too large): the reader names its record.
+        var isValueProblem = false
+
+        init(message: String, offset: Int, record: String? = nil, valueProblem: Bool = false) {
+            self.message = message
+            self.offset = offset
+            self.record = record
+            self.isValueProblem = valueProblem
+        }
     }
 
     let base: UnsafePointer<UInt8>
@@ -179,36 +191,43 @@ struct JSONScanner {
 
     // MARK: Scalars
 
-    /// Reads a non-negative integer, saturating at `UInt64.max`; accepts `true`/`false` as 1/0
-    /// and reads a fraction or exponent as its integer part.
-    @inline(__always)
-    mutating func readUInt64() throws -> UInt64 {
+    /// Reads a count or a line/column number strictly: a non-negative integer below 2^64, written
+    /// without fraction or exponent (what llvm-cov writes). Anything else is a `Failure` saying what
+    /// it is, so junk in an export is refused instead of read as some other number.
+    mutating func readStrictUInt64(_ what: String) throws -> UInt64 {
         let c = try peek()
-        if c >= 0x30 && c <= 0x39 {
-            var value: UInt64 = 0
-            var overflow = false
-            while position < count {
-                let d = base[position]
-                guard d >= 0x30 && d <= 0x39 else { break }
-                if !overflow {
-                    let (m, o1) = value.multipliedReportingOverflow(by: 10)
-                    let (a, o2) = m.addingReportingOverflow(UInt64(d - 0x30))
-                    if o1 || o2 { overflow = true; value = .max } else { value = a }
-                }
-                position += 1
-            }
-            if position < count, base[position] == UInt8(ascii: ".") || base[position] | 0x20 == UInt8(ascii: "e") {
-                try skipNumberTail()
-            }
-            return value
-        }
-        if c == UInt8(ascii: "-") {  // negative counts do not occur; read them as 0
+        let start = position
+        if c == UInt8(ascii: "-") {
             position += 1
-            _ = try readUInt64()
-            return 0
+            try skipNumberTail()
+            throw Failure(message: "\(what) is negative (\(text(start..<position)))", offset: start, valueProblem: true)
         }
-        if c == UInt8(ascii: "t") || c == UInt8(ascii: "f") { return try readBool() ? 1 : 0 }
-        throw unexpected("a number")
+        guard c >= 0x30 && c <= 0x39 else { throw unexpected("\(what) (a number)") }
+        var value: UInt64 = 0
+        var overflow = false
+        while position < count {
+            let d = base[position]
+            guard d >= 0x30 && d <= 0x39 else { break }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(UInt64(d - 0x30))
+            if o1 || o2 { overflow = true } else { value = a }
+            position += 1
+        }
+        if position < count, base[position] == UInt8(ascii: ".") || base[position] | 0x20 == UInt8(ascii: "e") {
+            try skipNumberTail()
+            throw Failure(message: "\(what) is not an integer (\(text(start..<position)))", offset: start, valueProblem: true)
+        }
+        if overflow {
+            throw Failure(message: "\(what) \(text(start..<position)) is 2^64 or more", offset: start, valueProblem: true)
+        }
+        return value
+    }
+
+    /// The bytes of `range` as text, at most 40 of them (for messages).
+    func text(_ range: Range<Int>) -> String {
+        let shown = range.lowerBound..<min(range.upperBound, range.lowerBound + 40)
+        let s = String(decoding: UnsafeBufferPointer(start: base + shown.lowerBound, count: shown.count), as: UTF8.self)
+        return shown.count < range.count ? s + "…" : s
     }
 
     private mutating func skipNumberTail() throws {
@@ -223,15 +242,15 @@ struct JSONScanner {
 
     mutating func readBool() throws -> Bool {
         let c = try peek()
-        if c == UInt8(ascii: "t"), position + 4 <= count {
+        if c == UInt8(ascii: "t"), literal("true") {
             position += 4
             return true
         }
-        if c == UInt8(ascii: "f"), position + 5 <= count {
+        if c == UInt8(ascii: "f"), literal("false") {
             position += 5
             return false
         }
-        if c >= 0x30 && c <= 0x39 { return try readUInt64() != 0 }
+        if c >= 0x30 && c <= 0x39 { return try readStrictUInt64("a flag") != 0 }
         throw unexpected("true or false")
     }
 
@@ -258,16 +277,22 @@ struct JSONScanner {
             case UInt8(ascii: "-"), 0x30...0x39:
                 position += 1
                 try skipNumberTail()
-            case UInt8(ascii: "t"), UInt8(ascii: "n"):
-                guard position + 4 <= count else { throw truncated() }
-                position += 4
-            case UInt8(ascii: "f"):
-                guard position + 5 <= count else { throw truncated() }
-                position += 5
+            case UInt8(ascii: "t"), UInt8(ascii: "n"), UInt8(ascii: "f"):
+                let word: StaticString = c == UInt8(ascii: "t") ? "true" : c == UInt8(ascii: "n") ? "null" : "false"
+                guard literal(word) else { throw unexpected("a value") }
+                position += word.utf8CodeUnitCount
             default:
                 throw unexpected("a value")
             }
         } while depth > 0
+    }
+
+    /// Whether the bytes at the current position spell `word` (`true`, `false`, `null`).
+    func literal(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard position + n <= count else { return false }
+        for i in 0..<n where base[position + i] != word.utf8Start[i] { return false }
+        return true
     }
 
     /// What kind of value comes next.

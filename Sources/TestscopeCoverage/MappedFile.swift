@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +21,7 @@ final class MappedFile {
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { throw CoverageError.fileNotFound(path: url.path) }
-            throw CoverageError.unreadable(path: url.path, reason: String(cString: strerror(code)))
+            throw CoverageError.unreadable(path: url.path, reason: SystemErrorText.posix(code))
         }
         defer { Glibc_close(fd) }
         var info = stat()
@@ -28,7 +29,20 @@ final class MappedFile {
             throw CoverageError.unreadable(path: url.path, reason: String(cString: strerror(errno)))
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw CoverageError.unreadable(path: url.path, reason: "it is a directory")
+            throw CoverageError.unreadable(path: url.path, reason: "it is a folder, not a file")
+        }
+        if (info.st_mode & S_IFMT) != S_IFREG {
+            // A pipe (`--export <(cmd)`), a FIFO or /dev/stdin: no size to map, read to the end instead.
+            let bytes: [UInt8]
+            do { bytes = try InputFile.readToEnd(fd, sizeHint: 0) } catch {
+                throw CoverageError.unreadable(path: url.path, reason: error.reason)
+            }
+            let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+            copy.initialize(from: bytes, count: bytes.count)
+            count = bytes.count
+            mapping = nil
+            base = UnsafePointer(copy)
+            return
         }
         count = Int(info.st_size)
         if count == 0 {

@@ -43,7 +43,7 @@ public struct SourceText: Sendable {
         let index = Int(line) - 1
         guard index >= 0 && index < lineRanges.count else { return true }
         let range = lineRanges[index]
-        let lower = range.lowerBound + Int(from) - 1
+        let lower = range.lowerBound + max(Int(from), 1) - 1
         let upper = min(range.upperBound, to.map { range.lowerBound + Int($0) - 1 } ?? range.upperBound)
         guard lower < upper else { return false }
         for i in lower..<upper {

@@ -21,7 +21,7 @@ public final class AtomicFileWriter {
         self.temporary = dir.appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
         // Removed if the command is interrupted before `commit()`.
         let temporary = self.temporary
-        fd = Interruption.creatingTemporary(temporary) { open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        fd = Interruption.creatingTemporary(temporary) { open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644) }
         if fd < 0 {
             Interruption.forget(temporary)
             throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
@@ -81,27 +81,79 @@ public final class AtomicFileWriter {
     }
 }
 
-/// The folder that receives every output; nothing is written elsewhere.
+/// The folder that receives every output; nothing is written elsewhere. A symbolic link inside it
+/// (`out/files → /elsewhere`) is never written through: a folder Testscope writes into that is a link
+/// is refused with one line (the link is the user's; replacing it could lose what it points at), and a
+/// file that is a link is replaced by the renamed temporary file, never followed.
 public struct OutputFolder: Sendable {
     public let url: URL
 
     public init(_ url: URL) { self.url = url.standardizedFileURL }
 
-    /// Creates the folder (and parents) if needed.
+    /// The folders Testscope writes into inside the output folder (checked before anything is written).
+    public static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work"]
+
+    /// Creates the folder (and parents) if needed; refuses it if one of the folders Testscope writes
+    /// into is a symbolic link, so that nothing is written before the refusal.
     public func prepare() throws {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw ExecutionError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            throw ExecutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
+        }
+        for name in Self.subfolderNames {
+            let folder = url.appendingPathComponent(name)
+            if let destination = Self.linkDestination(folder) {
+                throw ExecutionError.symbolicLinkInOutputFolder(path: folder.path, destination: destination)
+            }
+        }
+        // Files other processes write here (the test binary's event streams, llvm-profdata's output) would
+        // follow a link: a link in their place is removed, as the files Testscope writes replace theirs.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        for name in names where Self.writtenByOtherProcesses(name) && Self.linkDestination(url.appendingPathComponent(name)) != nil {
+            unlink(url.appendingPathComponent(name).path)
         }
     }
 
-    /// A path inside the folder; refuses names that would escape it.
+    static func writtenByOtherProcesses(_ name: String) -> Bool {
+        name == "default.profdata" || name == "llvm-cov-export.json" || (name.hasPrefix("swift-testing-events") && name.hasSuffix(".jsonl"))
+    }
+
+    /// A path inside the folder; refuses names that would escape it, also through a symbolic link
+    /// in one of the folders between the output folder and the file.
     public func file(_ name: String) throws -> URL {
         let target = url.appendingPathComponent(name).standardizedFileURL
         guard target.path.hasPrefix(url.path + "/") else {
             throw ExecutionError.outsideOutputFolder(path: target.path, folder: url.path)
         }
+        var parent = url
+        for component in target.path.dropFirst(url.path.count + 1).split(separator: "/").dropLast() {
+            parent = parent.appendingPathComponent(String(component))
+            if let destination = Self.linkDestination(parent) {
+                throw ExecutionError.symbolicLinkInOutputFolder(path: parent.path, destination: destination)
+            }
+        }
         return target
+    }
+
+    /// A folder inside the output folder, created if needed; a symbolic link or a file in its place is refused.
+    public func subfolder(_ name: String) throws -> URL {
+        let folder = try file(name)
+        if let destination = Self.linkDestination(folder) {
+            throw ExecutionError.symbolicLinkInOutputFolder(path: folder.path, destination: destination)
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw ExecutionError.cannotWrite(path: folder.path, reason: SystemErrorText.reason(error))
+        }
+        return folder
+    }
+
+    /// Where `url` points when it is a symbolic link (nil when it is not one, or does not exist).
+    static func linkDestination(_ url: URL) -> String? {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return nil }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
     }
 }

@@ -8,6 +8,7 @@ public enum ExecutionError: LocalizedError, Equatable {
     case toolFailed(tool: String, status: Int32, message: String)
     case cannotWrite(path: String, reason: String)
     case outsideOutputFolder(path: String, folder: String)
+    case symbolicLinkInOutputFolder(path: String, destination: String)
 
     public var errorDescription: String? {
         switch self {
@@ -25,6 +26,8 @@ public enum ExecutionError: LocalizedError, Equatable {
             return "cannot write \(path): \(reason); check that the output folder is writable"
         case let .outsideOutputFolder(path, folder):
             return "refusing to write \(path): it is outside the output folder \(folder)"
+        case let .symbolicLinkInOutputFolder(path, destination):
+            return "refusing to write into \(path): it is a symbolic link (to \(destination)) and Testscope never writes through one; remove the link or choose another --output"
         }
     }
 }
@@ -32,7 +35,7 @@ public enum ExecutionError: LocalizedError, Equatable {
 extension ExecutionError: ClassifiedError {
     public var errorClass: ErrorClass {
         switch self {
-        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .cannotWrite: return .badInput
+        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .symbolicLinkInOutputFolder, .cannotWrite: return .badInput
         case .launchFailed, .toolFailed: return .internalError
         }
     }

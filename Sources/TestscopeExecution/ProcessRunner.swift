@@ -34,7 +34,9 @@ public enum ProcessRunner {
         let out = stdoutFile == nil ? try SpawnPipe() : nil
         var fileFD: Int32 = -1
         if let stdoutFile {
-            fileFD = open(stdoutFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            // A symbolic link there is replaced, never written through (see `OutputFolder`).
+            if OutputFolder.linkDestination(stdoutFile) != nil { unlink(stdoutFile.path) }
+            fileFD = open(stdoutFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard fileFD >= 0 else {
                 closeFD(err.read); closeFD(err.write)
                 throw ExecutionError.cannotWrite(path: stdoutFile.path, reason: String(cString: strerror(errno)))

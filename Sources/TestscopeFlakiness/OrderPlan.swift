@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// How a run's order was made.
 public enum OrderKind: String, Sendable, Equatable, Codable {
@@ -187,11 +188,15 @@ public enum OrderFile {
 
     /// Reads an order file.
     public static func read(_ url: URL) throws -> [String] {
-        let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-            throw FlakinessError.unreadableOrderFile(path: url.path, reason: (error as NSError).localizedFailureReason ?? "no such file or not UTF-8")
-        }
-        return parse(text)
+        parse(try text(url, unreadable: FlakinessError.unreadableOrderFile))
+    }
+
+    /// A UTF-8 text file (a pipe such as `<(cmd)` too), or `unreadable`'s error naming it.
+    public static func text(_ url: URL, unreadable: (_ path: String, _ reason: String) -> FlakinessError) throws -> String {
+        let bytes: [UInt8]
+        do { bytes = try InputFile.read(url) } catch { throw unreadable(url.path, error.reason) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw unreadable(url.path, "it is not UTF-8 text") }
+        return text
     }
 
     /// The text of an order file.

@@ -141,10 +141,7 @@ extension Pipeline {
     }
 
     private static func readQuarantine(_ url: URL) throws -> Set<String> {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw FlakinessError.unreadableQuarantine(path: url.path, reason: "no such file or not UTF-8")
-        }
-        return Set(OrderFile.parse(text))
+        Set(OrderFile.parse(try OrderFile.text(url, unreadable: FlakinessError.unreadableQuarantine)))
     }
 
     /// A path relative to the current directory when it is inside it.

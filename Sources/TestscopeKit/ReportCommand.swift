@@ -27,7 +27,7 @@ extension Pipeline {
     /// Test results from the imported files, or nil when none were given.
     private func importTests(_ request: ReportRequest) throws -> TestRunResults? {
         guard request.hasTestInput else { return nil }
-        let list = try request.testList.map { TestList.parse(try String(contentsOf: $0, encoding: .utf8)) }
+        let list = try request.testList.map { TestList.parse(try TestResultImporter.read($0)) }
         let results = try TestResultImporter.combined(logs: request.testLogs, streams: request.eventStreams,
                                                       junit: request.junit, testList: list)
         for warning in results.warnings { terminal.emit(warning) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// The section table of an Elf64 little-endian file, reading only the bytes asked for: test
 /// binaries are tens of MB and coverage needs a few KB of them.
@@ -128,7 +129,7 @@ public struct ELFFile: Sendable {
     }
 
     private static func size(_ handle: FileHandle, path: String) throws -> UInt64 {
-        do { return try handle.seekToEnd() } catch { throw ProfileDataError.io("\(path): \(error)") }
+        do { return try handle.seekToEnd() } catch { throw ProfileDataError.io("\(path): \(SystemErrorText.reason(error))") }
     }
 
     private static func read(_ handle: FileHandle, offset: UInt64, count: UInt64, fileSize: UInt64, path: String) throws -> [UInt8] {
@@ -148,7 +149,7 @@ public struct ELFFile: Sendable {
         } catch let error as ProfileDataError {
             throw error
         } catch {
-            throw ProfileDataError.io("\(path): \(error)")
+            throw ProfileDataError.io("\(path): \(SystemErrorText.reason(error))")
         }
     }
 }

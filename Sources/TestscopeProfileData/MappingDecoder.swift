@@ -156,6 +156,11 @@ public enum MappingDecoder {
             guard (region.lineStart, region.columnStart) <= (region.lineEnd, region.columnEnd) else {
                 throw ProfileDataError.corrupt("coverage mapping: region ends before it starts")
             }
+            // The same limit as the export reader's (`LLVMCovExportReader.maxLine`): one number must not
+            // make the model allocate billions of lines.
+            guard region.lineEnd <= 10_000_000 else {
+                throw ProfileDataError.corrupt("coverage mapping: a region reaches line \(region.lineEnd) (beyond 10,000,000)")
+            }
             regions.append(region)
         }
     }

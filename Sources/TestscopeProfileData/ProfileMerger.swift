@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// Sums raw and indexed profiles into `ProfileCounters` the way `llvm-profdata merge` does
 /// (`InstrProfWriter::addRecord`): per (NameRef, FuncHash), saturating element-wise addition;
 /// a later record whose counter count differs from the first one is ignored and reported.
@@ -88,7 +90,7 @@ extension ProfileCounters {
             } catch let error as ProfileDataError {
                 outcomes.append(ProfileFileOutcome(path: path, error: error))
             } catch {
-                outcomes.append(ProfileFileOutcome(path: path, error: .io("\(path): \(error)")))
+                outcomes.append(ProfileFileOutcome(path: path, error: .io("\(path): \(SystemErrorText.reason(error))")))
             }
         }
         return ProfileMergeResult(counters: builder.counters, files: outcomes, mismatches: builder.mismatches,

@@ -80,7 +80,7 @@ public struct FlakyJUnitReport: ReportRenderer {
         case .consistentFailure:
             if let first = failures.first {
                 let kind = element(finding)!
-                let body = TestText.failureLines(first.result, paths: paths).joined(separator: "\n")
+                let body = TestText.failureLines(first.result, paths: paths, fullTextIn: "flaky.json").joined(separator: "\n")
                 try out.write("      <\(kind) message=\"\(XMLText.attribute(TestText.headline(first.result)))\" type=\"\(XMLText.attribute(type(first.result)))\">\(XMLText.content(runLine(first.run, report) + "\n" + body))</\(kind)>\n")
             }
             for failure in failures.dropFirst() {
@@ -102,7 +102,7 @@ public struct FlakyJUnitReport: ReportRenderer {
 
     private func writeRerun<Output: TextOutput>(_ element: String, _ failure: (run: Int, result: TestCaseResult), report: FlakyReport,
                                                  to out: inout Output) throws {
-        let body = TestText.failureLines(failure.result, paths: paths).joined(separator: "\n")
+        let body = TestText.failureLines(failure.result, paths: paths, fullTextIn: "flaky.json").joined(separator: "\n")
         try out.write("      <\(element) message=\"\(XMLText.attribute(TestText.headline(failure.result)))\" type=\"\(XMLText.attribute(type(failure.result)))\">")
         try out.write("<stackTrace>\(XMLText.content(body))</stackTrace>")
         try out.write("<system-out>\(XMLText.content(runLine(failure.run, report)))</system-out>")

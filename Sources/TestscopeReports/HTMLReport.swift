@@ -253,12 +253,7 @@ public struct HTMLReport: PageWriter, Sendable {
     }
 
     func makeFolder(_ folder: OutputFolder, _ name: String) throws {
-        let url = try folder.file(name)
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            throw ExecutionError.cannotWrite(path: url.path, reason: error.localizedDescription)
-        }
+        _ = try folder.subfolder(name)
     }
 
     /// Removes `files/*.html` and `dirs/*.html` that this run did not write (left from an earlier report).

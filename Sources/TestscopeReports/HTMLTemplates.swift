@@ -1,5 +1,6 @@
 import Foundation
 import Mustache
+import TestscopeExecution
 import TestscopeTemplates
 
 /// The HTML report's templates and assets: the ones compiled into the binary (templates/), or a
@@ -68,15 +69,22 @@ public struct HTMLTemplates: Sendable {
         func label(_ file: String) -> String { overridden[file] ?? "\(file) (built-in)" }
         var library = MustacheLibrary()
         var partials: [String: [String]] = [:]
+        var nesting: [String: TemplateNesting] = [:]
         for (file, text) in files.sorted(by: { $0.key < $1.key }) where file.hasSuffix(".mustache") {
             let name = String(file.dropLast(".mustache".count))
+            // Before parsing: swift-mustache's parser recurses once per level.
+            let scan = TemplateNesting(text)
+            if scan.depth > TemplateNesting.limit {
+                throw ReportError.templateTooDeep(path: label(file), line: scan.line, depth: scan.depth, limit: TemplateNesting.limit)
+            }
+            nesting[name] = scan
             do {
                 library.register(try MustacheTemplate(string: text), named: name)
             } catch let error as MustacheTemplate.ParserError {
                 throw ReportError.templateSyntax(path: label(file), line: error.context.lineNumber,
                                                  column: error.context.columnNumber, problem: Self.describe(error.error))
             }
-            partials[name] = Self.partialReferences(in: text)
+            partials[name] = scan.partialNames
         }
         for name in Self.templateNames where library.getTemplate(named: name) == nil {
             throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
@@ -90,6 +98,13 @@ public struct HTMLTemplates: Sendable {
             if let cycle = Self.cycle(from: name, partials: partials, path: []) {
                 throw ReportError.recursivePartial(template: label(cycle[0] + ".mustache"), chain: cycle)
             }
+        }
+        let depths = TemplateNesting.effectiveDepths(nesting)
+        for (name, depth) in depths.sorted(by: { $0.key < $1.key }) where depth > TemplateNesting.limit {
+            // Name the user's template on the deepest chain (a built-in one only includes it).
+            let chain = TemplateNesting.deepestChain(from: name, nesting, depths: depths)
+            let culprit = chain.first { overridden[$0 + ".mustache"] != nil } ?? name
+            throw ReportError.templateTooDeep(path: label(culprit + ".mustache"), line: nil, depth: depth, limit: TemplateNesting.limit)
         }
         self.library = library
         var assets: [String: String] = [:]
@@ -107,23 +122,10 @@ public struct HTMLTemplates: Sendable {
         return text
     }
 
-    /// The names in `{{>name}}` and `{{<name}}` tags (partials and parents).
-    static func partialReferences(in text: String) -> [String] {
-        var names: [String] = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            rest = rest[open.upperBound...]
-            guard let first = rest.first, first == ">" || first == "<" else { continue }
-            guard let close = rest.range(of: "}}") else { break }
-            let name = rest[rest.index(after: rest.startIndex)..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            if !name.isEmpty && !names.contains(name) { names.append(name) }
-            rest = rest[close.upperBound...]
-        }
-        return names
-    }
-
     static func cycle(from name: String, partials: [String: [String]], path: [String]) -> [String]? {
         if let start = path.firstIndex(of: name) { return Array(path[start...]) + [name] }
+        // Deeper chains are refused as too deep (`TemplateNesting.effectiveDepths`); the recursion stops here.
+        guard path.count <= TemplateNesting.limit else { return nil }
         for next in partials[name] ?? [] {
             if let found = cycle(from: next, partials: partials, path: path + [name]) { return found }
         }
@@ -143,11 +145,5 @@ public struct HTMLTemplates: Sendable {
         }
     }
 
-    static func reason(_ error: Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let code = underlying?.code, underlying?.domain == NSPOSIXErrorDomain, let text = strerror(Int32(code)) {
-            return String(cString: text)
-        }
-        return (error as NSError).localizedDescription
-    }
+    static func reason(_ error: Error) -> String { SystemErrorText.reason(error) }
 }

@@ -70,7 +70,7 @@ public struct JUnitReport: ReportRenderer {
             try writeCase(result, to: &out)
             if strict { suiteOutput += systemOut(result).map { "[\(result.caseName)] \($0)" } }
         }
-        try out.write("    <system-out>\(XMLText.content(Self.capped(suiteOutput.joined(separator: "\n"))))</system-out>\n")
+        try out.write("    <system-out>\(XMLText.content(BoundedText.lines(suiteOutput).joined(separator: "\n")))</system-out>\n")
         try out.write("    <system-err></system-err>\n")
         try out.write("  </testsuite>\n")
     }
@@ -90,7 +90,7 @@ public struct JUnitReport: ReportRenderer {
         switch kind {
         case .skipped:
             let reason = result.skipReason ?? "skipped"
-            try out.write("      <skipped message=\"\(XMLText.attribute(TestText.oneLine(reason)))\">\(XMLText.content(reason))</skipped>\n")
+            try out.write("      <skipped message=\"\(XMLText.attribute(TestText.oneLine(reason)))\">\(XMLText.content(BoundedText.cap(reason)))</skipped>\n")
         case .failure, .error:
             let body = TestText.failureLines(result, paths: paths).joined(separator: "\n")
             try out.write("      <\(kind!.rawValue) message=\"\(XMLText.attribute(TestText.headline(result)))\" type=\"\(XMLText.attribute(type(result)))\">\(XMLText.content(body))</\(kind!.rawValue)>\n")
@@ -98,7 +98,7 @@ public struct JUnitReport: ReportRenderer {
             break
         }
         if !stdout.isEmpty {
-            try out.write("      <system-out>\(XMLText.content(Self.capped(stdout.joined(separator: "\n"))))</system-out>\n")
+            try out.write("      <system-out>\(XMLText.content(BoundedText.lines(stdout).joined(separator: "\n")))</system-out>\n")
         }
         try out.write("    </testcase>\n")
     }
@@ -144,9 +144,5 @@ public struct JUnitReport: ReportRenderer {
     /// `yyyy-MM-dd'T'HH:mm:ss` in UTC, no zone, no fraction.
     static func timestamp(_ date: Date) -> String {
         UTCTimestamp.withoutZone(date)
-    }
-
-    static func capped(_ text: String, limit: Int = 64 * 1024) -> String {
-        text.utf8.count > limit ? String(decoding: Array(text.utf8.prefix(limit)), as: UTF8.self) + "\n… (output truncated)" : text
     }
 }

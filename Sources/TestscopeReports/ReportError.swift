@@ -10,6 +10,7 @@ public enum ReportError: LocalizedError, Equatable {
     case templateSyntax(path: String, line: Int, column: Int, problem: String)
     case missingPartial(template: String, partial: String)
     case recursivePartial(template: String, chain: [String])
+    case templateTooDeep(path: String, line: Int?, depth: Int, limit: Int)
     case missingTemplate(name: String, origin: String)
 
     public var errorDescription: String? {
@@ -30,6 +31,10 @@ public enum ReportError: LocalizedError, Equatable {
                 + "add \(partial).mustache or remove the {{>\(partial)}} tag"
         case .recursivePartial(let template, let chain):
             return "template \(template) includes itself (\(chain.joined(separator: " → "))); remove the recursive partial tag"
+        case .templateTooDeep(let path, let line, let depth, let limit):
+            let place = line.map { " line \($0)" } ?? ""
+            let what = line == nil ? "nests \(depth) levels deep with the templates that include it and the partials it includes" : "nests sections \(depth) levels deep"
+            return "template \(path)\(place) \(what), more than the \(limit) Testscope renders; flatten the template or remove it to use the built-in one"
         case .missingTemplate(let name, let origin):
             return "template \(name) is missing from \(origin); restore it from Testscope's templates/"
         }

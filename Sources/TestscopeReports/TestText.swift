@@ -14,12 +14,14 @@ public struct PathDisplay: Sendable {
 /// Shared wording for issues, crashes and timeouts.
 enum TestText {
     /// `Tests/X.swift:12: message` lines for the failing issues, the crash or the timeout.
-    static func failureLines(_ result: TestCaseResult, paths: PathDisplay) -> [String] {
+    /// Each message at most `BoundedText.messageLimit` bytes, all together at most `BoundedText.outputLimit`.
+    static func failureLines(_ result: TestCaseResult, paths: PathDisplay, fullTextIn: String = "tests.json") -> [String] {
         var lines: [String] = []
+        let cap = { (text: String) in BoundedText.cap(text, fullTextIn: fullTextIn) }
         for issue in result.issues where issue.isFailure {
             let place = issue.location.map { "\(paths.relative($0.file)):\($0.line): " } ?? ""
-            lines.append(place + issue.message)
-            lines += issue.details.map { "    " + $0 }
+            lines.append(place + cap(issue.message))
+            lines += issue.details.map { "    " + cap($0) }
         }
         if let crash = result.crash {
             if result.outcome == .timedOut {
@@ -27,13 +29,13 @@ enum TestText {
             } else {
                 var head = "crashed"
                 if let signal = crash.signal { head += " with signal \(signal)\(signalName(signal).map { " (\($0))" } ?? "")" }
-                if let reason = crash.reason { head += ": \(reason)" }
+                if let reason = crash.reason { head += ": \(cap(reason))" }
                 lines.append(head)
             }
-            if let fatal = crash.fatalError { lines.append(fatal) }
-            lines += crash.frames.map { "  " + $0 }
+            if let fatal = crash.fatalError { lines.append(cap(fatal)) }
+            lines += crash.frames.map { "  " + cap($0) }
         }
-        return lines
+        return BoundedText.lines(lines, fullTextIn: fullTextIn)
     }
 
     static func signalName(_ signal: Int) -> String? {

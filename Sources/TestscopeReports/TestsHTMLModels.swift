@@ -65,7 +65,7 @@ struct TestsHTMLModel {
             relaunches: run.relaunches > 0 ? "The test binary was relaunched \(run.relaunches) time\(run.relaunches == 1 ? "" : "s") after a crash or a timeout, so the tests after it still ran." : nil,
             failures: failures.map { failure($0.element, index: $0.offset) },
             known: known.map { knownIssue($0.element, index: $0.offset) },
-            skipped: skipped.map { i, r in SkippedRow(names: names(r), anchor: anchor(i), reason: r.skipReason) },
+            skipped: skipped.map { i, r in SkippedRow(names: names(r), anchor: anchor(i), reason: r.skipReason.map { BoundedText.cap($0) }) },
             slowest: timed.enumerated().map { rank, entry in
                 SlowRow(names: names(entry.element), rank: String(rank + 1), duration: TestText.seconds(entry.element.duration!),
                         href: linked.contains(entry.offset) ? "#" + anchor(entry.offset) : nil)
@@ -94,7 +94,8 @@ struct TestsHTMLModel {
         let warnings = r.issues.filter { $0.kind == .warning }.map { issue($0, anchor: "", snippet: false) }
         return FailureModel(names: names(r), anchor: anchor(index), framework: r.framework.rawValue,
                             duration: r.duration.map(TestText.seconds), issues: issues, warnings: warnings,
-                            crash: r.crash.map { crashModel($0, result: r, anchor: "\(anchor(index))-crash") }, output: r.output)
+                            crash: r.crash.map { crashModel($0, result: r, anchor: "\(anchor(index))-crash") },
+                            output: BoundedText.lines(r.output, lineLimit: BoundedText.messageLimit))
     }
 
     func knownIssue(_ r: TestCaseResult, index: Int) -> KnownIssueModel {
@@ -103,7 +104,8 @@ struct TestsHTMLModel {
     }
 
     func issue(_ issue: TestIssue, anchor: String, snippet: Bool) -> IssueModel {
-        IssueModel(anchor: anchor, kind: issue.kind.rawValue, message: issue.message, details: issue.details,
+        IssueModel(anchor: anchor, kind: issue.kind.rawValue, message: BoundedText.cap(issue.message),
+                   details: BoundedText.lines(issue.details.map { BoundedText.cap($0) }),
                    location: issue.location.map(place), snippet: snippet ? issue.location.map { snippets.snippet($0, paths: paths) } : nil)
     }
 
@@ -111,7 +113,8 @@ struct TestsHTMLModel {
         let timedOut = result.outcome == .timedOut
         return CrashModel(anchor: anchor, timedOut: timedOut, limit: timedOut ? result.duration.map(TestText.seconds) : nil,
                           signal: crash.signal.map { s in "\(s)" + (TestText.signalName(s).map { " (\($0))" } ?? "") },
-                          reason: crash.reason, fatalError: crash.fatalError, frames: crash.frames,
+                          reason: crash.reason.map { BoundedText.cap($0) }, fatalError: crash.fatalError.map { BoundedText.cap($0) },
+                          frames: BoundedText.lines(crash.frames.map { BoundedText.cap($0) }),
                           location: crash.location.map(place), snippet: crash.location.map { snippets.snippet($0, paths: paths) })
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -96,25 +97,68 @@ public enum TestResultImporter {
     static func specifier(_ id: String) -> String { SwiftTestingEventStream.split(id).specifier }
 
     /// Results from a JUnit XML file.
+    /// Entities are never expanded (libxml2 refuses loops and external entities; Foundation's parser
+    /// does not resolve external ones): an entity bomb or `SYSTEM "file:///…"` is a bad input, not a read.
     public static func junit(_ url: URL) throws -> [TestCaseResult] {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw TestResultsError.unreadable(path: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not readable" : "no such file")
+        try junit(data: Data(try bytes(url)), path: url.path)
+    }
+
+    /// Results from JUnit XML in memory (`path` names it in errors).
+    static func junit(data: Data, path: String) throws -> [TestCaseResult] {
+        // Foundation's XMLParser traps on some invalid UTF-8 that libxml2 passes on (found by the
+        // mutation tests: a lone lead byte in an element name): refused before parsing.
+        if let line = invalidUTF8Line(data) {
+            throw TestResultsError.notJUnit(path: path, detail: "it is not valid UTF-8, line \(line)")
         }
         let delegate = JUnitParserDelegate()
         let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
         guard parser.parse() else {
-            throw TestResultsError.notJUnit(path: url.path, detail: parser.parserError?.localizedDescription ?? "malformed XML")
+            let code = (parser.parserError as NSError?)?.code ?? 0
+            throw TestResultsError.notJUnit(path: path, detail: SystemErrorText.xmlReason(code: code, line: parser.lineNumber))
         }
-        guard delegate.sawRoot else { throw TestResultsError.notJUnit(path: url.path, detail: "no <testsuites> or <testsuite> element") }
+        guard delegate.sawRoot else { throw TestResultsError.notJUnit(path: path, detail: "no <testsuites> or <testsuite> element") }
+        // Foundation's parser can stop at a truncated document without an error: the root must have ended.
+        guard delegate.depth == 0 else {
+            throw TestResultsError.notJUnit(path: path, detail: "the document ends before its root element is closed (truncated?)")
+        }
         return delegate.results
     }
 
-    static func read(_ url: URL) throws -> String {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw TestResultsError.unreadable(path: url.path, reason: FileManager.default.fileExists(atPath: url.path) ? "not readable" : "no such file")
+    /// The line of the first invalid UTF-8 sequence of a document that is (or says it is) UTF-8; nil
+    /// when it is valid, or declares another encoding (or starts with a UTF-16 byte order mark) for libxml2 to convert.
+    static func invalidUTF8Line(_ data: Data) -> Int? {
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return nil }
+        let prolog = String(decoding: bytes.prefix(200), as: UTF8.self).lowercased()
+        if let declaration = prolog.range(of: "encoding=") {
+            let value = prolog[declaration.upperBound...].dropFirst().prefix { $0 != "\"" && $0 != "'" }
+            let isName = !value.isEmpty && value.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+            if isName && value != "utf-8" && value != "utf8" { return nil }
         }
-        return String(decoding: data, as: UTF8.self)
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var line = 1
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): if scalar == "\n" { line += 1 }
+            case .emptyInput: return nil
+            case .error: return line
+            }
+        }
+    }
+
+    /// A file's bytes (a pipe such as `<(cmd)` too), or the error naming it.
+    static func bytes(_ url: URL) throws -> [UInt8] {
+        do { return try InputFile.read(url) } catch {
+            throw TestResultsError.unreadable(path: url.path, reason: error.reason)
+        }
+    }
+
+    /// A text input (log, event stream, test list), decoded as UTF-8.
+    public static func read(_ url: URL) throws -> String {
+        String(decoding: try bytes(url), as: UTF8.self)
     }
 }
 
@@ -122,11 +166,14 @@ public enum TestResultImporter {
 final class JUnitParserDelegate: NSObject, XMLParserDelegate {
     var results: [TestCaseResult] = []
     var sawRoot = false
+    /// Elements open now (0 again once the root element has ended).
+    var depth = 0
     private var current: TestCaseResult?
     private var text = ""
     private var element: (name: String, message: String?, type: String?)?
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        depth += 1
         switch name {
         case "testsuites", "testsuite":
             sawRoot = true
@@ -157,6 +204,7 @@ final class JUnitParserDelegate: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { text += String(decoding: CDATABlock, as: UTF8.self) }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        depth -= 1
         switch name {
         case "failure", "error":
             guard let element, var result = current else { break }

@@ -44,5 +44,5 @@ func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws 
 func describe(_ error: Error) -> (String, ExitStatus) {
     if let error = error as? ValidationError { return (error.message, .usage) }
     let statuses: [ErrorClass: ExitStatus] = [.usage: .usage, .badInput: .badInput, .testsFailed: .testsFailed]
-    return (error.localizedDescription, (error as? ClassifiedError).flatMap { statuses[$0.errorClass] } ?? .internalError)
+    return (SystemErrorText.message(error), (error as? ClassifiedError).flatMap { statuses[$0.errorClass] } ?? .internalError)
 }

@@ -33,9 +33,10 @@ enum TestscopeProcess {
     }
 
     /// Runs testscope with `arguments` in `directory`, with colours off and a non-interactive environment.
-    static func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:]) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:],
+                    program: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program ?? executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
@@ -58,6 +59,11 @@ enum TestscopeProcess {
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Runs a bash command line (for process substitution, `<(cmd)`) the same way.
+    static func runShell(_ command: String, in directory: URL? = nil) throws -> Result {
+        try run(["-c", command], in: directory, program: URL(fileURLWithPath: "/bin/bash"))
     }
 
     /// The trimmed standard output of a command found on PATH, or nil when it fails.

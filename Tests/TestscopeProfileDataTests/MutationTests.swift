@@ -1,51 +1,18 @@
 import Foundation
 @testable import TestscopeProfileData
+import TestscopeTestSupport
 import XCTest
 
 /// Seeded mutations (bit flips, byte overwrites, truncations) of the real corpus files through
 /// every reader: each must return a result or a typed `ProfileDataError` — never trap — quickly.
 final class MutationTests: XCTestCase {
-    /// SplitMix64: deterministic, so a failure names a reproducible seed and iteration.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
-
     /// 2,000 per corpus file in CI (about 6 s); `TESTSCOPE_MUTATIONS=N` for a longer fuzzing session,
     /// `TESTSCOPE_MUTATION_SEED=S` for other mutations.
-    static let iterations = ProcessInfo.processInfo.environment["TESTSCOPE_MUTATIONS"].flatMap(Int.init) ?? 2_000
-    static let seed = ProcessInfo.processInfo.environment["TESTSCOPE_MUTATION_SEED"].flatMap(UInt64.init) ?? 0x7e57_5c0e
+    static let iterations = Mutator.iterations(default: 2_000)
+    static let seed = Mutator.seed
 
     func corpus(_ name: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: Fixtures.corpus.appendingPathComponent(name)))
-    }
-
-    func mutate(_ original: [UInt8], _ random: inout SeededGenerator) -> [UInt8] {
-        var bytes = original
-        switch Int.random(in: 0..<4, using: &random) {
-        case 0:
-            bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &random)))
-        case 1:
-            for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
-                bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &random)
-            }
-        case 2:
-            for _ in 0..<Int.random(in: 1...8, using: &random) where !bytes.isEmpty {
-                bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
-            }
-        default:
-            if !bytes.isEmpty {
-                bytes[Int.random(in: 0..<bytes.count, using: &random)] = [0x00, 0x7f, 0x80, 0xff].randomElement(using: &random)!
-            }
-            bytes = Array(bytes.prefix(Int.random(in: bytes.count / 2...bytes.count, using: &random)))
-        }
-        return bytes
     }
 
     /// Runs `body`, accepting success or a typed error; returns false on an untyped error.
@@ -89,9 +56,9 @@ final class MutationTests: XCTestCase {
         let start = Date()
         for (fileIndex, file) in files.enumerated() {
             let original = try corpus(file)
-            var random = SeededGenerator(state: Self.seed &+ UInt64(fileIndex))
+            var mutator = Mutator(seed: Self.seed &+ UInt64(fileIndex))
             for iteration in 0..<Self.iterations {
-                let mutated = mutate(original, &random)
+                let mutated = mutator.mutate(original)
                 let began = Date()
                 XCTAssertTrue(everyReader(mutated, file: file, covmap: covmap, covfun: covfun, names: names),
                               "\(file) iteration \(iteration): untyped error")

@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+@testable import TestscopeExecution
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Inputs that are pipes, the output folder's refusal of symbolic links, and system errors in Testscope's words.
+final class InputAndOutputTests: XCTestCase {
+    func temporaryFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-io-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    func testAPipeIsReadToItsEnd() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let payload = [UInt8]((0..<300_000).map { UInt8($0 % 251) })  // more than a pipe buffer: written by another thread
+        let writeEnd = fds[1]
+        let writer = Thread {
+            payload.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count { offset += max(0, write(writeEnd, raw.baseAddress! + offset, raw.count - offset)) }
+            }
+            close(writeEnd)
+        }
+        writer.start()
+        defer { close(fds[0]) }
+        let read = try InputFile.read(URL(fileURLWithPath: "/dev/fd/\(fds[0])"))
+        XCTAssertEqual(read, payload)
+    }
+
+    func testMissingFilesAndFoldersAreFailuresInOurWords() throws {
+        let folder = try temporaryFolder()
+        XCTAssertThrowsError(try InputFile.read(folder.appendingPathComponent("nope"))) { error in
+            XCTAssertEqual(error as? InputFile.Failure, InputFile.Failure(reason: "no such file", missing: true))
+        }
+        XCTAssertThrowsError(try InputFile.read(folder)) { error in
+            XCTAssertEqual((error as? InputFile.Failure)?.reason, "it is a folder, not a file")
+        }
+    }
+
+    func testFoundationErrorsAreTranslated() throws {
+        let folder = try temporaryFolder()
+        let file = folder.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        do {
+            try FileManager.default.createDirectory(at: file, withIntermediateDirectories: true)
+            XCTFail("created a folder over a file")
+        } catch {
+            let reason = SystemErrorText.reason(error)
+            XCTAssertFalse(reason.contains("could not be completed") || reason.contains("NSCocoaErrorDomain"), reason)
+            XCTAssertFalse(reason.isEmpty)
+        }
+        XCTAssertEqual(SystemErrorText.reason(CocoaError(.fileWriteNoPermission)), "permission denied")
+        XCTAssertEqual(SystemErrorText.reason(POSIXError(.ENOSPC)), "no space left on device")
+        XCTAssertTrue(SystemErrorText.xmlReason(code: 89, line: 3).contains("entity bomb"))
+        XCTAssertTrue(SystemErrorText.xmlReason(code: 29, line: 0).contains("external entity"))
+        XCTAssertTrue(SystemErrorText.xmlReason(code: 1234, line: 2).hasSuffix("libxml2 error 1234), line 2"))
+        // An error that is not ours is an internal error, still in one line without Foundation's text.
+        let message = SystemErrorText.message(CocoaError(.fileReadCorruptFile))
+        XCTAssertTrue(message.hasPrefix("internal error (the file is damaged)"), message)
+    }
+
+    func testSymbolicLinksInTheOutputFolderAreRefused() throws {
+        let root = try temporaryFolder()
+        let elsewhere = root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let output = OutputFolder(root.appendingPathComponent("out"))
+        try output.prepare()
+        try FileManager.default.createSymbolicLink(at: output.url.appendingPathComponent("odd"), withDestinationURL: elsewhere)
+        for attempt in [{ _ = try output.subfolder("odd") }, { _ = try output.file("odd/page.html") }] {
+            XCTAssertThrowsError(try attempt()) { error in
+                XCTAssertEqual(error as? ExecutionError,
+                               .symbolicLinkInOutputFolder(path: output.url.appendingPathComponent("odd").path, destination: elsewhere.path))
+            }
+        }
+        try FileManager.default.createSymbolicLink(at: output.url.appendingPathComponent("files"), withDestinationURL: elsewhere)
+        XCTAssertThrowsError(try output.prepare())
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+        // A link where a test binary will write its event stream is removed (the binary would follow it).
+        let events = output.url.appendingPathComponent("swift-testing-events.jsonl")
+        try FileManager.default.createSymbolicLink(at: events, withDestinationURL: elsewhere.appendingPathComponent("x"))
+        try FileManager.default.removeItem(at: output.url.appendingPathComponent("files"))
+        try output.prepare()
+        XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: events.path))
+        try FileManager.default.createSymbolicLink(at: output.url.appendingPathComponent("files"), withDestinationURL: elsewhere)
+        // A real subfolder is fine, and a file that is a link is replaced, never followed.
+        try FileManager.default.removeItem(at: output.url.appendingPathComponent("files"))
+        let files = try output.subfolder("files")
+        let target = root.appendingPathComponent("target")
+        try Data("keep".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(at: files.appendingPathComponent("a.html"), withDestinationURL: target)
+        try AtomicFileWriter.write("new", to: try output.file("files/a.html"))
+        XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep")
+        XCTAssertEqual(try String(contentsOf: files.appendingPathComponent("a.html"), encoding: .utf8), "new")
+    }
+}

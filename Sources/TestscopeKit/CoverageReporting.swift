@@ -15,7 +15,7 @@ struct CoverageReporting {
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
         self.terminal = terminal
-        self.formats = settings.formats(default: ReportFormat.coverageFormats)
+        self.formats = settings.formats(default: ReportFormat.coverageDefaults)
         self.command = command
     }
 
@@ -75,6 +75,15 @@ struct CoverageReporting {
         lcovDone?.wait()
         if let result = lcov.withLock({ $0 }) { written.append(try result.get()) }
         PhaseTimer.mark("json + lcov")
+        let repositoryRoot = RepositoryRoot.find(from: packageRoot).path
+        if formats.contains(.cobertura) {
+            let cobertura = try CoberturaFiles(renderer: CoberturaReport(sourceRoot: repositoryRoot, generatorVersion: TestscopeVersion.current))
+                .write(report, into: output)
+            written += cobertura.paths
+            if let diagnostic = cobertura.diagnostic { terminal.emit(diagnostic) }
+        }
+        if formats.contains(.sonarqube) { written.append(try SonarQubeCoverageReport(sourceRoot: repositoryRoot).write(report, into: output)) }
+        PhaseTimer.mark("cobertura + sonarqube")
         var htmlIndex: String?
         if var html {
             // The top bar: this report's pages (Tests when it has the run's results, whose page TestReporting

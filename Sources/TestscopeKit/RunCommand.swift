@@ -9,6 +9,13 @@ extension Pipeline {
     /// `testscope run`: builds the tests with coverage, runs them under the supervisor, merges and
     /// exports the profiles, and writes the coverage and test reports.
     public func run(_ request: RunRequest) throws -> Outcome {
+        var outcome = try runAndReport(request)
+        try SummaryReporting(formats: request.settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
+            .write(&outcome, packageRoot: request.packageRoot, output: request.settings.outputFolder(packageRoot: request.packageRoot))
+        return outcome
+    }
+
+    private func runAndReport(_ request: RunRequest) throws -> Outcome {
         let root = request.packageRoot
         guard FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) else {
             throw CoverageError.notAPackage(path: root.path)
@@ -20,7 +27,7 @@ extension Pipeline {
         }
         let output = settings.outputFolder(packageRoot: root)
         // A broken --templates folder is reported before the tests run, not after.
-        if settings.formats(default: ReportFormat.coverageFormats).contains(.html) { _ = try settings.htmlReport() }
+        if settings.formats(default: ReportFormat.coverageDefaults).contains(.html) { _ = try settings.htmlReport() }
         try output.prepare()
 
         var buildArguments = ["--package-path", root.path]

@@ -11,10 +11,9 @@ struct SummaryReporting {
 
     /// Writes what the outcome holds; adds `summary.md` to `outcome.written`.
     func write(_ outcome: inout Outcome, packageRoot: URL, output: OutputFolder) throws {
-        var content = SummaryContent(coverage: outcome.coverage, tests: outcome.tests, flaky: outcome.flaky,
+        // `content.baseline` and `content.diff` stay nil until `--baseline` and `--diff-base` fill them in here.
+        let content = SummaryContent(coverage: outcome.coverage, tests: outcome.tests, flaky: outcome.flaky,
                                      gateFailures: outcome.gateFailures.map(CoverageReporting.gateMessage))
-        content.baseline = nil
-        content.diff = nil
         guard !content.isEmpty else { return }
         if formats.contains(.markdown) {
             let path = try MarkdownSummary(packageRoot: packageRoot.path).write(content, into: output)

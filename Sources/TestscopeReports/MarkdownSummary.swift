@@ -148,12 +148,18 @@ enum MarkdownText {
     /// Inline text: one line, HTML and Markdown punctuation escaped.
     static func inline(_ text: String, limit: Int = 1000) -> String {
         var out = ""
-        for ch in TestText.oneLine(TerminalText.stripANSI(text), limit: limit) {
+        let chars = Array(TestText.oneLine(TerminalText.stripANSI(text), limit: limit))
+        for (i, ch) in chars.enumerated() {
             switch ch {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "&": out += "&amp;"
-            case "\\", "`", "*", "_", "[", "]", "|", "#", "~": out += "\\" + String(ch)
+            case "\\", "`", "*", "[", "]", "|", "#", "~": out += "\\" + String(ch)
+            case "_":
+                // Inside a word (`testB_crashes`) GitHub never reads `_` as emphasis: left as it is, readable.
+                let before = chars[..<i].last { $0 != "_" }, after = chars[(i + 1)...].first { $0 != "_" }
+                let inWord = [before, after].allSatisfy { $0.map { $0.isLetter || $0.isNumber } ?? false }
+                out += inWord ? "_" : "\\_"
             default: out.append(ch)
             }
         }

@@ -120,6 +120,53 @@ final class CoberturaReportTests: XCTestCase {
         }
     }
 
+    /// diff-cover (PyPI) on our cobertura.xml and a real git diff that adds the second half of an
+    /// Inventory file: it measures exactly the executable lines of ours in that half, and misses ours' misses.
+    func testDiffCoverMeasuresTheChangedLinesAsWeDo() throws {
+        let env = ProcessInfo.processInfo.environment
+        let git = try XCTUnwrap(Toolchain.findInPath("git", environment: env))
+        let diffCover = try XCTUnwrap(Toolchain.findInPath("diff-cover", environment: env), "diff-cover is required (python3 -m pip install diff-cover)")
+        let report = try ReportGoldenTests.report("Inventory")
+        let renderer = Self.renderer(for: "Inventory")
+        // The file with both covered and missed lines, most missed first.
+        let file = try XCTUnwrap(report.files.filter { $0.summary.lines.covered > 0 && $0.summary.lines.missed > 0 }
+            .max { $0.summary.lines.missed < $1.summary.lines.missed })
+        let relative = RepositoryRoot.relative(file.path, to: renderer.sourceRoot)
+        let source = try String(contentsOfFile: file.path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let cut = Int(file.lines[file.lines.count / 2].line) - 1    // lines after `cut` are the change
+
+        let repo = FileManager.default.temporaryDirectory.appendingPathComponent("diff-cover-\(UUID().uuidString)")
+        let target = repo.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: repo) }
+        func run(_ tool: URL, _ arguments: [String]) throws -> ProcessResult {
+            let result = try ProcessRunner.run(tool, arguments, currentDirectory: repo)
+            XCTAssertEqual(result.status, 0, "\(tool.lastPathComponent) \(arguments): \(result.stderrText)")
+            return result
+        }
+        let identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+        _ = try run(git, ["init", "-q", "-b", "main"])
+        try (source.prefix(cut).joined(separator: "\n") + "\n").write(to: target, atomically: true, encoding: .utf8)
+        _ = try run(git, ["add", "."])
+        _ = try run(git, identity + ["commit", "-q", "-m", "base"])
+        _ = try run(git, ["checkout", "-q", "-b", "change"])
+        try source.joined(separator: "\n").write(to: target, atomically: true, encoding: .utf8)
+        _ = try run(git, identity + ["commit", "-q", "-am", "change"])
+        let xml = repo.appendingPathComponent("cobertura.xml")
+        try renderer.renderString(report).write(to: xml, atomically: true, encoding: .utf8)
+        let json = repo.appendingPathComponent("diff-cover.json")
+        _ = try run(diffCover, [xml.path, "--compare-branch=main", "--format", "json:\(json.path)"])
+
+        let read = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
+        let changed = file.lines.filter { $0.line > UInt32(cut) }
+        let missed = changed.filter { !$0.isCovered }
+        XCTAssertGreaterThan(changed.count, 0)
+        XCTAssertEqual(read["total_num_lines"] as? Int, changed.count, "\(read)")
+        XCTAssertEqual(read["total_num_violations"] as? Int, missed.count, "\(read)")
+        let stats = try XCTUnwrap((read["src_stats"] as? [String: Any])?[relative] as? [String: Any], "\(read)")
+        XCTAssertEqual((stats["violation_lines"] as? [Int])?.sorted(), missed.map { Int($0.line) })
+    }
+
     /// Over the size limit, one file per target, each valid and together the whole; the note says so.
     func testSplitsPerTargetOverTheLimit() throws {
         let report = try ReportGoldenTests.report("Inventory")

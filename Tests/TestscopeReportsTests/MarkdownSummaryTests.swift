@@ -99,6 +99,7 @@ final class MarkdownSummaryTests: XCTestCase {
     func testPackageTextCannotInjectMarkupOrBreakTables() {
         XCTAssertEqual(MarkdownText.cell("a|b <img src=x> *c* `d` [e](f)\nnext"), "a\\|b &lt;img src=x&gt; \\*c\\* \\`d\\` \\[e\\](f) next")
         XCTAssertEqual(MarkdownText.cell(String(repeating: "x", count: 1000)).count, 301)
+        XCTAssertEqual(MarkdownText.cell("testB_crashes _em_ a__b"), "testB_crashes \\_em\\_ a__b", "only `_` that could start or end emphasis")
     }
 
     /// GitHub shows 10 error annotations per step: 9 tests and one line naming the rest.

@@ -76,7 +76,7 @@ public struct SonarQubeTestsReport: ReportRenderer {
                 let body: String
                 if kind == .skipped {
                     message = TestText.oneLine(result.skipReason ?? "skipped")
-                    body = result.skipReason ?? ""
+                    body = JUnitReport.capped(result.skipReason ?? "")
                 } else {
                     message = TestText.headline(result)
                     body = JUnitReport.capped(TestText.failureLines(result, paths: paths).joined(separator: "\n"))

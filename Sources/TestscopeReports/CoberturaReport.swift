@@ -4,7 +4,7 @@ import TestscopeExecution
 
 /// `cobertura.xml`: Cobertura's coverage-04 DTD as GitLab, Azure DevOps, Jenkins, pycobertura and
 /// diff-cover read it — one `package` per target, one `class` per file (`filename` relative to the
-/// repository root, the `<source>`), a `method` per function with its lines, real hit counts.
+/// repository root, the `<source>`), a `method` per function with its declaration line, real hit counts.
 /// Swift has no branch regions, so every branch attribute is 0 (coverage.py's convention).
 public struct CoberturaReport: ReportRenderer {
     public var fileName: String
@@ -58,13 +58,12 @@ public struct CoberturaReport: ReportRenderer {
             w.append("            <method name=\""); w.append(string: XMLText.attribute(function.name))
             w.append("\" signature=\""); w.append(string: XMLText.attribute(function.mangledName))
             w.append("\" line-rate=\""); w.append(string: Self.rate(function.lines)); w.append("\" branch-rate=\"0\" complexity=\"0\">\n")
-            w.append("              <lines>\n")
-            // The function's executable lines (its closures included, as in the function's own line ratio).
-            var i = Self.firstIndex(in: file.lines, atOrAfter: function.line)
-            while i < file.lines.endIndex, file.lines.lineNumber(at: i) <= function.endLine {
-                w.append("                "); Self.writeLine(file.lines[i], to: &w)
-                i += 1
-            }
+            // One line, the declaration with the entry count (gcovr's convention): the executable lines
+            // are the class's, and repeating them per method doubled the file (38.2 MB on the 400-file
+            // synthetic package, 4× GitLab's limit; consumers read the class's lines).
+            w.append("              <lines>\n                <line number=\""); w.append(int: function.line)
+            w.append("\" hits=\""); w.append(int: function.count == LineCoverage.unreliableCount ? 0 : function.count)
+            w.append("\" branch=\"false\"/>\n")
             w.append("              </lines>\n            </method>\n")
         }
         w.append("          </methods>\n          <lines>\n")
@@ -78,16 +77,6 @@ public struct CoberturaReport: ReportRenderer {
     static func writeLine(_ line: LineCoverage, to w: inout ByteWriter) {
         w.append("<line number=\""); w.append(int: line.line)
         w.append("\" hits=\""); w.append(int: line.isUnreliable ? 0 : line.count); w.append("\" branch=\"false\"/>\n")
-    }
-
-    /// Binary search: the position of the first line numbered `line` or more.
-    static func firstIndex(in lines: LineTable, atOrAfter line: UInt32) -> Int {
-        var low = lines.startIndex, high = lines.endIndex
-        while low < high {
-            let mid = (low + high) / 2
-            if lines.lineNumber(at: mid) < line { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 
     /// Files grouped by target (module), in the report's file order; files without a known target

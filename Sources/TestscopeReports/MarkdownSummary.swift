@@ -89,10 +89,16 @@ public struct MarkdownSummary: ReportRenderer {
         md += "| failed test | outcome | where | message |\n| --- | --- | --- | --- |\n"
         for r in failing.prefix(rows) {
             let place = r.primaryLocation.map { "\(paths.relative($0.file)):\($0.line)" } ?? ""
-            md += "| \(MarkdownText.cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(r.outcome.rawValue) | \(MarkdownText.cell(place)) | \(MarkdownText.cell(TestText.headline(r))) |\n"
+            md += "| \(MarkdownText.cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(r.outcome.rawValue) | \(MarkdownText.cell(place)) | \(MarkdownText.cell(Self.firstLine(r))) |\n"
         }
         if failing.count > rows { md += "\n\(failing.count - rows) more failed tests are in junit.xml and tests.html.\n" }
         return md + "\n"
+    }
+
+    /// The first line of the first failure's message (the headline for crashes and timeouts).
+    static func firstLine(_ result: TestCaseResult) -> String {
+        guard let message = result.issues.first(where: \.isFailure)?.message else { return TestText.headline(result) }
+        return String(message.split(whereSeparator: \.isNewline).first ?? "")
     }
 
     func flakySection(_ report: FlakyReport) -> String {

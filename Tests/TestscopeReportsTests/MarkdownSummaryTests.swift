@@ -38,6 +38,9 @@ final class MarkdownSummaryTests: XCTestCase {
             XCTAssertTrue(md.contains("| \(MarkdownText.cell(file.relativePath)) | \(Format.percent(file.summary.lines)) (\(file.summary.lines.covered)/\(file.summary.lines.total))"), file.relativePath)
         }
         XCTAssertFalse(md.contains("change"), "no baseline column without a baseline")
+        var multiline = try XCTUnwrap(failing.first { $0.outcome == .failed })
+        multiline.issues = [TestIssue(kind: .failure, message: "first line\nsecond line")]
+        XCTAssertEqual(MarkdownSummary.firstLine(multiline), "first line")
         XCTAssertFalse(md.contains("Changed lines"), "no diff section without --diff-base")
     }
 

@@ -19,38 +19,39 @@ public struct CoberturaFiles {
     }
 
     /// What was written, and the note that says the report was split (nil when it was not).
-    public struct Written {
+    public struct Written: Sendable {
         public var paths: [String]
         public var diagnostic: Diagnostic?
+
+        public init(paths: [String], diagnostic: Diagnostic? = nil) {
+            self.paths = paths
+            self.diagnostic = diagnostic
+        }
     }
 
     public func write(_ report: CoverageReport, into folder: OutputFolder) throws -> Written {
-        let whole = try renderer.renderString(report)
         try removeSplitFiles(in: folder)
-        if whole.utf8.count <= limit || Set(CoberturaReport.packages(report).map(\.name)).count < 2 {
-            let url = try folder.file(renderer.fileName)
-            try AtomicFileWriter.write(whole, to: url)
-            let diagnostic = whole.utf8.count > limit
-                ? Diagnostic.warning(file: url.path, "\(Self.mebibytes(whole.utf8.count)) is over GitLab's 10 MiB limit for a Cobertura report, and the report has one target, so it cannot be split per target; narrow it with --include/--exclude")
-                : nil
-            return Written(paths: [url.path], diagnostic: diagnostic)
+        // Streamed to the file (22 MiB on the 400-file synthetic package: no copy in memory), then measured.
+        let path = try renderer.write(report, into: folder)
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        guard size > limit else { return Written(paths: [path], diagnostic: nil) }
+        let packages = CoberturaReport.packages(report)
+        guard packages.count > 1 else {
+            return Written(paths: [path], diagnostic: .warning(file: path, "\(Self.mebibytes(size)) is over GitLab's 10 MiB limit for a Cobertura report, and the report has one target, so it cannot be split per target; narrow it with --include/--exclude"))
         }
-        // Split: the whole file is not written, so a `cobertura*.xml` glob never counts a file twice.
-        let stale = try folder.file(renderer.fileName)
-        if FileManager.default.fileExists(atPath: stale.path) { try FileManager.default.removeItem(at: stale) }
+        // Split: the whole file is removed, so a `cobertura*.xml` glob never counts a file twice.
+        try FileManager.default.removeItem(atPath: path)
         var paths: [String] = []
         var tooLarge: [String] = []
-        for (name, files) in CoberturaReport.packages(report) {
+        for (name, files) in packages {
             var part = renderer
             part.fileName = Self.splitName(name)
-            let subset = CoverageReport(files: files, metadata: report.metadata)
-            let text = try part.renderString(subset)
-            if text.utf8.count > limit { tooLarge.append(part.fileName) }
-            let url = try folder.file(part.fileName)
-            try AtomicFileWriter.write(text, to: url)
-            paths.append(url.path)
+            let written = try part.write(CoverageReport(files: files, metadata: report.metadata), into: folder)
+            let partSize = ((try? FileManager.default.attributesOfItem(atPath: written))?[.size] as? NSNumber)?.intValue ?? 0
+            if partSize > limit { tooLarge.append(part.fileName) }
+            paths.append(written)
         }
-        var message = "cobertura.xml would be \(Self.mebibytes(whole.utf8.count)), over GitLab's 10 MiB limit: wrote one file per target instead ("
+        var message = "cobertura.xml would be \(Self.mebibytes(size)), over GitLab's 10 MiB limit: wrote one file per target instead ("
             + paths.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", ")
             + "); point coverage_report at cobertura-*.xml"
         if !tooLarge.isEmpty { message += "; still over the limit: \(tooLarge.joined(separator: ", "))" }

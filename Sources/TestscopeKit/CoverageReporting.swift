@@ -65,7 +65,7 @@ struct CoverageReporting {
         // thread), in this order in `written`.
         let finished = report
         let repositoryRoot = RepositoryRoot.find(from: packageRoot).path
-        var writers: [@Sendable () throws -> CoberturaFiles.Written] = []
+        var writers: [@Sendable () throws -> WrittenFiles] = []
         if formats.contains(.lcov) { writers.append { .init(paths: [try LCOVReport().write(finished, into: output)]) } }
         if formats.contains(.cobertura) {
             writers.append {
@@ -76,7 +76,7 @@ struct CoverageReporting {
         if formats.contains(.sonarqube) {
             writers.append { .init(paths: [try SonarQubeCoverageReport(sourceRoot: repositoryRoot).write(finished, into: output)]) }
         }
-        let results = writers.map { _ in Locked<Result<CoberturaFiles.Written, Error>?>(nil) }
+        let results = writers.map { _ in Locked<Result<WrittenFiles, Error>?>(nil) }
         let tasks = zip(writers, results).map { writer, result in BlockingTask { let r = Result { try writer() }; result.withLock { $0 = r } } }
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: TestscopeVersion.current).write(report, into: output)) }
         for task in tasks { task.wait() }

@@ -28,7 +28,7 @@ public struct TestSourceIndex: Sendable {
             for relative in files.sorted() {
                 let path = base.standardizedFileURL.path + "/" + relative
                 guard seen.insert(path).inserted, let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-                let module = Self.module(of: RelativePath.relative(path, to: root))
+                let module = Self.module(of: path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path)
                 for name in Self.declaredTypes(text) { index.declarations[name, default: []].append((module, path)) }
             }
         }
@@ -78,12 +78,5 @@ public struct TestSourceIndex: Sendable {
             }
         }
         return names
-    }
-}
-
-/// Paths relative to a folder.
-enum RelativePath {
-    static func relative(_ path: String, to root: String) -> String {
-        path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
     }
 }

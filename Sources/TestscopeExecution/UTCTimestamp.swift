@@ -21,6 +21,21 @@ public enum UTCTimestamp {
     /// `2026-11-21T10:07:51` (no zone; JUnit's `timestamp`).
     public static func withoutZone(_ date: Date) -> String { format(date) }
 
+    /// The date of an `iso8601` string (`2026-11-21T10:07:51Z`), nil for anything else.
+    public static func parse(_ text: String) -> Date? {
+        var parts = tm()
+        let fields = text.utf8.split(whereSeparator: { $0 == 0x2D || $0 == 0x54 || $0 == 0x3A || $0 == 0x5A }).map { Int32(Substring($0)) }
+        guard text.hasSuffix("Z"), fields.count == 6, let year = fields[0], let month = fields[1], let day = fields[2],
+              let hour = fields[3], let minute = fields[4], let second = fields[5] else { return nil }
+        parts.tm_year = year - 1900
+        parts.tm_mon = month - 1
+        parts.tm_mday = day
+        parts.tm_hour = hour
+        parts.tm_min = minute
+        parts.tm_sec = second
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+    }
+
     private static func format(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()

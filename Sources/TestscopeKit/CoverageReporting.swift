@@ -15,7 +15,7 @@ struct CoverageReporting {
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
         self.terminal = terminal
-        self.formats = settings.formats(default: ReportFormat.coverageFormats)
+        self.formats = settings.formats(default: ReportFormat.coverageDefaults)
         self.command = command
     }
 
@@ -63,20 +63,32 @@ struct CoverageReporting {
             terminal.printLine(Self.summaryLine(report))
         }
         PhaseTimer.mark("text")
-        // JSON and LCOV are independent files: written side by side.
-        let lcov = Locked<Result<String, Error>?>(nil)
-        var lcovDone: BlockingTask?
-        if formats.contains(.lcov) {
-            let finished = report
-            lcovDone = BlockingTask {
-                let result = Result { try LCOVReport().write(finished, into: output) }
-                lcov.withLock { $0 = result }
+        // JSON, LCOV, Cobertura and SonarQube are independent files: written side by side (JSON on this
+        // thread), in this order in `written`.
+        let finished = report
+        let repositoryRoot = RepositoryRoot.find(from: packageRoot).path
+        var writers: [@Sendable () throws -> WrittenFiles] = []
+        if formats.contains(.lcov) { writers.append { .init(paths: [try LCOVReport().write(finished, into: output)]) } }
+        if formats.contains(.cobertura) {
+            writers.append {
+                try CoberturaFiles(renderer: CoberturaReport(sourceRoot: repositoryRoot, generatorVersion: TestscopeVersion.current))
+                    .write(finished, into: output)
             }
         }
+        if formats.contains(.sonarqube) {
+            writers.append { .init(paths: [try SonarQubeCoverageReport(sourceRoot: repositoryRoot).write(finished, into: output)]) }
+        }
+        let results = writers.map { _ in Locked<Result<WrittenFiles, Error>?>(nil) }
+        let tasks = zip(writers, results).map { writer, result in BlockingTask { let r = Result { try writer() }; result.withLock { $0 = r } } }
         if formats.contains(.json) { written.append(try JSONReport(generatorVersion: TestscopeVersion.current).write(report, into: output)) }
-        lcovDone?.wait()
-        if let result = lcov.withLock({ $0 }) { written.append(try result.get()) }
-        PhaseTimer.mark("json + lcov")
+        for task in tasks { task.wait() }
+        for result in results {
+            guard let outcome = result.withLock({ $0 }) else { continue }
+            let files = try outcome.get()
+            written += files.paths
+            if let diagnostic = files.diagnostic { terminal.emit(diagnostic) }
+        }
+        PhaseTimer.mark("json + lcov + cobertura + sonarqube")
         var htmlIndex: String?
         if var html {
             // The top bar: this report's pages (Tests when it has the run's results, whose page TestReporting

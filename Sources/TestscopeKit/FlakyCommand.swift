@@ -96,7 +96,7 @@ extension Pipeline {
 
     /// Prints the table, writes the reports, and decides the status.
     private func finishFlaky(_ report: FlakyReport, request: FlakyRequest, output: OutputFolder) throws -> Outcome {
-        let formats = request.settings.formats(default: ReportFormat.flakyFormats)
+        let formats = request.settings.formats(default: ReportFormat.flakyDefaults)
         let root = request.packageRoot
         terminal.print(try FlakyTableReport(terminal: terminal).renderString(report))
         var outcome = Outcome()
@@ -118,6 +118,7 @@ extension Pipeline {
             htmlPage = path
             outcome.written.append(path)
         }
+        try SummaryReporting(formats: formats, terminal: terminal, environment: environment).write(&outcome, packageRoot: root, output: output)
         terminal.note("flaky reports in \(output.url.path): \(outcome.written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
         terminal.note(String(format: "build %.1f s, %d runs %.1f s, analysis %.1f s", report.buildSeconds, report.orders.count,
                              report.detectionSeconds, report.analysisSeconds))

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeReports
 import TestscopeRun
 import TestscopeTestResults
 
@@ -21,6 +22,8 @@ extension Pipeline {
             try TestReporting(settings: settings, terminal: terminal, environment: environment, command: "report")
                 .report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         }
+        try SummaryReporting(formats: settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
+            .write(&outcome, packageRoot: root, output: output)
         return outcome
     }
 

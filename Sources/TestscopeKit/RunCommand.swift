@@ -9,7 +9,15 @@ extension Pipeline {
     /// `testscope run`: builds the tests with coverage, runs them under the supervisor, merges and
     /// exports the profiles, and writes the coverage and test reports.
     public func run(_ request: RunRequest) throws -> Outcome {
+        // The package root is found from a subfolder as SwiftPM does; the summary goes where the reports went.
         let root = try Self.packageRoot(request.packageRoot)
+        var outcome = try runAndReport(request, root: root)
+        try SummaryReporting(formats: request.settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
+            .write(&outcome, packageRoot: root, output: request.settings.outputFolder(packageRoot: root))
+        return outcome
+    }
+
+    private func runAndReport(_ request: RunRequest, root: URL) throws -> Outcome {
         let settings = request.settings
         let toolchain = try settings.toolchain()
         guard let swift = toolchain.swift else {
@@ -17,7 +25,7 @@ extension Pipeline {
         }
         let output = settings.outputFolder(packageRoot: root)
         // A broken --templates folder is reported before the tests run, not after.
-        if settings.formats(default: ReportFormat.coverageFormats).contains(.html) { _ = try settings.htmlReport() }
+        if settings.formats(default: ReportFormat.coverageDefaults).contains(.html) { _ = try settings.htmlReport() }
         try output.prepare()
 
         var buildArguments = ["--package-path", root.path]

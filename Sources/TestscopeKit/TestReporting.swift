@@ -4,8 +4,8 @@ import TestscopeExecution
 import TestscopeReports
 import TestscopeTestResults
 
-/// The test-result half of `run` and `report`: summary, tests.json, junit.xml, tests.html and the
-/// GitHub Actions annotations and step summary.
+/// The test-result half of `run` and `report`: summary, tests.json, junit.xml, sonarqube-tests.xml,
+/// tests.html and the GitHub Actions annotations.
 struct TestReporting {
     var settings: ReportSettings
     var terminal: Terminal
@@ -18,7 +18,7 @@ struct TestReporting {
     /// Writes the test reports; a failed test makes the outcome `testsFailed`.
     func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
                 into outcome: inout Outcome) throws {
-        let formats = settings.formats(default: ReportFormat.coverageFormats)
+        let formats = settings.formats(default: ReportFormat.coverageDefaults)
         let tests = try Self.mapped(tests, equivalences: settings.pathEquivalences)
         try output.prepare()
         let summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot.path)
@@ -28,6 +28,16 @@ struct TestReporting {
         if formats.contains(.junit) {
             written.append(try JUnitReport(strict: settings.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
         }
+        if formats.contains(.sonarqube) {
+            let index = TestSourceIndex.scan(packageRoot: packageRoot, testDirectories: PackageLayout.conventional(root: packageRoot).testDirectories)
+            let sonar = SonarQubeTestsReport(sourceRoot: RepositoryRoot.find(from: packageRoot).path, packageRoot: packageRoot.path, index: index)
+            written.append(try sonar.write(tests, into: output))
+            let unplaced = sonar.grouped(tests).unplaced
+            if !unplaced.isEmpty {
+                terminal.warning("\(unplaced.count) test(s) left out of sonarqube-tests.xml: no test file declares them "
+                    + "(\(unplaced.prefix(5).map(\.id).joined(separator: ", "))\(unplaced.count > 5 ? ", …" : "")); SonarQube needs each test's file")
+            }
+        }
         if formats.contains(.html) {
             // `run` and `report` write the coverage report first when they have one (coverageLine is its summary).
             written += try writeTestsPage(tests, packageRoot: packageRoot, output: output, withCoverage: coverageLine != nil)
@@ -36,13 +46,8 @@ struct TestReporting {
             terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
         }
         if environment["GITHUB_ACTIONS"] == "true" {
-            let github = GitHubActionsReport(packageRoot: packageRoot.path)
-            for line in github.annotations(tests) { terminal.printLine(line) }
-            if let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty, let handle = FileHandle(forWritingAtPath: path) {
-                handle.seekToEndOfFile()
-                handle.write(Data(github.markdown(tests, coverageLine: coverageLine).utf8))
-                try? handle.close()
-            }
+            // The step summary is written with the Markdown summary, once the command has all its results.
+            for line in GitHubActionsReport(packageRoot: packageRoot.path).annotations(tests) { terminal.printLine(line) }
         }
         outcome.tests = tests
         outcome.written += written

@@ -38,7 +38,10 @@ public struct JUnitReport: ReportRenderer {
 
     enum Element: String { case failure, error, skipped }
 
-    func element(_ result: TestCaseResult) -> Element? {
+    func element(_ result: TestCaseResult) -> Element? { Self.element(result) }
+
+    /// The JUnit (and SonarQube) element of a result: failure, error or skipped; nil when it passed.
+    static func element(_ result: TestCaseResult) -> Element? {
         switch result.outcome {
         case .skipped: return .skipped
         case .crashed, .timedOut: return .error

@@ -47,6 +47,17 @@ extension ReportRenderer {
     }
 }
 
+/// The files one output wrote (paths in the output folder) and what to tell the user about them.
+public struct WrittenFiles: Sendable {
+    public var paths: [String]
+    public var diagnostic: Diagnostic?
+
+    public init(paths: [String], diagnostic: Diagnostic? = nil) {
+        self.paths = paths
+        self.diagnostic = diagnostic
+    }
+}
+
 /// An output of several files (the HTML report's pages and assets, the Tests page with its landing
 /// index): it writes them itself, each atomically, and returns what it wrote, its entry page first.
 /// The top bar's links are given to it (see `PagesManifest`); it records nothing itself.

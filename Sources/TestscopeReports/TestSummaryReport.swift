@@ -95,14 +95,20 @@ public struct TestResultsJSONReport: ReportRenderer {
     }
 }
 
-/// GitHub Actions: `::error file=…,line=…::…` annotations and a Markdown summary for `$GITHUB_STEP_SUMMARY`.
+/// GitHub Actions workflow commands: an `::error file=…,line=…::…` annotation per failed test, within
+/// GitHub's limit of 10 error annotations per step (more are dropped silently; actions/toolkit PR #734):
+/// past it, 9 annotations and one that names the rest. The step summary is `MarkdownSummary`'s.
 public struct GitHubActionsReport {
+    /// Error annotations GitHub shows for one step.
+    public static let errorsPerStep = 10
     public var paths: PathDisplay
     public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
 
     public func annotations(_ run: TestRunResults) -> [String] {
-        run.results.filter { $0.outcome.isFailure }.map { result in
-            var properties = ["title=\(escapeProperty("\(result.id)\(result.arguments.map { " [\($0)]" } ?? "") \(result.outcome.rawValue)"))"]
+        let failing = run.results.filter { $0.outcome.isFailure }
+        let shown = failing.count <= Self.errorsPerStep ? failing[...] : failing.prefix(Self.errorsPerStep - 1)
+        var lines = shown.map { result in
+            var properties = ["title=\(escapeProperty("\(label(result)) \(result.outcome.rawValue)"))"]
             if let location = result.primaryLocation {
                 properties.insert("line=\(location.line)", at: 0)
                 properties.insert("file=\(escapeProperty(paths.relative(location.file)))", at: 0)
@@ -110,25 +116,16 @@ public struct GitHubActionsReport {
             let message = TestText.failureLines(result, paths: paths).joined(separator: "\n")
             return "::error \(properties.joined(separator: ","))::\(escapeData(message.isEmpty ? TestText.headline(result) : message))"
         }
-    }
-
-    public func markdown(_ run: TestRunResults, coverageLine: String?) -> String {
-        var md = "### Testscope\n\n**\(run.summaryLine)**\n\n"
-        if let coverageLine { md += coverageLine + "\n\n" }
-        let failing = run.results.filter { $0.outcome.isFailure }
-        if !failing.isEmpty {
-            md += "| test | outcome | where | message |\n| --- | --- | --- | --- |\n"
-            for r in failing {
-                let place = r.primaryLocation.map { "\(paths.relative($0.file)):\($0.line)" } ?? ""
-                md += "| \(cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(r.outcome.rawValue) | \(cell(place)) | \(cell(TestText.headline(r))) |\n"
-            }
+        let rest = failing.dropFirst(shown.count)
+        if !rest.isEmpty {
+            let names = rest.prefix(20).map(label).joined(separator: ", ") + (rest.count > 20 ? ", …" : "")
+            lines.append("::error title=\(escapeProperty("\(rest.count) more failed tests"))::\(escapeData("GitHub shows \(Self.errorsPerStep) error annotations per step; also failed: \(names) (all of them are in the step summary and junit.xml)"))")
         }
-        return md
+        return lines
     }
 
-    func cell(_ text: String) -> String {
-        TestText.oneLine(text, limit: 300).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "<", with: "&lt;")
-    }
+    func label(_ result: TestCaseResult) -> String { result.id + (result.arguments.map { " [\($0)]" } ?? "") }
+
     func escapeData(_ s: String) -> String {
         s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
     }

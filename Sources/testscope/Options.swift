@@ -7,7 +7,7 @@ import TestscopeReports
 
 /// Where and how every command writes: formats, folder, verbosity.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov, junit, html (flaky: no lcov). Default: all.", valueName: "formats"))
+    @Option(name: .long, help: ArgumentHelp("Output formats, repeatable or comma-separated: text, json, lcov, junit, html, cobertura, sonarqube, markdown (flaky: no lcov, cobertura, sonarqube). Default: text, json, lcov, junit, html.", valueName: "formats"))
     var format: [String] = []
     @Option(name: .long, help: ArgumentHelp("Output folder (default: .testscope under the package).", valueName: "dir"))
     var output: String?

@@ -336,6 +336,7 @@ final class BadInputTests: XCTestCase {
             (["report", "--export", "x", "--fail-under-lines", "abc"], "'abc'"),
             (["report", "--export", "x", "--bogus"], "--bogus"),
             (["flaky", "--jobs", "0"], "--jobs"),
+            (["flaky", "--format", "cobertura"], "unknown format 'cobertura'"),
             (["report", "--export", "x", "stray"], "stray"),
         ]
         for (arguments, mention) in cases {

@@ -17,6 +17,10 @@ final class UTCTimestampTests: XCTestCase {
         for date in dates {
             XCTAssertEqual(UTCTimestamp.iso8601(date), iso.string(from: date), "\(date.timeIntervalSince1970)")
             XCTAssertEqual(UTCTimestamp.withoutZone(date), plain.string(from: date), "\(date.timeIntervalSince1970)")
+            // parse reads back what iso8601 wrote, to the whole second.
+            XCTAssertEqual(UTCTimestamp.parse(UTCTimestamp.iso8601(date))?.timeIntervalSince1970, date.timeIntervalSince1970.rounded(.down))
         }
+        XCTAssertNil(UTCTimestamp.parse("2026-11-21T10:07:51"), "no zone")
+        XCTAssertNil(UTCTimestamp.parse("yesterday"))
     }
 }

@@ -44,6 +44,22 @@ final class FlakyReportTests: XCTestCase {
         return report
     }
 
+    /// summary.md of `testscope flaky --format markdown`: every test that is not stable, its numbers, escaped.
+    func testMarkdownSummaryListsTheFindings() throws {
+        let report = try report()
+        let md = try MarkdownSummary(packageRoot: "/pkg/Demo").renderString(SummaryContent(flaky: report))
+        XCTAssertTrue(md.contains("**Flakiness** (seed 5, 6 runs): "), md)
+        let shown = report.findings.filter { $0.classification != .stable && $0.classification != .skipped }
+        XCTAssertEqual(shown.count, 3)
+        for finding in shown {
+            let label = finding.classification.rawValue + (finding.quarantined ? " (quarantined)" : "")
+            XCTAssertTrue(md.contains(" | \(label) | \(finding.failedRuns)/\(finding.runs) | "), "\(finding.id): \(md)")
+        }
+        XCTAssertTrue(md.contains("M.Cache/test&lt;script&gt;alert(1)&lt;/script&gt;"), md)
+        XCTAssertFalse(md.contains("<script>"))
+        XCTAssertFalse(md.contains(Self.stable), "stable tests are not listed")
+    }
+
     func testFlakyJSONHasTheDocumentedShape() throws {
         let report = try report()
         let text = try FlakyJSONReport(packageRoot: "/pkg/Demo").renderString(report)

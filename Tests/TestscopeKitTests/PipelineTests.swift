@@ -29,9 +29,9 @@ final class PipelineTests: XCTestCase {
     func recorded(_ sample: String, _ file: String) -> URL { Self.samples.appendingPathComponent("recorded/\(sample)/\(file)") }
     func package(_ name: String) -> URL { Self.samples.appendingPathComponent("packages/\(name)") }
 
-    /// Recorded exports hold the recording machine's absolute paths (meta.json's packageRoot): mapped
-    /// onto this checkout, wherever it is cloned.
-    func recordedRootMapping(_ sample: String) throws -> PathEquivalence {
+    /// The recording's absolute package root mapped onto this checkout (the exports name the folder
+    /// they were recorded in, which is not this one in another clone or worktree).
+    func equivalence(_ sample: String) throws -> PathEquivalence {
         let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: recorded(sample, "meta.json"))) as? [String: Any]
         return PathEquivalence(from: try XCTUnwrap(meta?["packageRoot"] as? String), to: package(sample).path)
     }
@@ -39,7 +39,7 @@ final class PipelineTests: XCTestCase {
     /// The report's totals are the per-file counts added up, and every file written is the model rendered.
     func testReportFromARecordedExportGivesTheModelTheFilesAndTheConsoleText() throws {
         var settings = ReportSettings(output: output)
-        settings.pathEquivalences = [try recordedRootMapping("Inventory")]
+        settings.pathEquivalences = [try equivalence("Inventory")]
         var request = ReportRequest(packageRoot: package("Inventory"), settings: settings)
         request.exports = [recorded("Inventory", "coverage.json")]
         request.testLogs = [recorded("Inventory", "swift-test.log")]
@@ -71,7 +71,7 @@ final class PipelineTests: XCTestCase {
     func testAThresholdAboveTheTotalsFailsTheGate() throws {
         var settings = ReportSettings(formats: [.text], output: output)
         settings.gate = CoverageGate(lines: 100, perFileLines: 100)
-        settings.pathEquivalences = [try recordedRootMapping("Hostile")]
+        settings.pathEquivalences = [try equivalence("Hostile")]
         var request = ReportRequest(packageRoot: package("Hostile"), settings: settings)
         request.exports = [recorded("Hostile", "coverage.json")]
         let outcome = try pipeline.report(request)

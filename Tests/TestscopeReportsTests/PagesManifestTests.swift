@@ -93,15 +93,17 @@ final class PagesManifestTests: XCTestCase {
     }
 
     func testFormatParsingKeepsTheCLIWording() throws {
-        XCTAssertEqual(try ReportFormat.parse([], defaults: ReportFormat.coverageFormats), [.text, .json, .lcov, .junit, .html])
+        XCTAssertEqual(try ReportFormat.parse([], defaults: ReportFormat.coverageDefaults), [.text, .json, .lcov, .junit, .html])
         XCTAssertEqual(try ReportFormat.parse([" HTML ,json", "html", "", "Text"], defaults: []), [.html, .json, .text])
         XCTAssertThrowsError(try ReportFormat.parse(["json,pdf"], defaults: [])) { error in
-            XCTAssertEqual((error as? ReportFormatError)?.message, "unknown format 'pdf'; choose from: text, json, lcov, junit, html")
+            XCTAssertEqual((error as? ReportFormatError)?.message, "unknown format 'pdf'; choose from: text, json, lcov, junit, html, cobertura, sonarqube, markdown")
         }
         XCTAssertEqual(try ReportFormat.parse(["junit,html"], supported: ReportFormat.flakyFormats, defaults: ReportFormat.flakyFormats),
                        [.junit, .html])
         XCTAssertThrowsError(try ReportFormat.parse(["lcov"], supported: ReportFormat.flakyFormats, defaults: [])) { error in
-            XCTAssertEqual("\(error)", "unknown format 'lcov'; choose from: text, json, junit, html", "flaky names only its formats")
+            XCTAssertEqual("\(error)", "unknown format 'lcov'; choose from: text, json, junit, html, markdown", "flaky names only its formats")
         }
+        XCTAssertThrowsError(try ReportFormat.parse(["cobertura"], supported: ReportFormat.flakyFormats, defaults: []), "flaky has no coverage")
+        XCTAssertEqual(try ReportFormat.parse(["Cobertura, sonarqube,markdown"], defaults: []), [.cobertura, .sonarqube, .markdown])
     }
 }

@@ -38,6 +38,9 @@ final class ReportGoldenTests: XCTestCase {
                 ("coverage.txt", TextReport(terminal: plain, showMissing: true)),
                 ("coverage.json", JSONReport(generatorVersion: "test")),
                 ("coverage.lcov", LCOVReport()),
+                ("cobertura.xml", CoberturaReport(sourceRoot: RepositoryRoot.find(from: URL(fileURLWithPath: report.metadata.packageRoot)).path,
+                                                  generatorVersion: "test")),
+                ("sonarqube-coverage.xml", SonarQubeCoverageReport(sourceRoot: RepositoryRoot.find(from: URL(fileURLWithPath: report.metadata.packageRoot)).path)),
             ]
             for (name, renderer) in renderers {
                 try Golden.assertMatches(Self.normalized(try renderer.renderString(report)), "\(sample)/\(name)")

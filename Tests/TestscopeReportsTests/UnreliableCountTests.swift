@@ -62,6 +62,13 @@ final class UnreliableCountTests: XCTestCase {
         XCTAssertTrue(lcov.contains("DA:\(line),0\n"), lcov)
         XCTAssertFalse(lcov.contains(String(Int64.max)))
 
+        // Cobertura: hits 0 (the warning above says why); SonarQube: not covered.
+        let cobertura = try CoberturaReport(sourceRoot: "/", generatorVersion: "test").renderString(report)
+        XCTAssertTrue(cobertura.contains("<line number=\"\(line)\" hits=\"0\"/>"), cobertura)
+        XCTAssertFalse(cobertura.contains(String(Int64.max)))
+        let sonar = try SonarQubeCoverageReport(sourceRoot: "/").renderString(report)
+        XCTAssertTrue(sonar.contains("<lineToCover lineNumber=\"\(line)\" covered=\"false\"/>"), sonar)
+
         let html = try HTMLTestSupport.htmlReport(singleFile: true).renderString(report)
         XCTAssertTrue(html.contains("L\(line)\" class=\"unr\"><td class=\"ln\">\(line)</td><td class=\"cnt\" title=\"unknown: a counter race"),
                       "no unknown-count row for line \(line)")

@@ -19,6 +19,8 @@ public enum CoverageError: LocalizedError, Equatable {
     case binaryWithoutCoverage(path: String, detail: String)
     case unusableProfiles(paths: [String], detail: String)
     case mismatchedProfile(binary: String, buildID: String, profileIDs: [String], profiles: [String])
+    /// The profiles count functions, but none of the binaries': written by another program or build.
+    case unrelatedProfile(binaries: [String], profiles: [String])
     case notAPackage(path: String)
     case noTests(package: String)
     case invalidGlob(pattern: String)
@@ -62,6 +64,8 @@ public enum CoverageError: LocalizedError, Equatable {
             return "\(what): \(detail); re-run the tests to write it again (a test process killed while writing leaves a profile truncated)"
         case let .mismatchedProfile(binary, buildID, profileIDs, profiles):
             return "the profile (\(profiles.joined(separator: ", "))) was recorded by another build than \(binary) (build ID \(buildID); the profile has \(profileIDs.joined(separator: ", "))): its counts would be wrong; re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
+        case let .unrelatedProfile(binaries, profiles):
+            return "the profile (\(profiles.joined(separator: ", "))) has no count for any function of \(binaries.joined(separator: ", ")): it was written by another program or build (or by another LLVM); re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
         case let .notAPackage(path):
             return "neither \(path) nor a folder above it has a Package.swift; pass --package-path with the root of a Swift package"
         case let .noTests(package):

@@ -129,6 +129,8 @@ public struct NativeRecordDiagnostics: Sendable, Equatable {
     public var zeroRegionDummies = 0
     /// Records already seen with the same filenames and name (a later binary's copy).
     public var duplicates = 0
+    /// Records the profile has counters for (the rest count as never run, as in llvm-cov).
+    public var profiled = 0
 
     public init() {}
 }
@@ -193,7 +195,8 @@ public struct NativeFunctionRecords: Sendable {
             case .hashMismatch(let pgoName): result.diagnostics.hashMismatches.append(pgoName)
             case .zeroRegionDummy: result.diagnostics.zeroRegionDummies += 1
             case .evaluationError(let pgoName): result.diagnostics.evaluationErrors.append(pgoName)
-            case .kept(let record, let key):
+            case .kept(let record, let key, let profiled):
+                if profiled { result.diagnostics.profiled += 1 }
                 guard seen.insert(key).inserted else {
                     result.diagnostics.duplicates += 1
                     continue
@@ -210,7 +213,7 @@ public struct NativeFunctionRecords: Sendable {
         case hashMismatch(String)
         case zeroRegionDummy
         case evaluationError(String)
-        case kept(CountedFunction, ProvenanceKey)
+        case kept(CountedFunction, ProvenanceKey, profiled: Bool)
     }
 
     /// Contiguous index ranges, a few per core.
@@ -223,6 +226,7 @@ public struct NativeFunctionRecords: Sendable {
                                 evaluator: inout CounterEvaluator) -> Outcome {
         guard let pgoName = function.pgoName, !pgoName.isEmpty else { return .unnamed }
         let name = displayName(pgoName, firstFilename: function.filenames.first)
+        var profiled = false
         switch counters.counters(nameRef: function.nameRef, funcHash: function.funcHash) {
         case .hashMismatch:
             return .hashMismatch(pgoName)
@@ -230,13 +234,14 @@ public struct NativeFunctionRecords: Sendable {
             // Zeros sized past the highest counter any region refers to: every reachable counter is in range.
             evaluator.reset(expressions: function.expressions, counts: nil)
         case .found(let counts):
+            profiled = true
             evaluator.reset(expressions: function.expressions, counts: counts)
         }
         if function.regions.count == 1, function.regions[0].counter == .zero, evaluator.firstCount > 0 {
             return .zeroRegionDummy
         }
         guard let record = evaluate(function, name: name, evaluator: &evaluator) else { return .evaluationError(pgoName) }
-        return .kept(record, provenanceKey(function.filenames, name))
+        return .kept(record, provenanceKey(function.filenames, name), profiled: profiled)
     }
 
     /// `getFuncNameWithoutPrefix`: drops `<filename>` and the one delimiter after it, byte-wise.

@@ -107,6 +107,13 @@ struct CoverageCollection {
         mapped = []
         PhaseTimer.mark("function records")
         let diagnostics = records.diagnostics
+        // Swift writes function hash 0 and old profiles carry no binary ID: a profile of another
+        // program then matches nothing, and llvm-cov would report every line as never run.
+        if diagnostics.profiled == 0, !records.functions.isEmpty, !merged.counters.functions.isEmpty {
+            let error = CoverageError.unrelatedProfile(binaries: binaries.map(\.path), profiles: merged.files.filter { $0.error == nil }.map(\.path))
+            guard settings.allowMismatchedProfile else { throw error }
+            terminal.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)")
+        }
         // llvm-cov fails a whole load on a record without a name; let it say so.
         if diagnostics.unnamed > 0 { throw ProfileDataError.unsupported("\(diagnostics.unnamed) function record(s) without a name") }
         if !diagnostics.evaluationErrors.isEmpty {

@@ -128,4 +128,32 @@ final class NativeEngineTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: target.appendingPathComponent("coverage.json").path))
         }
     }
+
+    /// Profiles another program wrote, by another LLVM (Debian's llvm-profdata 14, as a user with the
+    /// wrong tool on PATH makes them): a front-end profile matches no function → one line, 65; an
+    /// IR-level one (the native engine hands it to llvm-cov) → the report says nothing ran and why.
+    func testProfilesOfAnotherProgramByAnotherLLVM() throws {
+        let oldProfdata = "/usr/bin/llvm-profdata"
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: oldProfdata), "Debian's llvm (14) is required; .ci/run installs it")
+        let out = try assertEnginesAgree("Shapes")
+        let binary = try TestscopeProcess.testBinary(ofRunIn: out).path
+        func profile(_ name: String, _ text: String) throws -> String {
+            let source = folder.appendingPathComponent("\(name).proftext"), target = folder.appendingPathComponent("\(name).profdata")
+            try text.write(to: source, atomically: true, encoding: .utf8)
+            XCTAssertNotNil(try TestscopeProcess.output(of: [oldProfdata, "merge", "-o", target.path, source.path]), "llvm-profdata 14 merge")
+            return target.path
+        }
+        let frontEnd = try profile("fe", "main\n0\n1\n5\n\n")
+        let ir = try profile("ir", "# IR level Instrumentation Flag\n:ir\nmain\n# Func Hash:\n0\n# Num Counters:\n1\n# Counter Values:\n5\n\n")
+        let base = ["report", "--package-path", package("Shapes").path, "--binary", binary, "--format", "json"]
+        let unrelated = try TestscopeProcess.run(base + ["--profile", frontEnd, "--output", folder.appendingPathComponent("fe").path])
+        XCTAssertEqual(unrelated.status, 65, unrelated.stderr)
+        XCTAssertEqual(unrelated.errorLines.count, 1, unrelated.stderr)
+        XCTAssertTrue(unrelated.stderr.contains("has no count for any function of") && unrelated.stderr.contains("--allow-mismatched-profile"), unrelated.stderr)
+        let allowed = try TestscopeProcess.run(base + ["--profile", frontEnd, "--allow-mismatched-profile", "--output", folder.appendingPathComponent("fe2").path])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        let irLevel = try TestscopeProcess.run(base + ["--profile", ir, "--output", folder.appendingPathComponent("ir").path])
+        XCTAssertEqual(irLevel.status, 0, irLevel.stderr)
+        XCTAssertTrue(irLevel.stderr.contains("no function under") && irLevel.stderr.contains("belongs to another build or program"), irLevel.stderr)
+    }
 }

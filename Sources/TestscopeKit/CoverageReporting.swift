@@ -11,6 +11,8 @@ struct CoverageReporting {
     var formats: [ReportFormat]
     /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
     var command: String
+    /// `--diff-base` and `--baseline`, resolved before the tests ran.
+    var pullRequest: PullRequestContext?
 
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
@@ -45,6 +47,8 @@ struct CoverageReporting {
             report = report.refined(layout: layout, filter: try settings.sourceFilter(packageRoot: packageRoot, layout: layout))
         }
         PhaseTimer.mark("package layout")
+        try pullRequest?.apply(to: &report, equivalences: settings.pathEquivalences, terminal: terminal)
+        PhaseTimer.mark("diff + baseline")
         for warning in report.warnings { terminal.emit(warning) }
         if report.files.isEmpty {
             terminal.warning("no source files matched under \(packageRoot.path); check --package-path, --include/--exclude and --path-equivalence")
@@ -60,6 +64,10 @@ struct CoverageReporting {
         } else if !terminal.quiet {
             terminal.printLine(Self.summaryLine(report))
         }
+        if !terminal.quiet {
+            for line in (report.diff.map(PullRequestText.diff) ?? []) + (report.baseline.map(PullRequestText.baseline) ?? []) { terminal.printLine(line) }
+        }
+        for warning in report.baseline?.warnings ?? [] { terminal.warning(warning) }
         PhaseTimer.mark("text")
         // JSON and LCOV are independent files: written side by side.
         let lcov = Locked<Result<String, Error>?>(nil)
@@ -115,11 +123,16 @@ struct CoverageReporting {
         case .functions: return "--fail-under-functions"
         case .regions: return "--fail-under-regions"
         case .fileLines: return "--fail-under-file"
+        case .diffLines: return "--fail-under-diff"
+        case .diffRegions: return "--fail-under-diff-regions"
+        case .diffUncoveredLines: return "--max-uncovered-diff-lines"
+        case .baseline: return "--baseline"
         }
     }
 
     /// `coverage gate failed: lines 66.67% < 99.00% (--fail-under-lines); worst files: …`.
     static func gateMessage(_ failure: CoverageGate.Failure) -> String {
+        if [.diffLines, .diffRegions, .diffUncoveredLines, .baseline].contains(failure.threshold) { return PullRequestText.gateMessage(failure) }
         let measured = failure.measured.map { Format.fixed($0, decimals: 2) + "%" } ?? "– (nothing to measure)"
         var message = "coverage gate failed: \(failure.metric) \(measured) < \(Format.fixed(failure.required, decimals: 2))% (\(option(failure.threshold)))"
         if !failure.files.isEmpty {

@@ -29,6 +29,8 @@ struct PullRequestContext {
     var repository: GitRepository?
     var changes: ChangeSet?
     var baseline: CoverageBaseline?
+    /// Said once the report is built (files with uncommitted changes that the diff leaves out).
+    var warnings: [String] = []
 
     static func prepare(_ settings: PullRequestSettings, packageRoot: URL, environment: [String: String]) throws -> PullRequestContext? {
         guard !settings.isEmpty else { return nil }
@@ -37,6 +39,11 @@ struct PullRequestContext {
             let repository = try GitRepository.containing(packageRoot, environment: environment)
             context.repository = repository
             context.changes = context.mapped(try repository.changes(since: base, uncommitted: settings.includeUncommitted))
+            if !settings.includeUncommitted, let dirty = try repository.output(["diff", "--name-only", "HEAD", "--", packageRoot.path]),
+               !dirty.isEmpty {
+                let count = dirty.split(separator: "\n").count
+                context.warnings.append("\(count) file\(count == 1 ? " has" : "s have") uncommitted changes that --diff-base leaves out (the diff is HEAD's, the coverage the working tree's); commit them or pass --diff-include-uncommitted")
+            }
         } else if settings.baseline != nil {
             // Only for the commit and the ancestry warning: a baseline works outside git too.
             context.repository = try? GitRepository.containing(packageRoot, environment: environment)
@@ -96,6 +103,7 @@ struct PullRequestContext {
 
     /// Adds the diff coverage and the baseline comparison to `report` (or writes the baseline).
     func apply(to report: inout CoverageReport, equivalences: [PathEquivalence], terminal: Terminal) throws {
+        for warning in warnings { terminal.warning(warning) }
         if let changes {
             report.diff = DiffCoverage.classify(changes, report: report, packageRoot: packageRoot.path, equivalences: equivalences)
         }

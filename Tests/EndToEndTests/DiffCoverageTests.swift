@@ -195,6 +195,76 @@ final class DiffCoverageTests: XCTestCase {
         XCTAssertEqual((comparison["regressions"] as? [[String: Any]])?.first?["addedUncoveredLines"] as? Int, current["total"]! - current["covered"]! - 1)
     }
 
+    /// A file renamed by the change keeps its baseline through git's rename detection (with
+    /// --diff-base); without it, the file is new and all its uncovered lines count as new.
+    func testARenamedFileIsComparedWithItsOldBaselineEntry() throws {
+        let old = "Sources/InventoryCore/Pricing/OldDiscount.swift"
+        let url = package.appendingPathComponent(discount)
+        let full = try String(contentsOf: url, encoding: .utf8)
+        let date = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]
+        try FileManager.default.moveItem(at: url, to: package.appendingPathComponent(old))
+        try git(["init", "-q", "-b", "main", "."])
+        try git(["add", "."])
+        try git(["commit", "-qm", "base"])
+        try git(["checkout", "-qb", "feature"])
+        try git(["mv", "packages/Inventory/\(old)", "packages/Inventory/\(discount)"])
+        try full.write(to: url, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: date as Any], ofItemAtPath: url.path)
+        try git(["commit", "-qam", "rename"])
+
+        // The baseline as main would have written it: the file under its old name, one uncovered line fewer.
+        let baseline = folder.appendingPathComponent("baseline.json")
+        XCTAssertEqual(try report(["--format", "json", "--baseline", baseline.path, "--update-baseline"]).status, 0)
+        var written = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: baseline)) as? [String: Any])
+        var files = try XCTUnwrap(written["files"] as? [String: [String: [String: Int]]])
+        var entry = try XCTUnwrap(files.removeValue(forKey: discount))
+        let lines = try XCTUnwrap(entry["lines"])
+        entry["lines"] = ["covered": lines["covered"]!, "total": lines["total"]! - 1]
+        files[old] = entry
+        written["files"] = files
+        try JSONSerialization.data(withJSONObject: written).write(to: baseline)
+
+        let followed = try report(["--format", "json", "--baseline", baseline.path, "--diff-base", "main"])
+        XCTAssertEqual(followed.status, 2, followed.stderr)
+        let diff = try XCTUnwrap(try json()["diff"] as? [String: Any])
+        XCTAssertEqual(diff["changedLines"] as? Int, 0, "a pure rename adds no line")
+        var regression = try XCTUnwrap(((try json()["baseline"] as? [String: Any])?["regressions"] as? [[String: Any]])?.first)
+        XCTAssertEqual(regression["baselinePath"] as? String, old)
+        XCTAssertEqual(regression["addedUncoveredLines"] as? Int, 1)
+        XCTAssertTrue(followed.stdout.contains("\(discount) (was \(old)): uncovered lines"), followed.stdout)
+
+        let unfollowed = try report(["--format", "json", "--baseline", baseline.path])
+        XCTAssertEqual(unfollowed.status, 2, unfollowed.stderr)
+        regression = try XCTUnwrap(((try json()["baseline"] as? [String: Any])?["regressions"] as? [[String: Any]])?.first)
+        XCTAssertTrue(regression["baselinePath"] is NSNull)
+        XCTAssertEqual(regression["addedUncoveredLines"] as? Int, lines["total"]! - lines["covered"]!)
+    }
+
+    /// Working-tree changes count only with --diff-include-uncommitted.
+    func testUncommittedChangesCountOnlyWhenAskedFor() throws {
+        // main lacks 31-42 and 51-57; the branch commits 51-57 (at 39-45 there, without 31-42) and leaves 31-42 uncommitted.
+        try makeChange([discount: [31...42, 51...57]])
+        let url = package.appendingPathComponent(discount)
+        let full = try String(contentsOf: url, encoding: .utf8)
+        let date = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]
+        let lines = full.split(separator: "\n", omittingEmptySubsequences: false)
+        try (Array(lines[..<30]) + Array(lines[42...])).joined(separator: "\n").write(to: url, atomically: false, encoding: .utf8)
+        try git(["commit", "-qam", "without orderTotal"])
+        try full.write(to: url, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: date as Any], ofItemAtPath: url.path)
+
+        let committed = try report(["--format", "json", "--diff-base", "main"])
+        XCTAssertEqual(committed.status, 0)
+        XCTAssertTrue(committed.stderr.contains("1 file has uncommitted changes that --diff-base leaves out"), committed.stderr)
+        var files = try XCTUnwrap((try json()["diff"] as? [String: Any])?["files"] as? [[String: Any]])
+        XCTAssertEqual(files.first?["changedLines"] as? [[Int]], [[39, 45]])
+        XCTAssertEqual(try report(["--format", "json", "--diff-base", "main", "--diff-include-uncommitted"]).status, 0)
+        let diff = try XCTUnwrap(try json()["diff"] as? [String: Any])
+        files = try XCTUnwrap(diff["files"] as? [[String: Any]])
+        XCTAssertEqual(files.first?["changedLines"] as? [[Int]], [[31, 42], [51, 57]])
+        XCTAssertEqual(diff["includesUncommitted"] as? Bool, true)
+    }
+
     /// Bad input: one line on stderr each, status 65 (or 64 for options that need another).
     func testBadInputGetsOneClearLineAndItsStatus() throws {
         // Not a git repository.
@@ -203,6 +273,12 @@ final class DiffCoverageTests: XCTestCase {
         XCTAssertEqual(result.errorLines.count, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("is not inside a git repository"), result.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("coverage.json").path))
+
+        // `run` checks it before building or running anything.
+        result = try TestscopeProcess.run(["run", "--package-path", package.path, "--output", output.path, "--diff-base", "main"])
+        XCTAssertEqual(result.status, 65, result.stderr)
+        XCTAssertTrue(result.stderr.contains("is not inside a git repository"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: package.appendingPathComponent(".build").path))
 
         try makeChange([discount: [51...57]])
         result = try report(["--diff-base", "origin/nope", "--format", "json"])

@@ -128,7 +128,8 @@ public struct GitRepository: Sendable {
             } else if line.hasPrefix("rename to ") {
                 current = file(unquote(line.dropFirst("rename to ".count)))
             } else if line.hasPrefix("+++ ") {
-                let path = unquote(line.dropFirst(4))
+                // git ends the line with a tab when the name has a space (as GNU diff does).
+                let path = unquote(line.hasSuffix("\t") ? line.dropFirst(4).dropLast() : line.dropFirst(4))
                 if path == "/dev/null" { deleted = true } else if path.hasPrefix("b/") { current = file(String(path.dropFirst(2))) }
             } else if line.hasPrefix("@@ "), current != nil, let added = hunkAddedLines(line) {
                 current!.addedLines.append(added)

@@ -86,7 +86,7 @@ struct CoverageOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if more than N changed executable lines are uncovered.", valueName: "N")) var maxUncoveredDiffLines: Int?
     @Option(name: .long, help: ArgumentHelp("Compare with this baseline (JSON counts): fail (exit 2) if total line coverage drops or a file gains uncovered lines.", valueName: "file")) var baseline: String?
     @Flag(name: .long, help: "Write --baseline FILE from this report instead of comparing (on the main branch).") var updateBaseline = false
-    @Option(name: .long, help: ArgumentHelp("Percentage points the total line coverage may drop below the baseline's (default 0).", valueName: "N")) var baselineTolerance: Double = 0
+    @Option(name: .long, help: ArgumentHelp("Percentage points the total line coverage may drop below the baseline's.", valueName: "N")) var baselineTolerance: Double = 0
 
     func validate() throws {
         _ = try parsedWatermarks()

@@ -79,13 +79,15 @@
     var rows = all(body, 'tr');
     var input = scope.querySelector('.filter');
     var hide = scope.querySelector('.hide-covered');
+    var changedOnly = scope.querySelector('.only-changed');
     var shown = scope.querySelector('.shown');
     function apply() {
       var query = input ? input.value.trim().toLowerCase() : '';
       var count = 0;
       rows.forEach(function (row) {
         var visible = (!query || row.getAttribute('data-name').toLowerCase().indexOf(query) >= 0) &&
-          !(hide && hide.checked && row.hasAttribute('data-full'));
+          !(hide && hide.checked && row.hasAttribute('data-full')) &&
+          !(changedOnly && changedOnly.checked && !row.hasAttribute('data-changed'));
         row.hidden = !visible;
         if (visible) { count += 1; }
       });
@@ -94,6 +96,7 @@
     }
     if (input) { input.addEventListener('input', apply); }
     if (hide) { hide.addEventListener('change', apply); }
+    if (changedOnly) { changedOnly.addEventListener('change', apply); }
     all(table, 'th[data-key]').forEach(function (th) {
       th.querySelector('button').addEventListener('click', function () {
         var key = th.getAttribute('data-key');

@@ -227,7 +227,7 @@ public struct CoverageBuilder {
             let count = unreliable.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
             warnings.append(.warning(file: relative, line: Int(first.lowerBound), "unreliable counts (a counter race: counters of tests running in parallel lost increments, and a counter expression went negative) on lines \(unreliable.lineRangesText); \(count > 1 ? "they are" : "it is") not counted as covered; build with atomic counters (`testscope run` does) for exact counts"))
         }
-        let functions = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines).functions()
+        let (functions, regionStarts) = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines).functionsAndRegions()
         var summary = CoverageSummary()
         summary.lines = CoverageRatio(covered: lines.indices.reduce(0) {
             let count = lines.count(at: $1)
@@ -241,7 +241,7 @@ public struct CoverageBuilder {
         return FileCoverage(
             path: path, relativePath: relative, target: options.layout.target(for: relative),
             lines: lines, excludedLines: excludedExecutable, functions: functions, summary: summary,
-            sourceAvailable: source != nil)
+            sourceAvailable: source != nil, regionStarts: regionStarts)
     }
 
     /// One export: llvm's rules on its segments. Several: segments summed where their structure is

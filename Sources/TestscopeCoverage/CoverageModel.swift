@@ -82,6 +82,16 @@ public struct LineCoverage: Equatable, Sendable {
     public var isPartial: Bool { isCovered && !uncoveredSpans.isEmpty }
 }
 
+/// A code region reduced to its start line and whether it ran (instantiations merged; an unknown count is not covered).
+public struct RegionStart: Equatable, Sendable {
+    private var bits: UInt32
+
+    public init(line: UInt32, covered: Bool) { bits = min(line, 0x7FFF_FFFF) | (covered ? 0x8000_0000 : 0) }
+
+    public var line: UInt32 { bits & 0x7FFF_FFFF }
+    public var covered: Bool { bits & 0x8000_0000 != 0 }
+}
+
 /// A source function (closures grouped under it) with its coverage.
 public struct FunctionCoverage: Equatable, Sendable {
     /// Demangled, module-free name, e.g. `Calc.add(_:_:) -> Int` or `closure #1 in Calc.run()`.
@@ -120,6 +130,8 @@ public struct FileCoverage: Equatable, Sendable {
     public var summary: CoverageSummary
     /// False when the source could not be read (deleted since the run); counts are still known.
     public var sourceAvailable: Bool
+    /// Where each region counted in `summary.regions` starts, by line (what diff region coverage needs).
+    public var regionStarts: [RegionStart] = []
 
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
     public var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
@@ -175,6 +187,10 @@ public struct CoverageReport: Equatable, Sendable {
     public var targets: [CoverageGroup]
     public var metadata: ReportMetadata
     public var warnings: [Diagnostic]
+    /// The coverage of the lines changed since `--diff-base` (nil without it).
+    public var diff: DiffCoverage?
+    /// The comparison with `--baseline` (nil without it, or when the baseline is being written).
+    public var baseline: BaselineComparison?
 
     public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
         self.files = files.sorted { $0.relativePath < $1.relativePath }

@@ -125,7 +125,11 @@ struct FunctionGrouper {
         var span: Int { Int(end.line) * 4096 + Int(end.column) - Int(start.line) * 4096 - Int(start.column) }
     }
 
-    func functions() -> [FunctionCoverage] {
+    func functions() -> [FunctionCoverage] { functionsAndRegions().functions }
+
+    /// The source functions, and the start line of every code region the totals count (for diff coverage).
+    func functionsAndRegions() -> (functions: [FunctionCoverage], regions: [RegionStart]) {
+        var regionStarts: [RegionStart] = []
         var parents: [Group] = []
         var closures: [Group] = []
         for group in groups() {
@@ -145,12 +149,13 @@ struct FunctionGrouper {
         }
         var result: [FunctionCoverage] = []
         for (i, parent) in parents.enumerated() where !excluded.contains(parent.start.line) {
-            result.append(coverage(of: parent, closures: children[i]))
+            result.append(coverage(of: parent, closures: children[i], regionStarts: &regionStarts))
         }
         for orphan in orphans where !excluded.contains(orphan.start.line) {
-            result.append(coverage(of: orphan, closures: []))
+            result.append(coverage(of: orphan, closures: [], regionStarts: &regionStarts))
         }
-        return result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        regionStarts.sort { $0.line < $1.line }
+        return (result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }, regionStarts)
     }
 
     /// Records at the same start (closures and functions apart) are instantiations of one function.
@@ -176,11 +181,11 @@ struct FunctionGrouper {
         return order.map { byStart[$0]! }
     }
 
-    private func coverage(of group: Group, closures: [Group]) -> FunctionCoverage {
+    private func coverage(of group: Group, closures: [Group], regionStarts: inout [RegionStart]) -> FunctionCoverage {
         let nested = closures.sorted { ($0.start.line, $0.start.column) < ($1.start.line, $1.start.column) }
             .filter { !excluded.contains($0.start.line) }
-            .map { coverage(of: $0, closures: []) }
-        var regions = regionRatio(group)
+            .map { coverage(of: $0, closures: [], regionStarts: &regionStarts) }
+        var regions = regionRatio(group, regionStarts: &regionStarts)
         for child in nested { regions += child.regions }
         let covered = group.records.filter { $0.count > 0 }.count
         return FunctionCoverage(
@@ -192,12 +197,13 @@ struct FunctionGrouper {
     }
 
     /// Regions of all instantiations, position by position: covered if any instantiation ran it.
-    private func regionRatio(_ group: Group) -> CoverageRatio {
+    private func regionRatio(_ group: Group, regionStarts: inout [RegionStart]) -> CoverageRatio {
         var ratio = CoverageRatio()
         let first = group.records[0]
         for (i, region) in pool.slice(first.regionStart, first.regionCount).enumerated() where !excluded.contains(region.lineStart) {
             let ran = group.records.contains { i < $0.regionCount && pool.regions[Int($0.regionStart) + i].executed }
             ratio += CoverageRatio(covered: ran ? 1 : 0, total: 1)
+            regionStarts.append(RegionStart(line: region.lineStart, covered: ran))
         }
         return ratio
     }

@@ -11,6 +11,8 @@ struct CoverageReporting {
     var formats: [ReportFormat]
     /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
     var command: String
+    /// `--diff-base` and `--baseline`, resolved before the tests ran.
+    var pullRequest: PullRequestContext?
 
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
@@ -47,6 +49,8 @@ struct CoverageReporting {
         }
         report.metadata.packageName = packageName ?? described.withLock { $0?.name }
         PhaseTimer.mark("package layout")
+        try pullRequest?.apply(to: &report, equivalences: settings.pathEquivalences, terminal: terminal)
+        PhaseTimer.mark("diff + baseline")
         for warning in report.warnings { terminal.emit(warning) }
         if report.files.isEmpty {
             terminal.warning("no source files matched under \(packageRoot.path); check --package-path, --include/--exclude and --path-equivalence")
@@ -65,6 +69,10 @@ struct CoverageReporting {
         } else if !terminal.quiet {
             terminal.printLine(Self.summaryLine(report))
         }
+        if !terminal.quiet {
+            for line in (report.diff.map(PullRequestText.diff) ?? []) + (report.baseline.map(PullRequestText.baseline) ?? []) { terminal.printLine(line) }
+        }
+        for warning in report.baseline?.warnings ?? [] { terminal.warning(warning) }
         PhaseTimer.mark("text")
         // JSON, LCOV, Cobertura and SonarQube are independent files: written side by side (JSON on this
         // thread), in this order in `written`.
@@ -132,11 +140,16 @@ struct CoverageReporting {
         case .functions: return "--fail-under-functions"
         case .regions: return "--fail-under-regions"
         case .fileLines: return "--fail-under-file"
+        case .diffLines: return "--fail-under-diff"
+        case .diffRegions: return "--fail-under-diff-regions"
+        case .diffUncoveredLines: return "--max-uncovered-diff-lines"
+        case .baseline: return "--baseline"
         }
     }
 
     /// `coverage gate failed: lines 66.67% < 99.00% (--fail-under-lines); worst files: …`.
     static func gateMessage(_ failure: CoverageGate.Failure) -> String {
+        if [.diffLines, .diffRegions, .diffUncoveredLines, .baseline].contains(failure.threshold) { return PullRequestText.gateMessage(failure) }
         let measured = failure.measured.map { Format.fixed($0, decimals: 2) + "%" } ?? "– (nothing to measure)"
         var message = "coverage gate failed: \(failure.metric) \(measured) < \(Format.fixed(failure.required, decimals: 2))% (\(option(failure.threshold)))"
         if !failure.files.isEmpty {

@@ -40,7 +40,8 @@ extension Pipeline {
     private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?,
                                 into outcome: inout Outcome) throws {
         let root = request.packageRoot
-        let coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: "report")
+        var coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: "report")
+        coverage.pullRequest = try PullRequestContext.prepare(request.settings.pullRequest, packageRoot: root, environment: environment)
         if !request.exports.isEmpty {
             for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {
                 throw CoverageError.fileNotFound(path: file.path)

@@ -17,6 +17,8 @@ public struct ReportSettings: Sendable {
     public var showMissing = false
     public var watermarks = Watermarks()
     public var gate = CoverageGate()
+    /// `--diff-base` and the baseline ratchet (their thresholds are in `gate`).
+    public var pullRequest = PullRequestSettings()
     public var llvmCov: String?
     public var llvmProfdata: String?
     /// JUnit without testcase file/line attributes.

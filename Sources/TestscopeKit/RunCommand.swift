@@ -26,6 +26,8 @@ extension Pipeline {
         let output = settings.outputFolder(packageRoot: root)
         // A broken --templates folder is reported before the tests run, not after.
         if settings.formats(default: ReportFormat.coverageDefaults).contains(.html) { _ = try settings.htmlReport() }
+        // So are a --diff-base git cannot find and a broken --baseline.
+        let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
         try output.prepare()
 
         var buildArguments = ["--package-path", root.path]
@@ -83,7 +85,8 @@ extension Pipeline {
         }
         let sources = try CoverageCollection(settings: settings, terminal: terminal, output: output)
             .sources(profiles: run.profiles, binaries: [binary])
-        let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
+        var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
+        coverage.pullRequest = pullRequest
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)

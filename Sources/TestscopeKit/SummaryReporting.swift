@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeCoverage
 import TestscopeExecution
 import TestscopeReports
 
@@ -11,9 +12,10 @@ struct SummaryReporting {
 
     /// Writes what the outcome holds; adds `summary.md` to `outcome.written`.
     func write(_ outcome: inout Outcome, packageRoot: URL, output: OutputFolder) throws {
-        // `content.baseline` and `content.diff` stay nil until `--baseline` and `--diff-base` fill them in here.
-        let content = SummaryContent(coverage: outcome.coverage, tests: outcome.tests, flaky: outcome.flaky,
+        var content = SummaryContent(coverage: outcome.coverage, tests: outcome.tests, flaky: outcome.flaky,
                                      gateFailures: outcome.gateFailures.map(CoverageReporting.gateMessage))
+        content.diff = outcome.coverage?.diff.map(Self.summary)
+        content.baseline = outcome.coverage?.baseline.map(Self.summary)
         guard !content.isEmpty else { return }
         if formats.contains(.markdown) {
             let path = try MarkdownSummary(packageRoot: packageRoot.path).write(content, into: output)
@@ -31,5 +33,20 @@ struct SummaryReporting {
             handle.write(Data(text.utf8))
             try? handle.close()
         }
+    }
+
+    /// `--diff-base`'s result as the summary shows it (paths relative to the package, as elsewhere).
+    static func summary(_ diff: DiffCoverage) -> DiffCoverageSummary {
+        DiffCoverageSummary(base: diff.base, lines: diff.lines, regions: diff.regions, files: diff.files.map {
+            DiffCoverageSummary.ChangedFile(path: $0.path, lines: $0.lines, uncovered: $0.uncoveredLines, partial: $0.partialLines)
+        })
+    }
+
+    /// `--baseline`'s verdict: the baseline's line total (the file keeps lines and regions; the
+    /// summary compares lines) and the files whose uncovered lines grew.
+    static func summary(_ baseline: BaselineComparison) -> BaselineChange {
+        var totals = CoverageSummary()
+        totals.lines = baseline.baselineLines
+        return BaselineChange(totals: totals, regressions: baseline.regressions.map { ($0.path, $0.uncoveredBefore, $0.current.missed) })
     }
 }

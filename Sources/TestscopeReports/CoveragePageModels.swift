@@ -10,9 +10,12 @@ struct IndexModel: HTMLViewModel {
     var directories: [GroupRowModel]
     var directoryCount: String
     var targets: [GroupRowModel]
+    /// The "Changes" summary (`--diff-base`); nil without it.
+    var changes: ChangesModel? = nil
 
     func child(named name: String) -> Any? {
         switch name {
+        case "changes": return changes.orFalse
         case "facts": return facts
         case "totals": return totals
         case "fileCount": return fileCount
@@ -173,6 +176,40 @@ struct FailureBoxModel: HTMLViewModel {
         case "count": return String(items.count)
         case "items": return items
         case "testsHref": return testsHref
+        default: return nil
+        }
+    }
+}
+
+/// The index's "Changes" section: diff coverage against `--diff-base`, one row per changed file.
+struct ChangesModel: HTMLViewModel {
+    /// One changed file the report measures.
+    struct Row: HTMLViewModel {
+        var path: String
+        var href: String
+        var lines: String
+        var uncovered: String
+        var partial: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "path": return path
+            case "href": return href
+            case "lines": return lines
+            case "uncovered": return uncovered.isEmpty ? false : uncovered
+            case "partial": return partial.isEmpty ? false : partial
+            default: return nil
+            }
+        }
+    }
+
+    var summary: String
+    var rows: [Row]
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "summary": return summary
+        case "rows": return rows.isEmpty ? false : rows
         default: return nil
         }
     }

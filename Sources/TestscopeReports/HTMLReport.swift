@@ -136,14 +136,37 @@ public struct HTMLReport: PageWriter, Sendable {
         let model = IndexModel(
             common: common(report, root: ""), facts: HTMLModels.facts(report.metadata, generator: generator, watermarks: watermarks),
             totals: HTMLModels.totals(report.totals, watermarks), fileCount: String(report.files.count), split: split,
-            fileTable: split ? nil : fileTable(report.files.indices.map { (report.files[$0], fileHrefs[$0]) }, pager: nil),
+            fileTable: split ? nil : fileTable(report.files.indices.map { (report.files[$0], fileHrefs[$0]) }, pager: nil, changed: changedPaths(report)),
             directories: directories, directoryCount: String(report.directories.count),
-            targets: report.targets.map { HTMLModels.groupRow(name: $0.name, files: $0.files, summary: $0.summary, watermarks) })
+            targets: report.targets.map { HTMLModels.groupRow(name: $0.name, files: $0.files, summary: $0.summary, watermarks) },
+            changes: report.diff.map { changes($0, report: report, fileHrefs: fileHrefs) })
         return try templates.render("index", model)
     }
 
-    func fileTable(_ files: [(FileCoverage, String)], pager: PagerModel?) -> FileTableModel {
-        FileTableModel(files: files.map { HTMLModels.fileRow($0.0, href: $0.1, watermarks) }, pages: pager)
+    func fileTable(_ files: [(FileCoverage, String)], pager: PagerModel?, changed: Set<String> = []) -> FileTableModel {
+        FileTableModel(files: files.map {
+            var row = HTMLModels.fileRow($0.0, href: $0.1, watermarks)
+            row.changed = changed.contains($0.0.relativePath)
+            return row
+        }, pages: pager, hasChanges: !changed.isEmpty)
+    }
+
+    /// The paths of the changed files the report measures.
+    func changedPaths(_ report: CoverageReport) -> Set<String> { Set(report.diff?.files.map(\.path) ?? []) }
+
+    /// The index's "Changes" section.
+    func changes(_ diff: DiffCoverage, report: CoverageReport, fileHrefs: [String]) -> ChangesModel {
+        var hrefs: [String: String] = [:]
+        for (i, file) in report.files.enumerated() { hrefs[file.relativePath] = fileHrefs[i] }
+        let against = "against \(diff.base) (merge base \(diff.mergeBase.prefix(12)))"
+        let summary = diff.hasExecutableChanges
+            ? "Changed lines \(against): \(Format.percent(diff.lines)) covered (\(diff.lines.covered) of \(diff.lines.total) executable, \(diff.partialLines) partial, \(diff.uncoveredLines) uncovered); regions starting on changed lines \(Format.percent(diff.regions)) (\(diff.regions.covered) of \(diff.regions.total))."
+            : "No executable lines changed \(against) (\(diff.changedLines) changed lines in \(diff.files.count) measured files)."
+        let rows = diff.files.map {
+            ChangesModel.Row(path: $0.path, href: hrefs[$0.path] ?? "", lines: "\($0.lines.covered)/\($0.lines.total)",
+                             uncovered: Format.ranges($0.uncoveredLines), partial: Format.ranges($0.partialLines))
+        }
+        return ChangesModel(summary: summary, rows: rows)
     }
 
     /// A file page's body; `href(i)` links to file i from this page.
@@ -163,7 +186,14 @@ public struct HTMLReport: PageWriter, Sendable {
                        href: (Int) -> String) throws -> (body: String, rows: [UInt8]) {
         let file = report.files[index]
         let source = SourceText.read(URL(fileURLWithPath: file.path))
-        let view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine)
+        let changes = report.diff?.files.first { $0.path == file.relativePath }
+        var view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine,
+                                         changed: Set(changes?.changedLines.flatMap { Array($0) } ?? []))
+        if let changes, let diff = report.diff {
+            view.notices.append("Changed since \(diff.base) (marked + beside the count): \(changes.lines.covered) of \(changes.lines.total) executable changed lines ran"
+                + (changes.uncoveredLines.isEmpty ? "" : "; uncovered \(Format.ranges(changes.uncoveredLines))")
+                + (changes.partialLines.isEmpty ? "" : "; partial \(Format.ranges(changes.partialLines))") + ".")
+        }
         let (dir, base) = HTMLModels.split(file.relativePath)
         let failures = testFailures.flatMap { index in
             index.box(path: file.path, testsHref: singleFile ? "#tests" : root + "tests.html", anchorPrefix: singleFile ? "tests-" : "",
@@ -241,7 +271,7 @@ public struct HTMLReport: PageWriter, Sendable {
                     common: common(report, root: "../"), path: directory.isEmpty ? "." : directory,
                     totals: HTMLModels.totals(summary, watermarks),
                     fileTable: fileTable(chunk.map { (report.files[$0], "../files/" + filePages[$0]) },
-                                         pager: HTMLModels.pager(count: chunks.count, current: page) { names[$0] }))
+                                         pager: HTMLModels.pager(count: chunks.count, current: page) { names[$0] }, changed: changedPaths(report)))
                 let body = try templates.render("directory", model)
                 let text = try self.page(report, title: "\(directory.isEmpty ? "." : directory)/ · \(packageName(report))",
                                          kind: "directory", root: "../", body: body, inline: false)

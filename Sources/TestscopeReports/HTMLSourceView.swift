@@ -29,12 +29,14 @@ struct HTMLSourceView {
         var count: String
         var exact: String
         var code: [UInt8]
+        /// A line the change since `--diff-base` added (class `chg` beside the state).
+        var changed = false
 
         func value(_ name: String) -> String? {
             switch name {
             case "anchor": return String(decoding: anchorPrefix, as: UTF8.self) + "L" + String(number)
             case "number": return String(number)
-            case "state": return state.rawValue
+            case "state": return changed ? state.rawValue + " chg" : state.rawValue
             case "count": return count
             case "exact": return exact
             case "code": return String(decoding: code, as: UTF8.self)
@@ -54,6 +56,7 @@ struct HTMLSourceView {
                 HTMLFormat.appendDecimal(UInt64(number), to: &out)
             case "state":
                 out.append(contentsOf: state.rawValue.utf8)
+                if changed { out.append(contentsOf: " chg".utf8) }
             default:
                 guard let text = value(name) else { return }
                 if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
@@ -61,7 +64,8 @@ struct HTMLSourceView {
         }
     }
 
-    static func render(file: FileCoverage, source: SourceText?, anchorPrefix: String, template: HTMLRowTemplate) -> Result {
+    static func render(file: FileCoverage, source: SourceText?, anchorPrefix: String, template: HTMLRowTemplate,
+                       changed: Set<UInt32> = []) -> Result {
         var result = Result(rows: [], notices: [])
         let lastCovered = Int(max(file.lines.last?.line ?? 0, file.excludedLines.max() ?? 0))
         var excluded = Set(file.excludedLines)
@@ -92,6 +96,7 @@ struct HTMLSourceView {
             let coverage = coverageIndex < file.lines.count && Int(file.lines[coverageIndex].line) == number
                 ? file.lines[coverageIndex] : nil
             var row = Row(anchorPrefix: prefix, number: UInt32(number), state: .none, count: "", exact: "", code: [])
+            row.changed = !changed.isEmpty && changed.contains(UInt32(number))
             if excluded.contains(UInt32(number)) {
                 row.state = .excluded
                 row.exact = "excluded by a testscope:ignore marker"

@@ -165,9 +165,12 @@ struct FileRowModel: HTMLViewModel {
     var href: String
     var missed: String
     var full: Bool
+    /// Changed since `--diff-base` (the index's "Only changed files" filter).
+    var changed = false
 
     func child(named name: String) -> Any? {
         switch name {
+        case "changed": return changed
         case "path": return path
         case "dir": return dir
         case "base": return base
@@ -204,9 +207,12 @@ struct GroupRowModel: HTMLViewModel {
 struct FileTableModel: HTMLViewModel {
     var files: [FileRowModel]
     var pages: PagerModel?
+    /// The report has diff coverage: the table offers the changed-files filter.
+    var hasChanges = false
 
     func child(named name: String) -> Any? {
         switch name {
+        case "hasChanges": return hasChanges
         case "files": return files
         case "count": return String(files.count)
         case "countLabel": return files.count == 1 ? "1 file" : "\(files.count) files"

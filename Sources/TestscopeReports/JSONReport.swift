@@ -26,7 +26,10 @@ public struct JSONReport: ReportRenderer {
             try out.write(index == 0 ? "\n" : ",\n")
             try writeFile(file, to: &out)
         }
-        try out.write("\n  ],\n  \"warnings\": [\(report.warnings.map { Self.string($0.description) }.joined(separator: ", "))]\n}\n")
+        try out.write("\n  ]")
+        if let diff = report.diff { try out.write(",\n  \"diff\": " + Self.diff(diff)) }
+        if let baseline = report.baseline { try out.write(",\n  \"baseline\": " + Self.baseline(baseline)) }
+        try out.write(",\n  \"warnings\": [\(report.warnings.map { Self.string($0.description) }.joined(separator: ", "))]\n}\n")
     }
 
     private func writeFile<Output: TextOutput>(_ file: FileCoverage, to out: inout Output) throws {
@@ -131,6 +134,62 @@ public struct JSONReport: ReportRenderer {
     static func summary(_ s: CoverageSummary) -> String {
         var w = ByteWriter()
         summary(s, into: &w)
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// The `diff` section (docs/coverage-json.md).
+    static func diff(_ d: DiffCoverage) -> String {
+        func ranges(_ r: [ClosedRange<UInt32>]) -> String { "[" + r.map { "[\($0.lowerBound), \($0.upperBound)]" }.joined(separator: ", ") + "]" }
+        var w = ByteWriter()
+        w.append("{\"base\": "); w.append(json: d.base)
+        w.append(", \"mergeBase\": "); w.append(json: d.mergeBase)
+        w.append(", \"includesUncommitted\": "); w.append(d.includesUncommitted ? "true" : "false")
+        w.append(", \"executableLinesChanged\": "); w.append(d.hasExecutableChanges ? "true" : "false")
+        w.append(", \"changedLines\": "); w.append(int: d.changedLines)
+        w.append(", \"lines\": "); ratio(d.lines, into: &w)
+        w.append(", \"regions\": "); ratio(d.regions, into: &w)
+        w.append(", \"uncoveredLines\": "); w.append(int: d.uncoveredLines)
+        w.append(", \"partialLines\": "); w.append(int: d.partialLines)
+        w.append(string: ",\n    \"unmeasuredFiles\": [\(d.unmeasuredFiles.map(Self.string).joined(separator: ", "))]")
+        w.append(",\n    \"files\": [")
+        for (i, f) in d.files.enumerated() {
+            w.append(i == 0 ? "\n      " : ",\n      ")
+            w.append("{\"path\": "); w.append(json: f.path)
+            w.append(", \"repoPath\": "); w.append(json: f.repoPath)
+            w.append(", \"renamedFrom\": "); if let r = f.renamedFrom { w.append(json: r) } else { w.append("null") }
+            w.append(", \"isNew\": "); w.append(f.isNew ? "true" : "false")
+            w.append(", \"lines\": "); ratio(f.lines, into: &w)
+            w.append(", \"regions\": "); ratio(f.regions, into: &w)
+            w.append(string: ", \"changedLines\": " + ranges(f.changedLines))
+            w.append(string: ", \"uncoveredLines\": " + ranges(f.uncoveredLines))
+            w.append(string: ", \"partialLines\": " + ranges(f.partialLines))
+            w.append(string: ", \"excludedLines\": [" + f.excludedLines.map(String.init).joined(separator: ", ") + "]}")
+        }
+        w.append(d.files.isEmpty ? "]}" : "\n    ]}")
+        return String(decoding: w.bytes, as: UTF8.self)
+    }
+
+    /// The `baseline` section (docs/coverage-json.md).
+    static func baseline(_ b: BaselineComparison) -> String {
+        var w = ByteWriter()
+        w.append("{\"commit\": "); if let c = b.commit { w.append(json: c) } else { w.append("null") }
+        w.append(", \"toolchain\": "); if let t = b.toolchain { w.append(json: t) } else { w.append("null") }
+        w.append(", \"passed\": "); w.append(b.passed ? "true" : "false")
+        w.append(", \"baselineLines\": "); ratio(b.baselineLines, into: &w)
+        w.append(", \"currentLines\": "); ratio(b.currentLines, into: &w)
+        w.append(", \"tolerance\": "); w.append(string: Format.fixed(b.tolerance, decimals: 4))
+        w.append(", \"totalDropped\": "); w.append(b.totalDropped ? "true" : "false")
+        w.append(",\n    \"regressions\": [")
+        for (i, r) in b.regressions.enumerated() {
+            w.append(i == 0 ? "\n      " : ",\n      ")
+            w.append("{\"path\": "); w.append(json: r.path)
+            w.append(", \"baselinePath\": "); if let p = r.baselinePath { w.append(json: p) } else { w.append("null") }
+            w.append(", \"baseline\": "); if let old = r.baseline { ratio(old, into: &w) } else { w.append("null") }
+            w.append(", \"current\": "); ratio(r.current, into: &w)
+            w.append(", \"addedUncoveredLines\": "); w.append(int: r.addedUncovered); w.append("}")
+        }
+        w.append(b.regressions.isEmpty ? "]" : "\n    ]")
+        w.append(string: ", \"warnings\": [\(b.warnings.map(Self.string).joined(separator: ", "))]}")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 

@@ -3,7 +3,7 @@ import TestscopeFlakiness
 import TestscopeTestResults
 
 /// What the Markdown summary (`summary.md`, the GitHub step summary) shows: whatever the command
-/// has. The diff-coverage and baseline parts are nil until `--diff-base` and `--baseline` fill them;
+/// has. The diff-coverage and baseline parts are nil without `--diff-base` and `--baseline` (`SummaryReporting` fills them);
 /// their view models are here so that the summary's layout and its size limit stay in one renderer.
 public struct SummaryContent: Sendable {
     public var coverage: CoverageReport?

@@ -55,7 +55,7 @@ struct Chromium {
 
     /// The annotated source rows in the DOM, by line number.
     func sourceRows() -> [Int: (state: String, count: String, title: String)] {
-        let pattern = #"<tr id="L(\d+)" class="([a-z]*)"><td class="ln">\d+</td><td class="cnt" title="([^"]*)">([^<]*)</td>"#
+        let pattern = #"<tr id="L(\d+)" class="([a-z ]*)"><td class="ln">\d+</td><td class="cnt" title="([^"]*)">([^<]*)</td>"#
         guard let regex = try? NSRegularExpression(pattern: pattern) else { return [:] }
         let ns = dom as NSString
         var rows: [Int: (String, String, String)] = [:]

@@ -154,6 +154,33 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertTrue(pagesAreSafe(HTMLPageNames.pages(for: report.files.map(\.relativePath))))
     }
 
+    /// The Changes section and the changed-line marks: the hostile file name and a hostile base are text.
+    func testChangesSectionAndMarksEscapeNamesAndBase() throws {
+        var report = try HTMLTestSupport.report("Hostile")
+        let file = try XCTUnwrap(report.files.first)
+        let lines = file.lines.map(\.line)
+        let (first, last) = (try XCTUnwrap(lines.first), try XCTUnwrap(lines.last))
+        let changes = ChangeSet(base: "<img src=x onerror=alert(1)>", mergeBase: "0123456789abcdef", includesUncommitted: false,
+                                files: [ChangedFile(path: file.path, repoPath: file.relativePath, addedLines: [first...last])])
+        report.diff = DiffCoverage.classify(changes, report: report, packageRoot: report.metadata.packageRoot)
+        let diff = try XCTUnwrap(report.diff)
+        XCTAssertEqual(diff.files.count, 1)
+        let (folder, pages) = try write(report, try HTMLTestSupport.htmlReport())
+        let index = try HTMLTestSupport.read(folder.appendingPathComponent("index.html"))
+        XCTAssertTrue(index.contains("<h2>Changes</h2>"))
+        XCTAssertTrue(index.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        XCTAssertFalse(index.contains("<img src=x"))
+        XCTAssertTrue(index.contains(">Sources/Hostile/&lt;script&gt;&amp;&#39;q&#39;.swift</a>"))
+        XCTAssertTrue(index.contains("data-changed=\"1\""))
+        let page = try HTMLTestSupport.read(folder.appendingPathComponent("files/" + pages[0]))
+        XCTAssertFalse(page.contains("<img src=x"))
+        // Every changed line's row is marked; the others are not.
+        let marked = page.components(separatedBy: " chg\"").count - 1
+        let changedRows = Set(diff.files[0].changedLines.flatMap { Array($0) })
+        let sourceLines = try XCTUnwrap(SourceText.read(URL(fileURLWithPath: file.path))).lineCount
+        XCTAssertEqual(marked, changedRows.filter { Int($0) <= sourceLines }.count)
+    }
+
     func pagesAreSafe(_ names: [String]) -> Bool {
         names.allSatisfy { $0.unicodeScalars.allSatisfy { CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.").contains($0) } }
     }

@@ -27,11 +27,13 @@ enum ExitStatus: Int32 {
 }
 
 /// Runs a command through the library, turning its outcome, or any error (one line on stderr), into
-/// the documented exit status.
-func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws {
-    let status: ExitStatus
+/// the documented exit status; `--open` shows the HTML report it wrote.
+func execute(_ options: OutputOptions, _ body: (Pipeline) throws -> Outcome) throws {
+    let status: ExitStatus, terminal = options.terminal
     do {
-        status = ExitStatus(try body(Pipeline(terminal: terminal)).status)
+        let outcome = try body(Pipeline(terminal: terminal))
+        if options.open { ReportOpener.open(outcome.written, terminal: terminal) }
+        status = ExitStatus(outcome.status)
     } catch {
         let (message, errorStatus) = describe(error)
         terminal.error(message)

@@ -19,6 +19,8 @@ struct TestscopePlugin: CommandPlugin {
         let process = Process()
         process.executableURL = tool.url
         process.arguments = arguments
+        // Relative paths (`--output reports`) are taken from the package folder, where `swift package` runs.
+        process.currentDirectoryURL = context.package.directoryURL
         // Output and errors go straight to the user's terminal (the process inherits the plugin's streams).
         try process.run()
         process.waitUntilExit()

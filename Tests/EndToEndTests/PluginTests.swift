@@ -114,13 +114,17 @@ final class PluginTests: XCTestCase {
 
         // `report` through the plugin renders that run again (no inputs: the output folder's record), with a gate;
         // testscope's own error line and a failing status reach the user.
+        // The plugin runs testscope in the package folder: a relative --output is the package's `report`.
         let report = try swiftPackage(["--allow-writing-to-package-directory", "testscope", "report",
-                                       "--output", output.path, "--format", "text", "--fail-under-lines", "100"])
+                                       "--output", "report", "--format", "text", "--fail-under-lines", "100"])
         XCTAssertNotEqual(report.status, 0, report.stdout)
+        XCTAssertTrue(report.stdout.contains("testscope exited with status 2"), "the gate's status is named: \(report.stdout)")
+        XCTAssertTrue(report.stdout.contains("reporting the last run in \(output.path) again"), report.stdout)
         XCTAssertTrue(report.stdout.contains("Sources/Greeter/Greeter.swift"), report.stdout)
         XCTAssertTrue(report.stdout.contains("testscope: coverage gate failed: "), report.stdout)
         let usage = try swiftPackage(["--allow-writing-to-package-directory", "testscope", "run", "--bogus"])
         XCTAssertNotEqual(usage.status, 0, usage.stdout)
         XCTAssertTrue(usage.stdout.contains("testscope: error: Unknown option '--bogus'"), usage.stdout)
+        XCTAssertTrue(usage.stdout.contains("testscope exited with status 64"), usage.stdout)
     }
 }

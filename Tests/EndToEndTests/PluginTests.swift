@@ -14,7 +14,7 @@ final class PluginTests: XCTestCase {
     /// Writes the consumer: a library with a used and an unused function, and one XCTest that calls the used one twice.
     private func writeConsumer() throws {
         let fm = FileManager.default
-        for name in ["Package.swift", "Sources", "Tests", "report", "Package.resolved"] {
+        for name in ["Package.swift", "Sources", "Tests", "report", "report-flaky", "Package.resolved"] {
             try? fm.removeItem(at: Self.consumer.appendingPathComponent(name))
         }
         let files = [
@@ -122,6 +122,16 @@ final class PluginTests: XCTestCase {
         XCTAssertTrue(report.stdout.contains("reporting the last run in \(output.path) again"), report.stdout)
         XCTAssertTrue(report.stdout.contains("Sources/Greeter/Greeter.swift"), report.stdout)
         XCTAssertTrue(report.stdout.contains("testscope: coverage gate failed: "), report.stdout)
+        // `flaky` through the plugin builds into its own folder in the plugin's work folder (its `dump-package`
+        // too: in the locked `.build` it waited until the plugin was killed) and classifies the one test.
+        let flaky = try swiftPackage(["--allow-writing-to-package-directory", "testscope", "flaky", "--runs", "2",
+                                      "--output", "report-flaky", "--format", "json"])
+        XCTAssertEqual(flaky.status, 0, flaky.stdout)
+        let flakyJSON = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: Self.consumer.appendingPathComponent("report-flaky/flaky.json"))) as? [String: Any])
+        let classified = try XCTUnwrap(flakyJSON["tests"] as? [[String: Any]]).map { "\($0["id"] ?? "") \($0["classification"] ?? "")" }
+        XCTAssertEqual(classified, ["GreeterTests.GreeterTests/testGreet stable"], flaky.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.consumer.appendingPathComponent(".build/plugins/TestscopePlugin/outputs/flaky-build").path))
+
         let usage = try swiftPackage(["--allow-writing-to-package-directory", "testscope", "run", "--bogus"])
         XCTAssertNotEqual(usage.status, 0, usage.stdout)
         XCTAssertTrue(usage.stdout.contains("testscope: error: Unknown option '--bogus'"), usage.stdout)

@@ -7,8 +7,9 @@ import PackagePlugin
 /// SwiftPM holds the lock on the package's `.build` while a plugin runs, so a nested `swift build` there
 /// waits forever, and so does `swift package describe` (verified here: testscope's `describe` of the package
 /// hung under the plugin). Every subcommand therefore gets a build folder inside the plugin's own work
-/// folder (`.build/plugins/TestscopePlugin/outputs/build`, `flaky-build` for flaky) unless `--scratch-path` is given. `packageManager.test(enableCodeCoverage:)` is not used: on Swift 6.3.1
-/// (Linux) it rebuilds without instrumentation and fails, and it skips Swift Testing.
+/// folder (`.build/plugins/TestscopePlugin/outputs/build`, `flaky-build` for flaky) unless `--scratch-path`
+/// is given. `packageManager.test(enableCodeCoverage:)` is not used: on Swift 6.3.1 (Linux) it rebuilds
+/// without instrumentation and fails, and it skips Swift Testing.
 @main
 struct TestscopePlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
@@ -26,7 +27,8 @@ struct TestscopePlugin: CommandPlugin {
         process.waitUntilExit()
         let status = process.terminationStatus
         if status != 0 {
-            // testscope printed its own one-line error; keep its documented exit status (1, 2, 3, 64, 65).
+            // testscope printed its own error line; name its documented status (1, 2, 3, 64, 65), because
+            // `swift package` itself exits 1 for any failed plugin (measured: a failed gate, 2, gave 1).
             Diagnostics.error("testscope exited with status \(status)")
             exit(status)
         }

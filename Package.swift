@@ -8,10 +8,15 @@ let package = Package(
         .executable(name: "testscope", targets: ["testscope"]),
         .library(name: "TestscopeKit", targets: ["TestscopeKit"]),
         .library(name: "TestscopeCoverage", targets: ["TestscopeCoverage"]),
+        // `swift package testscope run|report|flaky …` in a package that depends on Testscope.
+        .plugin(name: "TestscopePlugin", targets: ["TestscopePlugin"]),
     ],
+    // Wide ranges: a package adding Testscope (for the plugin) shares this resolution graph. The lowest
+    // versions are the first with the APIs used: ArgumentParser 1.5 (Swift 6 Sendable conformances),
+    // swift-mustache 2.0 (MustacheLibrary/MustacheTemplate/MustacheParent, checked in its 2.0.0 sources).
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
     ],
     targets: [
         // Below everything: toolchain tools, processes, the lock, console and diagnostics, atomic files.
@@ -54,6 +59,15 @@ let package = Package(
                 "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // The command plugin: runs the testscope executable on the package (builds into the plugin's work folder).
+        .plugin(
+            name: "TestscopePlugin",
+            capability: .command(
+                intent: .custom(verb: "testscope", description: "Run the tests with coverage and write Testscope's reports (testscope run|report|flaky …)."),
+                permissions: [.writeToPackageDirectory(reason: "Testscope writes its reports into .testscope/ (or --output) and builds into .build/.")]
+            ),
+            dependencies: ["testscope"]
         ),
         // Helpers shared by the test targets (golden files, seeded mutations).
         .target(name: "TestscopeTestSupport", path: "Tests/Support"),

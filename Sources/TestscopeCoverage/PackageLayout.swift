@@ -60,7 +60,9 @@ public struct PackageLayout: Sendable, Equatable {
 
     /// Asks SwiftPM for the layout; falls back to the convention when that is not possible. When no
     /// manifest sets a `path:`, every target lives where the convention puts it, and SwiftPM is not asked.
-    public static func discover(root: URL, swift: URL?) -> PackageLayout {
+    /// `scratchPath` is the build folder SwiftPM reads (and locks): the run's, or the plugin's work folder,
+    /// because under `swift package testscope` the package's `.build` is locked and `describe` would wait forever.
+    public static func discover(root: URL, swift: URL?, scratchPath: URL? = nil) -> PackageLayout {
         let manifest = root.appendingPathComponent("Package.swift")
         let manifests = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { $0.hasPrefix("Package") && $0.hasSuffix(".swift") }
@@ -69,7 +71,8 @@ public struct PackageLayout: Sendable, Equatable {
         }
         guard customPaths else { return conventional(root: root) }
         guard let swift, FileManager.default.fileExists(atPath: manifest.path),
-              let result = try? ProcessRunner.run(swift, ["package", "--package-path", root.path, "describe", "--type", "json"]),
+              let result = try? ProcessRunner.run(swift, ["package", "--package-path", root.path]
+                  + (scratchPath.map { ["--scratch-path", $0.path] } ?? []) + ["describe", "--type", "json"]),
               result.succeeded, let layout = parseDescription(result.stdout)
         else { return conventional(root: root) }
         return layout

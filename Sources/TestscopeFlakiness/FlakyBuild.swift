@@ -111,7 +111,10 @@ public struct FlakyBuilder {
     }
 
     func dumpedPackageName() throws -> String {
-        let dump = try ProcessRunner.run(swift, ["package", "--package-path", packageRoot.path, "dump-package"], environment: environment)
+        // In the flaky build folder: under `swift package testscope flaky` the package's `.build` is locked and
+        // dump-package there would wait forever (seen: 5 minutes, until the plugin was killed).
+        let dump = try ProcessRunner.run(swift, ["package", "--package-path", packageRoot.path, "--scratch-path", scratchPath.path, "dump-package"],
+                                         environment: environment)
         guard dump.succeeded, let object = try? JSONSerialization.jsonObject(with: dump.stdout) as? [String: Any],
               let name = object["name"] as? String else {
             throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: "`swift package dump-package` failed: \(dump.stderrText.split(separator: "\n").first ?? "")")

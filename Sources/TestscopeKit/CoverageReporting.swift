@@ -34,7 +34,7 @@ struct CoverageReporting {
         // (whose test folders are a subset of SwiftPM's), then refines the report.
         let described = Locked<PackageLayout?>(nil)
         let describing = BlockingTask {
-            let layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift)
+            let layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift, scratchPath: settings.scratchPath)
             described.withLock { $0 = layout }
         }
         let conventional = PackageLayout.conventional(root: packageRoot)

@@ -7,11 +7,16 @@ import TestscopeTestResults
 
 extension Pipeline {
     /// `testscope report`: coverage and/or test results from existing artifacts.
+    /// Without inputs, it reports the last `run` into the output folder again (`.testscope-run.json`).
     public func report(_ request: ReportRequest) throws -> Outcome {
-        guard request.hasCoverageInput || request.hasTestInput else { throw CoverageError.noInput }
         let root = request.packageRoot
         let settings = request.settings
         let output = settings.outputFolder(packageRoot: root)
+        var request = request
+        if !request.hasCoverageInput && !request.hasTestInput {
+            request = try LastRun.read(in: output).inputs(for: request, in: output)
+            terminal.note("reporting the last run in \(output.url.path) again")
+        }
         let tests = try importTests(request)
         var outcome = Outcome()
         if request.hasCoverageInput {

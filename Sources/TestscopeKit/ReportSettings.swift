@@ -32,6 +32,8 @@ public struct ReportSettings: Sendable {
     public var keepLLVMArtifacts = false
     /// Report a profile recorded by another build of the binary, with a warning (`--allow-mismatched-profile`).
     public var allowMismatchedProfile = false
+    /// The build folder `swift package describe` is given (`report --scratch-path`; `run` sets its own build folder).
+    public var scratchPath: URL?
 
     public init(formats: [ReportFormat]? = nil, output: URL? = nil) {
         self.formats = formats

@@ -18,7 +18,7 @@ extension Pipeline {
     }
 
     private func runAndReport(_ request: RunRequest, root: URL) throws -> Outcome {
-        let settings = request.settings
+        var settings = request.settings
         let toolchain = try settings.toolchain()
         guard let swift = toolchain.swift else {
             throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
@@ -38,11 +38,13 @@ extension Pipeline {
             // docs/performance.md). In a build folder of their own: SwiftPM does not reliably recompile
             // every object when only this flag changes, so sharing `.build` with plain `swift test`
             // builds could mix atomic and plain objects.
-            buildArguments += ["--scratch-path", (request.scratchPath ?? root.appendingPathComponent(".build/testscope")).path]
+            settings.scratchPath = request.scratchPath ?? root.appendingPathComponent(".build/testscope")
             buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
-        } else if let scratchPath = request.scratchPath {
-            buildArguments += ["--scratch-path", scratchPath.path]
+        } else {
+            settings.scratchPath = request.scratchPath
         }
+        // Every swift call (the build and `describe`) uses this build folder.
+        if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
         terminal.note("building the tests with coverage and running them in \(root.path)")
@@ -76,6 +78,7 @@ extension Pipeline {
             if testsFailed {
                 if !tests.results.isEmpty {
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
+                    try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output)
                 }
                 terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
                 outcome.status = .testsFailed
@@ -91,6 +94,7 @@ extension Pipeline {
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
+        try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)
         if testsFailed || outcome.status == .testsFailed {
             terminal.error(tests.hasFailures
                 ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
@@ -98,5 +102,18 @@ extension Pipeline {
             outcome.status = .testsFailed
         }
         return outcome
+    }
+
+    /// `.testscope-run.json`: this run's inputs, for `testscope report` without inputs. The event streams are
+    /// the ones this run wrote (a relaunch adds `-2`, `-3`…; older ones of an earlier run are left out).
+    private func record(root: URL, profiles: [URL], binaries: [URL], log: URL, since started: Date, output: OutputFolder) throws {
+        let files = (try? FileManager.default.contentsOfDirectory(at: output.url, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        let streams = files.filter {
+            $0.lastPathComponent.hasPrefix("swift-testing-events") && $0.pathExtension == "jsonl"
+                && ((try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) >= started
+        }.sorted { $0.lastPathComponent.count == $1.lastPathComponent.count ? $0.lastPathComponent < $1.lastPathComponent : $0.lastPathComponent.count < $1.lastPathComponent.count }
+        let list = output.url.appendingPathComponent("test-list.txt")
+        try LastRun(packageRoot: root, profiles: profiles, binaries: binaries, testLogs: [log], eventStreams: streams,
+                    testList: FileManager.default.fileExists(atPath: list.path) ? list : nil, output: output).write(into: output)
     }
 }

@@ -27,12 +27,15 @@ enum ExitStatus: Int32 {
 }
 
 /// Runs a command through the library, turning its outcome, or any error (one line on stderr), into
-/// the documented exit status; SIGINT, SIGTERM and SIGHUP stop it with 130 (`Interruption`).
-func execute(_ terminal: Terminal, _ body: (Pipeline) throws -> Outcome) throws {
+/// the documented exit status; SIGINT, SIGTERM and SIGHUP stop it with 130 (`Interruption`); `--open`
+/// shows the HTML report it wrote.
+func execute(_ options: OutputOptions, _ body: (Pipeline) throws -> Outcome) throws {
     Interruption.install()
-    let status: ExitStatus
+    let status: ExitStatus, terminal = options.terminal
     do {
-        status = ExitStatus(try body(Pipeline(terminal: terminal)).status)
+        let outcome = try body(Pipeline(terminal: terminal))
+        if options.open { ReportOpener.open(outcome.written, terminal: terminal) }
+        status = ExitStatus(outcome.status)
     } catch {
         terminal.error(describe(error).0)
         status = describe(error).1

@@ -15,6 +15,8 @@ struct OutputOptions: ParsableArguments {
     var quiet = false
     @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
     var noColor = false
+    @Flag(name: .long, help: "Open the HTML report when done (xdg-open on Linux, open on macOS); never fails the command.")
+    var open = false
 
     /// The formats asked for (nil: the command's default), among the ones the command writes.
     func formats(supported: [ReportFormat] = ReportFormat.coverageFormats) throws -> [ReportFormat]? {

@@ -329,7 +329,6 @@ final class BadInputTests: XCTestCase {
     /// 15. Usage errors exit 64 and name the problem.
     func testUsageErrors() throws {
         let cases: [(arguments: [String], mentions: String)] = [
-            (["report"], "--export"),
             (["report", "--export", "x", "--format", "nope"], "nope"),
             (["report", "--export", "x", "--format", ""], "--format names no format"),
             (["report", "--export", "x", "--fail-under-lines", "150"], "--fail-under-lines"),

@@ -92,9 +92,12 @@ final class PipelineTests: XCTestCase {
             XCTAssertEqual(error as? CoverageError, .fileNotFound(path: output.appendingPathComponent("missing.json").path))
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
-        XCTAssertThrowsError(try pipeline.report(ReportRequest(packageRoot: package("Shapes")))) { error in
-            XCTAssertEqual(error as? CoverageError, .noInput)
+        // No inputs and no earlier run in the folder: a bad-input error naming the folder, nothing written.
+        XCTAssertThrowsError(try pipeline.report(ReportRequest(packageRoot: package("Shapes"), settings: ReportSettings(output: output)))) { error in
+            XCTAssertEqual(error as? LastRunError, .none(folder: output.standardizedFileURL.path))
+            XCTAssertEqual((error as? ClassifiedError)?.errorClass, .badInput)
         }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
     }
 
     /// A real `run` of the Shapes fixture in-process: every listed test ran, and the model (native

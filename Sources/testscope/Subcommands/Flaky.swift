@@ -68,7 +68,7 @@ extension Testscope {
         }
 
         func run() throws {
-            try execute(outputOptions.terminal) { pipeline in
+            try execute(outputOptions) { pipeline in
                 let settings = ReportSettings(formats: try outputOptions.formats(supported: ReportFormat.flakyFormats),
                                               output: outputOptions.output.map(absoluteURL))
                 var request = FlakyRequest(packageRoot: absoluteURL(packagePath), settings: settings)

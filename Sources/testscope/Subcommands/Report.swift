@@ -11,7 +11,8 @@ extension Testscope {
             Inputs: --export FILE (llvm-cov JSON exports, repeatable: merged); or --profile FILE (.profdata or \
             .profraw, repeatable: merged) with --binary FILE (the test binary, repeatable); or --build-path DIR \
             to find both in a SwiftPM build folder. Test results: --test-log FILE (swift test console output), \
-            --event-stream FILE (Swift Testing JSON event stream), --junit FILE; combinable with coverage inputs.
+            --event-stream FILE (Swift Testing JSON event stream), --junit FILE; combinable with coverage inputs. \
+            Without inputs: the last `testscope run` into the output folder again (its .testscope-run.json).
             """)
 
         @Option(name: .long, help: ArgumentHelp("The package root; only its own sources count (default: the current directory).", valueName: "dir"))
@@ -32,15 +33,13 @@ extension Testscope {
         var junitInput: [String] = []
         @Option(name: .long, help: ArgumentHelp("`swift test list` output, for the module names XCTest logs omit.", valueName: "file"))
         var testList: String?
+        @Option(name: .long, help: ArgumentHelp("The build folder for swift package describe (default: .build; the plugin passes its own).", valueName: "dir"))
+        var scratchPath: String?
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
 
         func validate() throws {
-            let hasTestInput = !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty
             let modes = [!export.isEmpty, !profile.isEmpty || !binary.isEmpty, buildPath != nil].filter { $0 }.count
-            if modes == 0 && !hasTestInput {
-                throw ValidationError("no input; pass --export FILE, --profile FILE with --binary FILE, or --build-path DIR (coverage), and/or --test-log, --event-stream, --junit (test results)")
-            }
             if modes > 1 { throw ValidationError("use one kind of input: --export, --profile/--binary, or --build-path") }
             if !profile.isEmpty && binary.isEmpty { throw ValidationError("--profile needs --binary (the test binary the profile was recorded with)") }
             if profile.isEmpty && !binary.isEmpty { throw ValidationError("--binary needs --profile") }
@@ -48,16 +47,11 @@ extension Testscope {
         }
 
         func run() throws {
-            try execute(outputOptions.terminal) { pipeline in
+            try execute(outputOptions) { pipeline in
                 var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
-                request.exports = export.map(absoluteURL)
-                request.profiles = profile.map(absoluteURL)
-                request.binaries = binary.map(absoluteURL)
-                request.buildPath = buildPath.map(absoluteURL)
-                request.testLogs = testLog.map(absoluteURL)
-                request.eventStreams = eventStream.map(absoluteURL)
-                request.junit = junitInput.map(absoluteURL)
-                request.testList = testList.map(absoluteURL)
+                (request.exports, request.profiles, request.binaries) = (export.map(absoluteURL), profile.map(absoluteURL), binary.map(absoluteURL))
+                (request.buildPath, request.testList, request.settings.scratchPath) = (buildPath.map(absoluteURL), testList.map(absoluteURL), scratchPath.map(absoluteURL))
+                (request.testLogs, request.eventStreams, request.junit) = (testLog.map(absoluteURL), eventStream.map(absoluteURL), junitInput.map(absoluteURL))
                 return try pipeline.report(request)
             }
         }

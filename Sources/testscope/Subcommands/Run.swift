@@ -33,7 +33,7 @@ extension Testscope {
         }
 
         func run() throws {
-            try execute(outputOptions.terminal) { pipeline in
+            try execute(outputOptions) { pipeline in
                 var request = RunRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
                 request.configuration = build.configuration
                 request.scratchPath = build.scratchPath.map(absoluteURL)

@@ -1,0 +1,81 @@
+import Foundation
+import TestscopeExecution
+
+/// `.testscope-run.json`: what the last `testscope run` into an output folder read its reports from (raw
+/// profiles, test binary, console log, event streams, test list), so that `testscope report` without inputs
+/// renders them again, with other formats, filters or gates. Files inside the folder are named relative to
+/// it; the test binary (in the build folder) by its absolute path. docs/output-folder.md describes it.
+public struct LastRun: Codable, Sendable, Equatable {
+    public static let fileName = ".testscope-run.json"
+    public var version = 1
+    public var packageRoot: String
+    public var profiles: [String]
+    public var binaries: [String]
+    public var testLogs: [String]
+    public var eventStreams: [String]
+    public var testList: String?
+
+    /// Records a run's inputs, naming the files inside `output` relative to it.
+    init(packageRoot: URL, profiles: [URL], binaries: [URL], testLogs: [URL], eventStreams: [URL], testList: URL?, output: OutputFolder) {
+        func name(_ url: URL) -> String {
+            let path = url.standardizedFileURL.path
+            return path.hasPrefix(output.url.path + "/") ? String(path.dropFirst(output.url.path.count + 1)) : path
+        }
+        self.packageRoot = packageRoot.path
+        (self.profiles, self.binaries) = (profiles.map(name), binaries.map(name))
+        (self.testLogs, self.eventStreams, self.testList) = (testLogs.map(name), eventStreams.map(name), testList.map(name))
+    }
+
+    /// Writes the record (atomically) into the folder.
+    func write(into output: OutputFolder) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try AtomicFileWriter.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: try output.file(Self.fileName))
+    }
+
+    /// The record of the last run into `output`; a clear error when there is none or it cannot be read.
+    static func read(in output: OutputFolder) throws -> LastRun {
+        let url = output.url.appendingPathComponent(fileName)
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw LastRunError.none(folder: output.url.path) }
+        guard let run = try? JSONDecoder().decode(LastRun.self, from: data), run.version == 1 else {
+            throw LastRunError.unreadable(path: url.path)
+        }
+        return run
+    }
+
+    /// `request` with this run's files as its inputs (every one must still exist).
+    func inputs(for request: ReportRequest, in output: OutputFolder) throws -> ReportRequest {
+        func url(_ name: String) throws -> URL {
+            let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : output.url.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw LastRunError.missingFile(path: url.path, record: output.url.appendingPathComponent(Self.fileName).path)
+            }
+            return url
+        }
+        var request = request
+        (request.profiles, request.binaries) = (try profiles.map(url), try binaries.map(url))
+        (request.testLogs, request.eventStreams) = (try testLogs.map(url), try eventStreams.map(url))
+        request.testList = try testList.map(url)
+        return request
+    }
+}
+
+/// Why `testscope report` without inputs found nothing to render (bad input: exit 65).
+public enum LastRunError: LocalizedError, ClassifiedError, Equatable {
+    case none(folder: String)
+    case unreadable(path: String)
+    case missingFile(path: String, record: String)
+
+    public var errorClass: ErrorClass { .badInput }
+
+    public var errorDescription: String? {
+        switch self {
+        case .none(let folder):
+            return "no earlier run in \(folder) to report on; run 'testscope run' first, or pass inputs (--export, --profile with --binary, --build-path, --test-log, --event-stream, --junit)"
+        case .unreadable(let path):
+            return "\(path) is not a run record of this Testscope version; run 'testscope run' again"
+        case .missingFile(let path, let record):
+            return "\(path), recorded in \(record), no longer exists; run 'testscope run' again"
+        }
+    }
+}

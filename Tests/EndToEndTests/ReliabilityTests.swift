@@ -129,6 +129,25 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertEqual(left, [], "the output folder holds nothing from the interrupted run")
     }
 
+    /// A second Ctrl-C (an impatient user) while the first one is being handled: it kills at once;
+    /// still 130, nothing left running, nothing half-written.
+    func testASecondCtrlCKillsAtOnce() throws {
+        let scratch = output.appendingPathComponent("scratch2")
+        let child = try launch(["run", "--package-path", Self.package.path, "--output", output.appendingPathComponent("out2").path,
+                                "--scratch-path", scratch.path])
+        defer { child.killGroup() }
+        XCTAssertNotNil(waitFor(seconds: 120) { self.marked(containing: "swift-frontend").first }, "no compiler started")
+        let sent = Date()
+        kill(child.pid, SIGINT)
+        usleep(20_000)
+        kill(child.pid, SIGINT)
+        XCTAssertEqual(child.wait(seconds: 30), .exited(130), child.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(sent), 5)
+        XCTAssertEqual(survivors(), [], "the second signal kills the build at once")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("out2").path)) ?? []
+        XCTAssertEqual(left, [], "the output folder holds nothing from the interrupted run")
+    }
+
     /// `report` interrupted while llvm-profdata (here a stand-in that writes half its output and
     /// hangs) merges: the tool is stopped and its half-written output removed.
     func testCtrlCStopsReportAndRemovesTheHalfWrittenMerge() throws {

@@ -58,7 +58,7 @@ public struct FlakinessAnalyzer: Sendable {
 
     /// One finding per test, in the order of `tests`; candidates are analysed on up to `jobs` threads.
     public func analyze(_ tests: [AnalyzedTest], executions: [ExecutedOrder], jobs: Int) throws -> [TestFinding] {
-        try Parallel.map(tests.count, jobs: jobs) { index in
+        try AdaptivePool.map(tests.count, jobs: jobs) { index in
             var analysis = CandidateAnalysis(test: tests[index], executions: executions, analyzer: self)
             return try analysis.run()
         }

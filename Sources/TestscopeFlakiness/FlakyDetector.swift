@@ -101,7 +101,7 @@ public final class FlakyDetector: Sendable {
                 try? FileManager.default.removeItem(at: logsFolder.appendingPathComponent(name))
             }
         }
-        let (executions, peakJobs) = try Parallel.map(orders.count, jobs: options.jobs, maxJobs: options.maxJobs) { index -> ExecutedOrder in
+        let (executions, peakJobs) = try AdaptivePool.map(orders.count, jobs: options.jobs, maxJobs: options.maxJobs) { index -> ExecutedOrder in
             let planned = orders[index]
             let log = try self.logsFolder.map { try LineLog($0.appendingPathComponent(String(format: "run-%02d.log", index))) }
             var execution = planned.tests.isEmpty ? ExecutedOrder(order: []) : try self.executor.execute(planned.tests, log: log)
@@ -134,7 +134,7 @@ public final class FlakyDetector: Sendable {
 
     /// Re-runs one order `count` times (`--order`, `--order-file`, `--replay`).
     public func replay(_ order: [String], count: Int, jobs: Int) throws -> [ExecutedOrder] {
-        try Parallel.map(count, jobs: jobs) { _ in try self.executor.execute(order) }
+        try AdaptivePool.map(count, jobs: jobs) { _ in try self.executor.execute(order) }
     }
 
     /// `run 3 (4/12)  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`: the run's index (what

@@ -236,11 +236,21 @@ public struct HTMLReport: PageWriter, Sendable {
             let text = try page(report, title: "\(report.files[i].relativePath) · \(name)", kind: "file", root: "../", body: body, inline: false)
             let writer = try AtomicFileWriter(destination: try folder.file("files/" + pages[i]))
             // The mark is control characters that no escaped value contains: each one is where a
-            // template placed the rows.
-            for (k, piece) in text.components(separatedBy: Self.sourceRowsMark).enumerated() {
-                if k > 0 { try writer.write(bytes: rows) }
-                try writer.write(piece)
+            // template placed the rows. Found on the bytes (Foundation's `components(separatedBy:)`
+            // took a third of the report's time).
+            let bytes = Array(text.utf8), mark = Array(Self.sourceRowsMark.utf8)
+            var start = 0, i = 0
+            while i + mark.count <= bytes.count {
+                if bytes[i] == mark[0], bytes[i..<(i + mark.count)].elementsEqual(mark) {
+                    try writer.write(bytes: bytes[start..<i])
+                    try writer.write(bytes: rows)
+                    i += mark.count
+                    start = i
+                } else {
+                    i += 1
+                }
             }
+            try writer.write(bytes: bytes[start...])
             try writer.commit()
             return true
         }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs independent work items on `jobs` threads, and on up to `maxJobs` while the machine's CPUs sit
 /// idle; results keep the items' order, so what comes out does not depend on the number of threads.
-enum Parallel {
+enum AdaptivePool {
     /// The results in item order and the largest number of threads that ran at once.
     /// `idleFraction` reports the share of CPU time idle since its last call (nil: unknown); by
     /// default `/proc/stat` is sampled. Tests pass their own, so that what they check does not
@@ -76,7 +76,7 @@ struct CPUIdleSampler {
     }
 }
 
-/// The shared state of `Parallel.map`: the next index, the results, the first error.
+/// The shared state of `AdaptivePool.map`: the next index, the results, the first error.
 // @unchecked: the workers read and write every stored var only while `condition` is locked, and
 // `map` reads `results`/`error` only after all workers left the group (the condition variable lets
 // the sampler wait for a finished item, which `Locked` cannot).

@@ -2,9 +2,9 @@
 import XCTest
 
 /// The adaptive job count: results keep item order, and waiting work gets more threads than `jobs`.
-final class ParallelTests: XCTestCase {
+final class AdaptivePoolTests: XCTestCase {
     func testResultsKeepTheirOrderWhateverTheThreadCount() throws {
-        let (results, peak) = try Parallel.map(40, jobs: 2, maxJobs: 8) { index -> Int in
+        let (results, peak) = try AdaptivePool.map(40, jobs: 2, maxJobs: 8) { index -> Int in
             usleep(UInt32(20_000 * (index % 3)))
             return index * index
         }
@@ -15,19 +15,19 @@ final class ParallelTests: XCTestCase {
     func testWaitingWorkGetsMoreThreadsWhileTheCPUsIdle() throws {
         // Every item sleeps (like a test process waiting on XCTest's thread hops) and the CPUs are
         // reported idle: the pool grows past `jobs`, but never past `maxJobs`.
-        let (_, peak) = try Parallel.map(16, jobs: 1, maxJobs: 4, idleFraction: { 0.9 }) { _ in usleep(300_000) }
+        let (_, peak) = try AdaptivePool.map(16, jobs: 1, maxJobs: 4, idleFraction: { 0.9 }) { _ in usleep(300_000) }
         XCTAssertGreaterThan(peak, 1)
         XCTAssertLessThanOrEqual(peak, 4)
     }
 
     func testBusyCPUsGetNoExtraThreads() throws {
         // The same work while the machine is reported busy: no thread is added.
-        let (_, peak) = try Parallel.map(8, jobs: 1, maxJobs: 4, idleFraction: { 0.1 }) { _ in usleep(100_000) }
+        let (_, peak) = try AdaptivePool.map(8, jobs: 1, maxJobs: 4, idleFraction: { 0.1 }) { _ in usleep(100_000) }
         XCTAssertEqual(peak, 1)
     }
 
     func testAFixedJobCountStaysFixed() throws {
-        let (_, peak) = try Parallel.map(6, jobs: 2, maxJobs: nil) { _ in usleep(100_000) }
+        let (_, peak) = try AdaptivePool.map(6, jobs: 2, maxJobs: nil) { _ in usleep(100_000) }
         XCTAssertEqual(peak, 2)
     }
 
@@ -39,7 +39,7 @@ final class ParallelTests: XCTestCase {
     }
 
     func testTheFirstErrorStopsTheWork() {
-        XCTAssertThrowsError(try Parallel.map(20, jobs: 2, maxJobs: 6) { index -> Int in
+        XCTAssertThrowsError(try AdaptivePool.map(20, jobs: 2, maxJobs: 6) { index -> Int in
             if index == 3 { throw CocoaError(.fileNoSuchFile) }
             return index
         })

@@ -27,23 +27,10 @@ final class CIExamplesTests: XCTestCase {
 
     /// Runs a step's shell text with bash -e in the workspace, the built testscope first on PATH.
     private func shell(_ script: String, environment extra: [String: String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["timeout", "-k", "10", "600", "bash", "-e", "-c", script]
-        process.currentDirectoryURL = workspace
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = TestscopeProcess.binDirectory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        environment["NO_COLOR"] = "1"
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
+        var environment = extra
+        environment["PATH"] = TestscopeProcess.binDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let log = workspace.deletingLastPathComponent().appendingPathComponent("step-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        defer { try? handle.close() }
-        (process.standardOutput, process.standardError, process.standardInput) = (handle, handle, FileHandle.nullDevice)
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOf: log, encoding: .utf8))
+        return try TestscopeProcess.runLogged(["bash", "-e", "-c", script], limit: 600, in: workspace, environment: environment, log: log)
     }
 
     private func assertExists(_ paths: [String], _ what: String, file: StaticString = #filePath, line: UInt = #line) {

@@ -64,21 +64,9 @@ final class PluginTests: XCTestCase {
 
     /// `swift package …` in the consumer, stopped after `limit` seconds (coreutils timeout) so a lock wait fails the test.
     private func swiftPackage(_ arguments: [String], limit: Int = 900) throws -> TestscopeProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["timeout", "-k", "10", String(limit), "swift", "package", "--package-path", Self.consumer.path] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let log = Self.consumer.appendingPathComponent("swift-package.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        defer { try? handle.close() }
-        (process.standardOutput, process.standardError, process.standardInput) = (handle, handle, FileHandle.nullDevice)
-        try process.run()
-        process.waitUntilExit()
-        let text = try String(contentsOf: log, encoding: .utf8)
-        return TestscopeProcess.Result(status: process.terminationStatus, stdout: text, stderr: text)
+        let (status, text) = try TestscopeProcess.runLogged(["swift", "package", "--package-path", Self.consumer.path] + arguments,
+                                                            limit: limit, log: Self.consumer.appendingPathComponent("swift-package.log"))
+        return TestscopeProcess.Result(status: status, stdout: text, stderr: text)
     }
 
     func testPluginRunsTestscopeOnTheDependentPackage() throws {

@@ -81,6 +81,27 @@ enum TestscopeProcess {
         return process.terminationStatus == 0 ? text : nil
     }
 
+    /// Runs `arguments` through `timeout -k 10 LIMIT` (a hung child fails the test instead of hanging
+    /// it) with stdout and stderr into the file `log` (a chatty child never fills a pipe); NO_COLOR set.
+    static func runLogged(_ arguments: [String], limit: Int, in directory: URL? = nil, environment extra: [String: String] = [:],
+                          log: URL) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["timeout", "-k", "10", String(limit)] + arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        (process.standardOutput, process.standardError, process.standardInput) = (handle, handle, FileHandle.nullDevice)
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try String(contentsOf: log, encoding: .utf8))
+    }
+
     /// The test binary a `run` used (it builds into `.build/testscope`): coverage.json lists it among its inputs.
     static func testBinary(ofRunIn output: URL) throws -> URL {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("coverage.json"))) as? [String: Any]

@@ -151,7 +151,7 @@ public struct NativeFunctionRecords: Sendable {
     /// llvm's `CoverageMapping::loadFunctionRecord` over every mapped function, in the order given
     /// (binary order, then covfun order).
     public static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
-        let ranges = chunks(mapped.count)
+        let ranges = Parallel.chunks(mapped.count)
         let outcomes = Parallel.map(ranges.count) { chunk -> [Outcome] in
             var evaluator = CounterEvaluator()
             return ranges[chunk].map { outcome(of: mapped[$0], counters: counters, evaluator: &evaluator) }
@@ -164,7 +164,7 @@ public struct NativeFunctionRecords: Sendable {
     public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
         var all: [Outcome] = []
         for binary in binaries {
-            let ranges = chunks(binary.count)
+            let ranges = Parallel.chunks(binary.count)
             let outcomes = Parallel.map(ranges.count) { chunk -> Result<[Outcome], any Error> in
                 var evaluator = CounterEvaluator()
                 return Result {
@@ -214,12 +214,6 @@ public struct NativeFunctionRecords: Sendable {
         case zeroRegionDummy
         case evaluationError(String)
         case kept(CountedFunction, ProvenanceKey, profiled: Bool)
-    }
-
-    /// Contiguous index ranges, a few per core.
-    private static func chunks(_ count: Int) -> [Range<Int>] {
-        let parts = max(1, min(count / 256, 4 * ProcessInfo.processInfo.activeProcessorCount))
-        return (0..<parts).map { (count * $0 / parts)..<(count * ($0 + 1) / parts) }
     }
 
     private static func outcome(of function: MappedFunction, counters: ProfileCounters,

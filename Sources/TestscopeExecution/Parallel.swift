@@ -20,13 +20,16 @@ public enum Parallel {
     /// `body` over `0..<count` cut into one contiguous chunk per task (cheap items: one dispatch per
     /// chunk, not per item), results in index order.
     public static func chunkedMap<T>(_ count: Int, minimumChunk: Int = 256, _ body: (Int) -> T) -> [T] {
-        let chunks = max(1, min(count / max(1, minimumChunk), 4 * ProcessInfo.processInfo.activeProcessorCount))
-        guard chunks > 1 else { return (0..<count).map(body) }
-        let parts = map(chunks) { chunk -> [T] in
-            let range = (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
-            return range.map(body)
-        }
-        return parts.flatMap { $0 }
+        let ranges = chunks(count, minimumChunk: minimumChunk)
+        guard ranges.count > 1 else { return (0..<count).map(body) }
+        return map(ranges.count) { ranges[$0].map(body) }.flatMap { $0 }
+    }
+
+    /// `0..<count` cut into contiguous ranges, a few per core, none under `minimumChunk` items (one
+    /// range when there are few): for work that keeps state per chunk.
+    public static func chunks(_ count: Int, minimumChunk: Int = 256) -> [Range<Int>] {
+        let parts = max(1, min(count / max(1, minimumChunk), 4 * ProcessInfo.processInfo.activeProcessorCount))
+        return (0..<parts).map { (count * $0 / parts)..<(count * ($0 + 1) / parts) }
     }
 
     /// Each slot is written by exactly one iteration, and read only after all of them finished.

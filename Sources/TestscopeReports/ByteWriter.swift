@@ -33,6 +33,20 @@ struct ByteWriter {
         }
     }
 
+    /// `Format.fixed(value, decimals:)` without building a string (every ratio of coverage.json has one).
+    mutating func append(fixed value: Double, decimals: Int) {
+        let (whole, fraction, scale) = Format.fixedParts(value, decimals: decimals)
+        guard whole >= 0, fraction >= 0 else { append(string: Format.fixed(value, decimals: decimals)); return }
+        append(int: whole)
+        guard decimals > 0 else { return }
+        bytes.append(0x2E)
+        var divisor = scale / 10
+        while divisor > 0 {
+            bytes.append(UInt8(truncatingIfNeeded: fraction / divisor % 10) + 0x30)
+            divisor /= 10
+        }
+    }
+
     /// A JSON string literal.
     mutating func append(json text: String) {
         var text = text

@@ -121,7 +121,7 @@ public struct JSONReport: ReportRenderer {
         w.append("{\"covered\": "); w.append(int: r.covered)
         w.append(", \"total\": "); w.append(int: r.total)
         w.append(", \"percent\": ")
-        if let p = r.percent { w.append(string: Format.fixed(p, decimals: 4)) } else { w.append("null") }
+        if let p = r.percent { w.append(fixed: p, decimals: 4) } else { w.append("null") }
         w.append("}")
     }
 

@@ -80,14 +80,20 @@ public enum Format {
     /// A fixed-decimals number without Foundation's locale-dependent formatting; a value below 100
     /// never rounds up to 100.
     public static func fixed(_ value: Double, decimals: Int) -> String {
+        let (whole, fraction, _) = fixedParts(value, decimals: decimals)
+        guard decimals > 0 else { return String(whole) }
+        let digits = String(fraction)
+        return "\(whole)." + String(repeating: "0", count: decimals - digits.count) + digits
+    }
+
+    /// `value` rounded to `decimals` places (below 100 never shown as 100): the whole part, the
+    /// decimals as an integer, and 10^decimals.
+    static func fixedParts(_ value: Double, decimals: Int) -> (whole: Int64, fraction: Int64, scale: Int64) {
         var scale: Int64 = 1
         for _ in 0..<decimals { scale *= 10 }
         var scaled = Int64((value * Double(scale)).rounded())
         if value < 100 && scaled >= 100 * scale { scaled = 100 * scale - 1 }
-        let whole = scaled / scale
-        guard decimals > 0 else { return String(whole) }
-        let digits = String(scaled % scale)
-        return "\(whole)." + String(repeating: "0", count: decimals - digits.count) + digits
+        return (scaled / scale, scaled % scale, scale)
     }
 
     /// Line ranges as coverage.py prints them: `12-14, 20`.

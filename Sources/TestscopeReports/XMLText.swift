@@ -8,6 +8,14 @@ public enum XMLText {
     public static func attribute(_ text: String) -> String { escape(text, attribute: true) }
 
     static func escape(_ raw: String, attribute: Bool) -> String {
+        // Most text (file paths, function names) needs nothing: returned as it is after one byte scan.
+        // Escaping scalar by scalar was 75 % of writing cobertura.xml on the 400-file package (perf).
+        guard needsEscaping(raw) else { return raw }
+        return escapeScalars(raw, attribute: attribute)
+    }
+
+    /// The escaping itself, scalar by scalar.
+    static func escapeScalars(_ raw: String, attribute: Bool) -> String {
         let text = TerminalText.stripANSI(raw)
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -29,6 +37,25 @@ public enum XMLText {
         return out
     }
 
+    /// Whether any byte may change: markup, quotes, control characters (ESC among them), U+FFFE / U+FFFF.
+    static func needsEscaping(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                switch bytes[i] {
+                case 0..<0x20, 0x22, 0x26, 0x27, 0x3C, 0x3E:
+                    return true
+                case 0xEF where i + 2 < bytes.count && bytes[i + 1] == 0xBF && bytes[i + 2] >= 0xBE:
+                    return true
+                default:
+                    i += 1
+                }
+            }
+            return false
+        }
+    }
+
     static func isLegal(_ s: Unicode.Scalar) -> Bool {
         let v = s.value
         if v < 0x20 { return false }
@@ -40,7 +67,7 @@ public enum XMLText {
 /// ANSI escape removal shared by the text-based reports.
 public enum TerminalText {
     public static func stripANSI(_ text: String) -> String {
-        guard text.contains("\u{1B}") else { return text }
+        guard text.utf8.contains(0x1B) else { return text }
         var out = String.UnicodeScalarView()
         var it = text.unicodeScalars.makeIterator()
         while let s = it.next() {

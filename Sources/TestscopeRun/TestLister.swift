@@ -2,7 +2,7 @@ import Foundation
 import TestscopeExecution
 import TestscopeTestResults
 
-/// Lists the tests of a built test binary: `--list-tests` of XCTest, then of Swift Testing.
+/// Lists the tests of a built test binary: `--list-tests` of XCTest and of Swift Testing.
 public enum TestLister {
     /// The binary's tests (Swift Testing's once each, as listed). A failed XCTest listing is an error
     /// (`TestResultsError.testListFailed`); a failed Swift Testing listing means no Swift Testing tests.
@@ -16,14 +16,23 @@ public enum TestLister {
         defer { try? FileManager.default.removeItem(at: scratch); Interruption.forget(scratch) }
         var environment = environment
         environment["LLVM_PROFILE_FILE"] = scratch.appendingPathComponent("list-%p.profraw").path
-        let xc = try ProcessRunner.run(binary, ["--list-tests"], environment: environment)
+        let arguments = ["--testing-library", "swift-testing", "--list-tests"]
+            + (swiftTestingEvents.map { ["--event-stream-output-path", $0.path] } ?? [])
+        // The two listings are independent processes: run side by side (each is a start of the test binary).
+        let swiftTestingListing = Locked<Result<ProcessResult, any Error>?>(nil)
+        let environmentCopy = environment
+        let swiftTestingTask = BlockingTask {
+            let result = Result { try ProcessRunner.run(binary, arguments, environment: environmentCopy) }
+            swiftTestingListing.withLock { $0 = result }
+        }
+        let xcResult = Result { try ProcessRunner.run(binary, ["--list-tests"], environment: environment) }
+        swiftTestingTask.wait()
+        let xc = try xcResult.get()
         guard xc.succeeded else {
             throw TestResultsError.testListFailed(detail: "\(binary.lastPathComponent) --list-tests exited with \(xc.status)")
         }
         var list = TestList.parse(xc.stdoutText)
-        var arguments = ["--testing-library", "swift-testing", "--list-tests"]
-        if let swiftTestingEvents { arguments += ["--event-stream-output-path", swiftTestingEvents.path] }
-        let st = try ProcessRunner.run(binary, arguments, environment: environment)
+        let st = try swiftTestingListing.withLock { $0 }!.get()
         if st.succeeded {
             var seen = Set<String>()
             list.swiftTesting = TestList.parse(st.stdoutText).swiftTesting.filter { seen.insert($0).inserted }

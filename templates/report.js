@@ -114,11 +114,17 @@
     });
   });
 
-  /* Function rows jump to their line. */
+  /* Function rows jump to their line; a function's closures button shows or hides its closures. */
   all(document, 'table.functions tbody tr').forEach(function (row) {
     row.addEventListener('click', function (event) {
       var link = row.querySelector('a');
-      if (link && event.target !== link) { link.click(); }
+      if (link && event.target !== link && !event.target.closest('.fold')) { link.click(); }
+    });
+  });
+  all(document, 'table.functions .fold').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var open = button.closest('tbody').classList.toggle('open');
+      button.setAttribute('aria-expanded', open ? 'true' : 'false');
     });
   });
 

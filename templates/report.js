@@ -23,6 +23,19 @@
     showTheme();
   }
 
+  /* A link to something inside a folded section (#functions, #numbers) opens the section. */
+  function reveal(element) {
+    var opened = false;
+    for (var node = element; node; node = node.parentElement) {
+      if (node.tagName === 'DETAILS' && !node.open) { node.open = true; opened = true; }
+    }
+    return opened;
+  }
+  function revealHash() {
+    var target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (target && reveal(target)) { target.scrollIntoView(); }
+  }
+
   /* Views of a single-file report: #index, #f3 (a file), #f3-L12 (a line in it), #tests, #tests-t4 (a test). */
   var views = all(document, '.view[data-view]');
   function activeView() {
@@ -36,7 +49,7 @@
       if (a.getAttribute('href') === tab) { a.setAttribute('aria-current', 'page'); } else { a.removeAttribute('aria-current'); }
     });
     var line = match && match[2] ? document.getElementById(id) : null;
-    if (line) { line.scrollIntoView({ block: 'center' }); } else { window.scrollTo(0, 0); }
+    if (line) { reveal(line); line.scrollIntoView({ block: 'center' }); } else { window.scrollTo(0, 0); }
     return view;
   }
   var currentView = activeView();
@@ -175,6 +188,8 @@
       if (input) { input.focus(); event.preventDefault(); }
     }
   });
+
+  if (!views.length) { revealHash(); window.addEventListener('hashchange', revealHash); }
 
   root.setAttribute('data-ready', '1');
 })();

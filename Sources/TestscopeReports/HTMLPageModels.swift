@@ -123,7 +123,7 @@ enum HTMLModels {
                              _ watermarks: Watermarks) -> String {
         var out: [UInt8] = []
         for function in functionOrder(file.functions) {
-            out.append(contentsOf: function.closures.isEmpty ? Array("<tbody>".utf8) : Array("<tbody class=\"group\">".utf8))
+            out.append(contentsOf: function.closures.isEmpty ? "<tbody>".utf8 : "<tbody class=\"group\">".utf8)
             template.render(FunctionRow(function: function, isClosure: false, anchor: "\(anchorPrefix)L\(function.line)",
                                         watermarks: watermarks, fold: fold(function.closures)), to: &out)
             for closure in function.closures {

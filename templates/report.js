@@ -23,6 +23,19 @@
     showTheme();
   }
 
+  /* A link to something inside a folded section (#functions, #numbers) opens the section. */
+  function reveal(element) {
+    var opened = false;
+    for (var node = element; node; node = node.parentElement) {
+      if (node.tagName === 'DETAILS' && !node.open) { node.open = true; opened = true; }
+    }
+    return opened;
+  }
+  function revealHash() {
+    var target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (target && reveal(target)) { target.scrollIntoView(); }
+  }
+
   /* Views of a single-file report: #index, #f3 (a file), #f3-L12 (a line in it), #tests, #tests-t4 (a test). */
   var views = all(document, '.view[data-view]');
   function activeView() {
@@ -36,7 +49,7 @@
       if (a.getAttribute('href') === tab) { a.setAttribute('aria-current', 'page'); } else { a.removeAttribute('aria-current'); }
     });
     var line = match && match[2] ? document.getElementById(id) : null;
-    if (line) { line.scrollIntoView({ block: 'center' }); } else { window.scrollTo(0, 0); }
+    if (line) { reveal(line); line.scrollIntoView({ block: 'center' }); } else { window.scrollTo(0, 0); }
     return view;
   }
   var currentView = activeView();
@@ -114,11 +127,17 @@
     });
   });
 
-  /* Function rows jump to their line. */
+  /* Function rows jump to their line; a function's closures button shows or hides its closures. */
   all(document, 'table.functions tbody tr').forEach(function (row) {
     row.addEventListener('click', function (event) {
       var link = row.querySelector('a');
-      if (link && event.target !== link) { link.click(); }
+      if (link && event.target !== link && !event.target.closest('.fold')) { link.click(); }
+    });
+  });
+  all(document, 'table.functions .fold').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var open = button.closest('tbody').classList.toggle('open');
+      button.setAttribute('aria-expanded', open ? 'true' : 'false');
     });
   });
 
@@ -169,6 +188,8 @@
       if (input) { input.focus(); event.preventDefault(); }
     }
   });
+
+  if (!views.length) { revealHash(); window.addEventListener('hashchange', revealHash); }
 
   root.setAttribute('data-ready', '1');
 })();

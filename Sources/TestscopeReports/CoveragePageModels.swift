@@ -12,10 +12,13 @@ struct IndexModel: HTMLViewModel {
     var targets: [GroupRowModel]
     /// The "Changes" summary (`--diff-base`); nil without it.
     var changes: ChangesModel? = nil
+    /// The run's test outcome, linked to the Tests page; nil when the report has no test results.
+    var testOutcome: TestOutcomeModel? = nil
 
     func child(named name: String) -> Any? {
         switch name {
         case "changes": return changes.orFalse
+        case "testOutcome": return testOutcome.orFalse
         case "facts": return facts
         case "totals": return totals
         case "fileCount": return fileCount
@@ -30,8 +33,24 @@ struct IndexModel: HTMLViewModel {
     }
 }
 
-/// `file.mustache`: a source file's page. `functionRows` and `sourceLines` are markup rendered (and
-/// escaped) by the row templates.
+/// The index's test outcome line: `412 tests: 410 passed, 2 failed, 0 skipped`, `lo` when any failed.
+struct TestOutcomeModel: HTMLViewModel {
+    var text: String
+    var level: String
+    var href: String
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "text": return text
+        case "level": return level
+        case "href": return href
+        default: return nil
+        }
+    }
+}
+
+/// `file.mustache`: a source file's page: the source first, the function table folded into a one-line
+/// summary. `functionRows` and `sourceLines` are markup rendered (and escaped) by the row templates.
 struct FilePageModel: HTMLViewModel {
     var common: PageCommon
     var path: String
@@ -42,7 +61,12 @@ struct FilePageModel: HTMLViewModel {
     var totals: [RatioModel]
     var notices: [String]
     var testFailures: FailureBoxModel?
-    var functionCount: String
+    /// `#` + this prefix + `functions` is the function table (single-file report: `f3-`).
+    var anchorPrefix: String
+    /// The table's one-line summary (`HTMLModels.functionLabels`).
+    var functionsLabel: String
+    var notRunLabel: String?
+    var closuresLabel: String?
     var hasFunctions: Bool
     var functionRows: String
     var uncoveredLines: String
@@ -63,7 +87,10 @@ struct FilePageModel: HTMLViewModel {
         case "totals": return totals
         case "notices": return notices
         case "testFailures": return testFailures.orFalse
-        case "functionCount": return functionCount
+        case "anchorPrefix": return anchorPrefix
+        case "functionsLabel": return functionsLabel
+        case "notRunLabel": return notRunLabel.orFalse
+        case "closuresLabel": return closuresLabel.orFalse
         case "hasFunctions": return hasFunctions
         case "functionRows": return functionRows
         case "uncoveredLines": return uncoveredLines

@@ -84,12 +84,14 @@ enum HTMLModels {
         GroupRowModel(cells: summaryCells(summary, watermarks), name: name, files: String(files))
     }
 
-    /// One function (or closure) row for `function-row.mustache`.
+    /// One function (or closure) row for `function-row.mustache`; `fold` is the markup of a function's
+    /// closures toggle (numbers only), nil for closures and functions without closures.
     struct FunctionRow: HTMLRow {
         var function: FunctionCoverage
         var isClosure: Bool
         var anchor: String
         var watermarks: Watermarks
+        var fold: String? = nil
 
         func value(_ name: String) -> String? {
             switch name {
@@ -97,6 +99,7 @@ enum HTMLModels {
             case "hit": return function.isCovered ? "hit" : "missed"
             case "anchor": return anchor
             case "name": return function.name
+            case "fold": return fold
             case "line": return String(function.line)
             case "count": return HTMLFormat.abbreviatedCount(function.count)
             case "exact": return "\(function.count) \(function.count == 1 ? "call" : "calls")"
@@ -113,19 +116,48 @@ enum HTMLModels {
         }
     }
 
-    /// The function table's rows: each function, then its closures indented under it.
+    /// The function table's bodies: one `<tbody>` per function (the function's row, then its closures'),
+    /// the functions that never ran first, then the rest in source order. Closures are folded by
+    /// report.js (`tbody.open` shows them); without scripts every row shows.
     static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
                              _ watermarks: Watermarks) -> String {
         var out: [UInt8] = []
-        for function in file.functions.sorted(by: { ($0.line, $0.column) < ($1.line, $1.column) }) {
+        for function in functionOrder(file.functions) {
+            out.append(contentsOf: function.closures.isEmpty ? "<tbody>".utf8 : "<tbody class=\"group\">".utf8)
             template.render(FunctionRow(function: function, isClosure: false, anchor: "\(anchorPrefix)L\(function.line)",
-                                        watermarks: watermarks), to: &out)
+                                        watermarks: watermarks, fold: fold(function.closures)), to: &out)
             for closure in function.closures {
                 template.render(FunctionRow(function: closure, isClosure: true, anchor: "\(anchorPrefix)L\(closure.line)",
                                             watermarks: watermarks), to: &out)
             }
+            out.append(contentsOf: "</tbody>\n".utf8)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The table's order: functions that never ran first, each part in source order.
+    static func functionOrder(_ functions: [FunctionCoverage]) -> [FunctionCoverage] {
+        functions.sorted { ($0.isCovered ? 1 : 0, $0.line, $0.column) < ($1.isCovered ? 1 : 0, $1.line, $1.column) }
+    }
+
+    /// A function's closures toggle: how many, and how many never ran (markup of numbers only).
+    static func fold(_ closures: [FunctionCoverage]) -> String? {
+        guard !closures.isEmpty else { return nil }
+        let missed = closures.filter { !$0.isCovered }.count
+        return "<button type=\"button\" class=\"fold\" aria-expanded=\"false\" title=\"Show or hide the closures inside this function\">"
+            + "\(closures.count) \(closures.count == 1 ? "closure" : "closures")"
+            + (missed == 0 ? "" : ", <span class=\"unc\">\(missed) not run</span>") + "</button>"
+    }
+
+    /// The function table's one-line summary: `42 functions`, `3 not run`, `118 closures, 20 not run`.
+    static func functionLabels(_ functions: [FunctionCoverage]) -> (functions: String, notRun: String?, closures: String?) {
+        let notRun = functions.filter { !$0.isCovered }.count
+        let closures = functions.flatMap(\.closures)
+        let closuresNotRun = closures.filter { !$0.isCovered }.count
+        return ("\(functions.count) \(functions.count == 1 ? "function" : "functions")",
+                notRun == 0 ? nil : "\(notRun) not run",
+                closures.isEmpty ? nil : "\(closures.count) \(closures.count == 1 ? "closure" : "closures")"
+                    + (closuresNotRun == 0 ? "" : ", \(closuresNotRun) not run"))
     }
 
     /// Links to the pages of a table split into pages (nil for one page).

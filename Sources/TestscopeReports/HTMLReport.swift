@@ -139,7 +139,11 @@ public struct HTMLReport: PageWriter, Sendable {
             fileTable: split ? nil : fileTable(report.files.indices.map { (report.files[$0], fileHrefs[$0]) }, pager: nil, changed: changedPaths(report)),
             directories: directories, directoryCount: String(report.directories.count),
             targets: report.targets.map { HTMLModels.groupRow(name: $0.name, files: $0.files, summary: $0.summary, watermarks) },
-            changes: report.diff.map { changes($0, report: report, fileHrefs: fileHrefs) })
+            changes: report.diff.map { changes($0, report: report, fileHrefs: fileHrefs) },
+            testOutcome: tests.map { run in
+                TestOutcomeModel(text: "\(run.results.count) \(run.results.count == 1 ? "test" : "tests"): \(run.summaryLine)",
+                                 level: run.hasFailures ? "lo" : "hi", href: singleFile ? "#tests" : "tests.html")
+            })
         return try templates.render("index", model)
     }
 
@@ -199,11 +203,11 @@ public struct HTMLReport: PageWriter, Sendable {
             index.box(path: file.path, testsHref: singleFile ? "#tests" : root + "tests.html", anchorPrefix: singleFile ? "tests-" : "",
                       anchorHref: { singleFile ? "#\($0)" : "\(root)tests.html#\($0)" }, lineHref: { "#\(anchorPrefix)L\($0)" })
         }
-        let functionCount = file.functions.count + file.functions.reduce(0) { $0 + $1.closures.count }
+        let labels = HTMLModels.functionLabels(file.functions)
         let model = FilePageModel(
             common: common(report, root: root), path: file.relativePath, dir: dir, base: base, target: file.target,
             indexHref: indexHref, totals: HTMLModels.totals(file.summary, watermarks), notices: view.notices, testFailures: failures,
-            functionCount: functionCount == file.functions.count ? "\(functionCount)" : "\(file.functions.count) + \(functionCount - file.functions.count) closures",
+            anchorPrefix: anchorPrefix, functionsLabel: labels.functions, notRunLabel: labels.notRun, closuresLabel: labels.closures,
             hasFunctions: !file.functions.isEmpty,
             functionRows: HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks),
             uncoveredLines: String(view.uncoveredLines), partialLines: String(view.partialLines),

@@ -31,6 +31,49 @@ struct Chromium {
         return Chromium(dom: result.stdoutText, domFile: domFile, log: result.stderrText)
     }
 
+    /// A PNG screenshot of `page` in a `width`×`height` window (CSS pixels), in the `light` or `dark`
+    /// theme (head.js reads `?theme=`), written to `png`.
+    static func screenshot(_ page: URL, theme: String, width: Int, height: Int, to png: URL, in folder: URL) throws {
+        let chromium = try executable(["chromium", "chromium-browser", "google-chrome"], package: "chromium")
+        let profile = folder.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
+        let result = try ProcessRunner.run(chromium, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
+            "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--virtual-time-budget=10000",
+            "--hide-scrollbars", "--window-size=\(width),\(height)", "--screenshot=\(png.path)", page.absoluteString + "?theme=\(theme)",
+        ])
+        XCTAssertEqual(result.status, 0, result.stderrText)
+    }
+
+    /// A PNG's size and the colour of one pixel, decoded by Python's zlib (8-bit RGB or RGBA, as Chromium writes).
+    static func pixel(of png: URL, x: Int, y: Int) throws -> (width: Int, height: Int, rgb: [Int]) {
+        let script = """
+        import struct, sys, zlib
+        data = open(sys.argv[1], 'rb').read()
+        assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
+        pos, idat, width, height, channels = 8, b'', 0, 0, 0
+        while pos < len(data):
+            length, kind = struct.unpack('>I4s', data[pos:pos + 8]); body = data[pos + 8:pos + 8 + length]; pos += 12 + length
+            if kind == b'IHDR':
+                width, height, depth, colour = struct.unpack('>IIBB', body[:10]); assert depth == 8; channels = {2: 3, 6: 4}[colour]
+            elif kind == b'IDAT': idat += body
+        raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
+        for r in range(int(sys.argv[3]) + 1):
+            start = r * (stride + 1); kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+            for i in range(stride):
+                a = line[i - channels] if i >= channels else 0; b = prev[i]; c = prev[i - channels] if i >= channels else 0
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + [0, a, b, (a + b) // 2, a if pa <= pb and pa <= pc else (b if pb <= pc else c)][kind]) & 255
+            prev = line
+        x = int(sys.argv[2]) * channels
+        print(width, height, prev[x], prev[x + 1], prev[x + 2])
+        """
+        let output = try XCTUnwrap(TestscopeProcess.output(of: ["python3", "-c", script, png.path, String(x), String(y)]), "python3 decodes \(png.lastPathComponent)")
+        let numbers = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        XCTAssertEqual(numbers.count, 5, output)
+        guard numbers.count == 5 else { return (0, 0, []) }
+        return (numbers[0], numbers[1], Array(numbers[2...]))
+    }
+
     /// No script error, blocked load or alert recorded by the page (head.js), its script ran to the
     /// end (`data-ready`), and Chromium logged no console message.
     func assertClean(file: StaticString = #filePath, line: UInt = #line) {

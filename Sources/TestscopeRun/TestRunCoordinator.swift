@@ -70,6 +70,7 @@ public struct TestRunCoordinator: Sendable {
     }
 
     public func run(log: AtomicFileWriter) throws -> TestRunOutput {
+        PhaseTimer.mark("run")
         let started = Date().addingTimeInterval(-1)
         var results = TestRunResults(startedAt: started)
         // 1. Build the tests with coverage, as `swift test --enable-code-coverage` would.

@@ -17,12 +17,7 @@ enum ExitStatus: Int32 {
     var exitCode: ExitCode { ExitCode(rawValue) }
     /// The status of a command's verdict.
     init(_ status: Outcome.Status) {
-        switch status {
-        case .success: self = .success
-        case .testsFailed: self = .testsFailed
-        case .belowThreshold: self = .belowThreshold
-        case .flaky: self = .flaky
-        }
+        self = ExitStatus(rawValue: status.exitStatus) ?? .internalError
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 /// What a history says, computed on read and explainable (every verdict carries its reason), with the
 /// rules of ci-formats.md G: flip rate = flips ÷ (runs − 1) (Apple's ICSE-SEIP 2020 measure);
 /// pass and fail on the same code (tree, else commit) is the strongest signal (BuildPulse, Buildkite,
-/// Mergify, Datadog); Broken > Flaky > Healthy (Trunk); skipped runs say nothing and a lack of data
+/// Mergify, Datadog); broken only when nothing points to flakiness (Mergify); skipped runs say nothing and a lack of data
 /// heals nothing (Mergify); nothing is called flaky on fewer than `minimumSample` runs (Trunk).
 public struct HistoryAnalysis: Sendable {
     /// Pass/fail executions a test needs before it can be called flaky (docs/history.md).
@@ -99,22 +99,25 @@ public struct HistoryAnalysis: Sendable {
             lastFailure: entries.last { $0.execution.passed == false }?.execution.message)
     }
 
-    /// Broken > Flaky > Healthy, each with its reason.
+    /// Flaky when the sample is large enough and something points to flakiness; else broken when the
+    /// last runs all failed (Mergify: broken = fails and nothing points to flakiness); else healthy.
     static func verdict(_ timeline: [Bool], disagreements: Int) -> (State, String) {
         let streak = timeline.reversed().prefix { !$0 }.count
+        if timeline.count >= minimumSample {
+            let flipCount = flips(timeline)
+            let rate = Double(flipCount) / Double(timeline.count - 1)
+            if disagreements > 0 {
+                return (.flaky, "passed and failed on the same code \(disagreements) time\(disagreements == 1 ? "" : "s")")
+            }
+            if flipCount >= 2, rate >= flakyFlipRate {
+                return (.flaky, String(format: "flip rate %.2f (%d flips in %d runs)", rate, flipCount, timeline.count))
+            }
+        }
         if streak >= brokenStreak {
             return (.broken, "failed the last \(streak) run\(streak == 1 ? "" : "s")")
         }
         guard timeline.count >= minimumSample else {
             return (.tooFewRuns, "\(timeline.count) run\(timeline.count == 1 ? "" : "s") (fewer than \(minimumSample))")
-        }
-        let flipCount = flips(timeline)
-        let rate = Double(flipCount) / Double(timeline.count - 1)
-        if disagreements > 0 {
-            return (.flaky, "passed and failed on the same code \(disagreements) time\(disagreements == 1 ? "" : "s")")
-        }
-        if flipCount >= 2, rate >= flakyFlipRate {
-            return (.flaky, String(format: "flip rate %.2f (%d flips in %d runs)", rate, flipCount, timeline.count))
         }
         return (.healthy, timeline.contains(false) ? "failures without flips or same-code disagreement" : "passed every run")
     }

@@ -26,7 +26,7 @@ public enum HistoryError: LocalizedError, Equatable {
         case let .locked(path, seconds):
             return "history \(path) is locked by another process (waited \(String(format: "%.0f", seconds)) s); nothing was written — retry when it is done"
         case let .full(path, detail):
-            return "history \(path) could not be written (\(detail)): the disk or the file size limit is full; nothing was written — free space and retry"
+            return "history \(path) could not be written (\(detail): is the disk or the file size limit full?); nothing was written — free space and retry"
         case let .unreadable(path, detail):
             return "history \(path) cannot be used (\(detail)); it was left as it was"
         case let .readOnly(path):

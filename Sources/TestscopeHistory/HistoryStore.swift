@@ -35,7 +35,11 @@ public final class HistoryStore {
             signal(SIGXFSZ, SIG_IGN)
         }
         do {
-            let connection = try SQLiteConnection(path: path, create: mode == .write, readOnly: mode == .read, busyTimeout: busyTimeout)
+            // Reading opens read-write when it may (nothing is written): then the last connection to close
+            // removes the `-wal`/`-shm` files a read-only one would leave beside the file.
+            let readOnly = mode == .read && !(FileManager.default.isWritableFile(atPath: path)
+                && FileManager.default.isWritableFile(atPath: url.deletingLastPathComponent().path))
+            let connection = try SQLiteConnection(path: path, create: mode == .write, readOnly: readOnly, busyTimeout: busyTimeout)
             self.connection = connection
             try prepareSchema(connection)
         } catch {
@@ -78,8 +82,10 @@ public final class HistoryStore {
             return
         }
         try db.execute("PRAGMA foreign_keys = ON")
-        // WAL: readers do not block the writer; the checkpoint on close folds it back into the file.
-        _ = try db.integer("PRAGMA journal_mode = WAL")
+        // WAL: readers do not block the writer; the checkpoint on close folds it back into the file. Set
+        // once and kept (switching back and forth rewrites the header: a failed or empty merge would
+        // then change the file's bytes).
+        if try db.prepare("PRAGMA journal_mode").text0() != "wal" { _ = try db.integer("PRAGMA journal_mode = WAL") }
         try db.transaction {
             // Again inside the write lock: another process may have created the tables meanwhile.
             let state = try inspect()
@@ -120,13 +126,27 @@ public final class HistoryStore {
         guard let connection else { return }
         defer { connection.close(); self.connection = nil }
         if mode == .write {
-            // A concurrent reader or writer may hold the WAL; then the last one to close checkpoints.
+            // The WAL folded into the file, so the file is the whole history (no `-wal` to carry between
+            // CI runs; the last connection to close also removes the empty `-wal` and the `-shm`). Fails
+            // (ignored) while another process uses the file: the last one to close does it.
             sqlite3_busy_timeout(connection.handle, 0)
             try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 
-    /// Stores every run of `sources` not yet in `target` (by uuid), one transaction per run; the counts added and already there.
+    /// Stores the records not yet there (by uuid) in one transaction: all or none; how many were added.
+    @discardableResult
+    public func append(all records: [HistoryRecord]) throws -> Int {
+        let db = try db()
+        do {
+            return try db.transaction { try records.reduce(0) { $0 + (try HistoryRows.insert($1, into: db) ? 1 : 0) } }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// Stores every run of `sources` not yet in `target` (by uuid), in one transaction (a full disk or a
+    /// crash adds none of them); the counts added and already there.
     public static func merge(_ sources: [URL], into target: URL, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (added: Int, present: Int) {
         // Every source is checked before the target is touched.
         var loaded: [HistoryRecord] = []
@@ -136,8 +156,7 @@ public final class HistoryStore {
             try store.close()
         }
         let store = try HistoryStore(url: target, mode: .write, busyTimeout: busyTimeout)
-        var added = 0
-        for record in loaded where try store.append(record) { added += 1 }
+        let added = try store.append(all: loaded)
         try store.close()
         return (added, loaded.count - added)
     }
@@ -146,12 +165,16 @@ public final class HistoryStore {
     func translate(_ error: Error) -> Error {
         guard let failure = error as? SQLiteFailure else { return error }
         let path = url.path
-        let errno = connection.map { sqlite3_system_errno($0.handle) } ?? 0
+        let errno = failure.systemErrno
         switch failure.primary {
         case SQLITE_NOTADB: return HistoryError.notSQLite(path: path)
         case SQLITE_BUSY, SQLITE_LOCKED: return HistoryError.locked(path: path, seconds: busyTimeout)
         case SQLITE_FULL: return HistoryError.full(path: path, detail: failure.message)
         case SQLITE_IOERR where errno == ENOSPC || errno == EFBIG: return HistoryError.full(path: path, detail: String(cString: strerror(errno)))
+        // A failed write(2): SQLite keeps the errno of the WAL's file to itself (measured: errno 0 past
+        // RLIMIT_FSIZE), and space or the size limit is what runs out in practice.
+        case SQLITE_IOERR where failure.code == SQLITE_IOERR | (3 << 8):  // SQLITE_IOERR_WRITE (a macro Swift does not import)
+            return HistoryError.full(path: path, detail: "a write failed")
         case SQLITE_READONLY: return HistoryError.readOnly(path: path)
         case SQLITE_CANTOPEN where mode == .write: return HistoryError.readOnly(path: path)
         case SQLITE_CORRUPT: return HistoryError.unreadable(path: path, detail: "the database is damaged: \(failure.message)")

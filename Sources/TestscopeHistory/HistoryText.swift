@@ -62,7 +62,8 @@ public struct HistoryText: Sendable {
 
     public static func durationTrend(_ stats: HistoryAnalysis.TestStats) -> String {
         if let earlier = stats.earlierDuration, let recent = stats.recentDuration {
-            let change = earlier > 0 ? String(format: " (%+.0f%%)", (recent - earlier) * 100 / earlier) : ""
+            // Below 5 ms of difference a percentage is timer noise.
+            let change = earlier > 0 && abs(recent - earlier) >= 0.005 ? String(format: " (%+.0f%%)", (recent - earlier) * 100 / earlier) : ""
             return "\(seconds(earlier)) → \(seconds(recent))\(change)"
         }
         guard !stats.durations.isEmpty else { return "–" }

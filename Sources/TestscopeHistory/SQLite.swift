@@ -5,6 +5,8 @@ import Foundation
 struct SQLiteFailure: Error {
     var code: Int32
     var message: String
+    /// The OS error behind an I/O error (`EFBIG` past RLIMIT_FSIZE, `ENOSPC`), read when it happened.
+    var systemErrno: Int32 = 0
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_FULL`, …) without the extended bits.
     var primary: Int32 { code & 0xFF }
 }
@@ -41,7 +43,7 @@ final class SQLiteConnection {
     }
 
     var lastError: SQLiteFailure {
-        SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+        SQLiteFailure(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), systemErrno: sqlite3_system_errno(handle))
     }
 
     /// Runs SQL without results (one or several statements).
@@ -131,6 +133,8 @@ final class Statement {
         guard let pointer = sqlite3_column_text(statement, column) else { return nil }
         return String(cString: pointer)
     }
+    /// The first column of the first row as text.
+    func text0() throws -> String? { try step() ? text(0) : nil }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
 }
 

@@ -26,7 +26,7 @@ extension Pipeline {
         }
         let quarantine = try request.quarantineFile.map(Self.readQuarantine) ?? []
         // A bad --history file fails before the build (detection only: a replay is not a run of the suite).
-        let history = request.mode == .detect ? try HistoryRecording.prepare(request.settings.history, command: "flaky") : nil
+        let history = request.mode == .detect ? try HistoryRecording.prepare(request.settings.history, command: "flaky", timeout: historyTimeout) : nil
         guard let swift = try Toolchain.findSwift(environment: environment) else {
             throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
         }

@@ -19,7 +19,7 @@ public struct HistoryRequest: Sendable {
 extension Pipeline {
     /// Prints the history of `request.file` (read only: the file is opened read-only and never changed).
     public func history(_ request: HistoryRequest) throws -> Outcome {
-        let store = try HistoryStore(url: request.file, mode: .read)
+        let store = try HistoryStore(url: request.file, mode: .read, busyTimeout: historyTimeout)
         let records = try store.records(since: request.since, branch: request.branch)
         try store.close()
         terminal.print(HistoryText(path: request.file.path, since: request.since, branch: request.branch).render(records))
@@ -41,8 +41,16 @@ extension Pipeline {
     /// `testscope history merge A B … --into FILE`: every run of the sources not yet in FILE, by its
     /// uuid (merging the same file twice adds nothing). Every source is checked before FILE is opened.
     public func mergeHistory(_ sources: [URL], into target: URL) throws -> Outcome {
-        let (added, present) = try HistoryStore.merge(sources, into: target)
+        let (added, present) = try HistoryStore.merge(sources, into: target, busyTimeout: historyTimeout)
         terminal.printLine("merged \(sources.count) file\(sources.count == 1 ? "" : "s") into \(target.path): \(added) run\(added == 1 ? "" : "s") added, \(present) already there")
         return Outcome()
+    }
+}
+
+extension Pipeline {
+    /// How long a history writer waits for another process's transaction: `TESTSCOPE_HISTORY_TIMEOUT`
+    /// seconds, else `HistoryStore.defaultBusyTimeout` (docs/history.md).
+    var historyTimeout: TimeInterval {
+        environment["TESTSCOPE_HISTORY_TIMEOUT"].flatMap(Double.init).flatMap { $0 >= 0 ? $0 : nil } ?? HistoryStore.defaultBusyTimeout
     }
 }

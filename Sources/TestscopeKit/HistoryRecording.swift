@@ -17,9 +17,9 @@ struct HistoryRecording {
     var earlier: [HistoryRecord]
 
     /// Opens (creating) and checks the file, and reads what it holds; closes it again (the run may last minutes).
-    static func prepare(_ url: URL?, command: String) throws -> HistoryRecording? {
+    static func prepare(_ url: URL?, command: String, timeout: TimeInterval) throws -> HistoryRecording? {
         guard let url else { return nil }
-        let store = try HistoryStore(url: url, mode: .write)
+        let store = try HistoryStore(url: url, mode: .write, busyTimeout: timeout)
         let records = try store.records()
         try store.close()
         return HistoryRecording(url: url, command: command, startedAt: Date(), earlier: records)
@@ -85,7 +85,7 @@ extension Pipeline {
             (record.run.lines, record.run.functions, record.run.regions) = (ratio(coverage.totals.lines), ratio(coverage.totals.functions), ratio(coverage.totals.regions))
             record.coverageFiles = coverage.files.map { HistoryFileCoverage(path: $0.relativePath, lines: ratio($0.summary.lines)) }
         }
-        let store = try HistoryStore(url: history, mode: .write)
+        let store = try HistoryStore(url: history, mode: .write, busyTimeout: historyTimeout)
         try store.append(record)
         try store.close()
         return record
@@ -93,7 +93,7 @@ extension Pipeline {
 
     /// After `recordHistory`: `history.html` in the output folder from the whole file, and the manifest entry that links it.
     func writeHistoryPage(history: URL, packageRoot: URL, output: OutputFolder, command: String, into outcome: inout Outcome) throws {
-        let store = try HistoryStore(url: history, mode: .read)
+        let store = try HistoryStore(url: history, mode: .read, busyTimeout: historyTimeout)
         let records = try store.records()
         try store.close()
         let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: command, in: output)

@@ -13,7 +13,7 @@ extension Pipeline {
         // The package root is found from a subfolder as SwiftPM does; the summary goes where the reports went.
         let root = try Self.packageRoot(request.packageRoot)
         // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
-        let history = try HistoryRecording.prepare(request.settings.history, command: "run")
+        let history = try HistoryRecording.prepare(request.settings.history, command: "run", timeout: historyTimeout)
         let formats = request.settings.formats(default: ReportFormat.coverageDefaults)
         let output = request.settings.outputFolder(packageRoot: root)
         var outcome = try runAndReport(request, root: root, history: history)

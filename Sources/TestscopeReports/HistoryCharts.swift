@@ -5,7 +5,7 @@ import TestscopeHistory
 /// The history's pictures as inline SVG drawn here (no chart library, nothing from the network): line
 /// and stacked-bar charts over runs, and a test's sparkline. Colours are the report's CSS variables, so
 /// dark mode follows the page; a 480-unit-wide viewBox scaled to the page's width stays legible on a
-/// phone (13-unit text is 9–10 px at 340 px). Every point links to its run (`#run-<uuid>`) and carries a
+/// phone (14-unit text is 10 px at 360 px). Every point links to its run (`#run-<uuid>`) and carries a
 /// `<title>` (the run's date and value).
 public enum HistoryCharts {
     /// One value of a series at a run index.
@@ -35,7 +35,7 @@ public enum HistoryCharts {
     }
 
     static let width = 480.0, height = 200.0
-    static let left = 52.0, right = 10.0, top = 10.0, bottom = 26.0
+    static let left = 66.0, right = 10.0, top = 10.0, bottom = 26.0
 
     /// A line chart of `series` over `runs` run indexes; `format` writes the axis labels.
     public static func line(label: String, series: [Series], runs: [String], format: (Double) -> String, floorAtZero: Bool = true) -> String {

@@ -31,6 +31,19 @@ struct Chromium {
         return Chromium(dom: result.stdoutText, domFile: domFile, log: result.stderrText)
     }
 
+    /// A PNG of `page` at `width`×`height` CSS pixels (network off), in the light or the dark scheme; returns its size in bytes.
+    @discardableResult
+    static func screenshot(_ page: URL, to png: URL, width: Int, height: Int, dark: Bool = false, in folder: URL) throws -> Int {
+        let chromium = try executable(["chromium", "chromium-browser", "google-chrome"], package: "chromium")
+        let profile = folder.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
+        let result = try ProcessRunner.run(chromium, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)", "--hide-scrollbars",
+            "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--window-size=\(width),\(height)",
+        ] + (dark ? ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"] : []) + ["--screenshot=\(png.path)", page.absoluteString])
+        XCTAssertEqual(result.status, 0, result.stderrText)
+        return (try? FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int) ?? 0
+    }
+
     /// No script error, blocked load or alert recorded by the page (head.js), its script ran to the
     /// end (`data-ready`), and Chromium logged no console message.
     func assertClean(file: StaticString = #filePath, line: UInt = #line) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TestscopeExecution
 import TestscopeKit
 
 extension Testscope {
@@ -31,9 +32,7 @@ extension Testscope {
             }
 
             func run() throws {
-                var options = OutputOptions()
-                options.quiet = quiet
-                try execute(options) { pipeline in
+                try execute(terminal: Terminal.detect(quiet: quiet, noColor: true)) { pipeline in
                     var request = HistoryRequest(file: absoluteURL(file))
                     (request.since, request.branch, request.output) = (since.flatMap(Self.date), branch, output.map(absoluteURL))
                     return try pipeline.history(request)
@@ -52,7 +51,7 @@ extension Testscope {
             }
 
             func run() throws {
-                try execute(OutputOptions()) { pipeline in try pipeline.mergeHistory(sources.map(absoluteURL), into: absoluteURL(into)) }
+                try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in try pipeline.mergeHistory(sources.map(absoluteURL), into: absoluteURL(into)) }
             }
         }
     }

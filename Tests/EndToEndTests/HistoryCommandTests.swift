@@ -215,6 +215,35 @@ final class HistoryCommandTests: XCTestCase {
         XCTAssertEqual(try runCount(target), 402)
     }
 
+    /// docs/ci's history examples parse (PyYAML) and carry the same file they pass to --history.
+    func testCIHistoryExamplesCarryTheFileTheyRecordInto() throws {
+        let python = try XCTUnwrap(Toolchain.findInPath("python3", environment: ProcessInfo.processInfo.environment))
+        let ci = TestscopeProcess.repoRoot.appendingPathComponent("docs/ci")
+        let script = """
+            import sys, yaml
+            d = yaml.safe_load(open(sys.argv[1]))
+            if 'jobs' in d:
+                steps = d['jobs']['test']['steps']
+                runs = [s['run'] for s in steps if 'run' in s]
+                carried = [s['with']['path'] for s in steps if str(s.get('uses', '')).startswith('actions/cache/')]
+            else:
+                job = d['test-with-history']
+                runs = job['script'] + job['after_script']
+                carried = job['cache']['paths']
+            record = [r for r in runs if '--history' in r]
+            assert len(record) == 1, record
+            file = record[0].split('--history')[1].split()[0]
+            assert carried and all(c == file for c in carried), (carried, file)
+            assert any(r.startswith('testscope history ' + file) for r in runs), runs
+            print(file)
+            """
+        for name in ["github-actions-history.yml", "gitlab-ci-history.yml"] {
+            let result = try ProcessRunner.run(python, ["-c", script, ci.appendingPathComponent(name).path])
+            XCTAssertTrue(result.succeeded, "\(name): \(result.stderrText)")
+            XCTAssertEqual(result.stdoutText, "testscope-history.sqlite\n", name)
+        }
+    }
+
     func python(_ code: String) throws {
         let python = try XCTUnwrap(Toolchain.findInPath("python3", environment: ProcessInfo.processInfo.environment))
         let result = try ProcessRunner.run(python, ["-c", code])

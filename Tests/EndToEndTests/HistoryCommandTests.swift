@@ -97,6 +97,37 @@ final class HistoryCommandTests: XCTestCase {
         XCTAssertGreaterThan(try Chromium.screenshot(output.appendingPathComponent("tests.html"), to: output.appendingPathComponent("tests.png"), width: 1200, height: 1600, in: folder), 20_000)
     }
 
+    /// `flaky --history`: one run, an iteration per order with the outcomes flaky.json shows, its findings, history.html linked.
+    func testFlakyRunIsRecordedAsItsFlakyJSONSays() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Flaky")
+        let history = folder.appendingPathComponent("history.sqlite"), output = folder.appendingPathComponent("flaky")
+        let result = try TestscopeProcess.run(["flaky", "--package-path", package.path, "--runs", "3", "--seed", "7", "--output", output.path,
+                                               "--history", history.path, "--quiet"])
+        XCTAssertEqual(result.status, 1, "LegacyTests.testAlwaysFails fails in every run: \(result.stderr)")
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("flaky.json"))) as? [String: Any])
+        let tests = try XCTUnwrap(json["tests"] as? [[String: Any]])
+        let record = try XCTUnwrap(try HistoryStore(url: history, mode: .read).records().first)
+        XCTAssertEqual(record.run.command, "flaky")
+        XCTAssertEqual(record.run.seed, "7")
+        XCTAssertEqual(record.run.exitStatus, 1)
+        var stored: [String: [Int: String]] = [:]
+        for e in record.executions { stored[e.test, default: [:]][e.iteration] = e.outcome }
+        for test in tests {
+            let id = try XCTUnwrap(test["id"] as? String), outcomes = try XCTUnwrap(test["outcomes"] as? [String])
+            for (iteration, outcome) in outcomes.enumerated() where outcome != "not-run" {
+                XCTAssertEqual(stored[id]?[iteration], outcome, "\(id) in order \(iteration)")
+            }
+            let finding = record.findings.first { $0.test == id }
+            XCTAssertEqual(finding?.classification, test["classification"] as? String, id)
+            XCTAssertEqual(finding?.runs, test["runs"] as? Int, id)
+            XCTAssertEqual(finding?.failedRuns, test["failedRuns"] as? Int, id)
+        }
+        XCTAssertEqual(record.findings.count, tests.count)
+        let flakyPage = try String(contentsOf: output.appendingPathComponent("flaky.html"), encoding: .utf8)
+        XCTAssertTrue(flakyPage.contains("href=\"history.html\""))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("history.html").path))
+    }
+
     /// Synthetic runs (the store's own API) in `count` records.
     func source(_ name: String, runs count: Int, tests: Int = 40) throws -> URL {
         let url = folder.appendingPathComponent(name)

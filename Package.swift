@@ -26,6 +26,10 @@ let package = Package(
         .target(name: "CProcessControl"),
         // The system zlib (Debian zlib1g-dev): llvm compresses the names and filenames of coverage data.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // The system SQLite (Debian libsqlite3-dev): the run history's store (`--history FILE.sqlite`).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // The run history: the SQLite store (schema, migrations, merge), its analysis (flip rate, same-code disagreements) and text.
+        .target(name: "TestscopeHistory", dependencies: ["TestscopeExecution", "CSQLite"]),
         // Native readers of llvm's coverage data: raw and indexed profiles, the binary's coverage mapping.
         .target(name: "TestscopeProfileData", dependencies: ["TestscopeExecution", "CZlib"]),
         // The coverage model: llvm-cov export reader, native engine semantics, per-line rules, functions, filters, roll-ups, gate.
@@ -39,7 +43,7 @@ let package = Package(
         .target(name: "TestscopeFlakiness", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
         // One renderer per output format (ReportRenderer / PageWriter), the HTML view models, the pages manifest.
         .target(name: "TestscopeReports", dependencies: [
-            "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness",
+            "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeHistory",
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
         // The HTML report's templates and assets (top-level templates/), compiled into the binary.
@@ -50,7 +54,7 @@ let package = Package(
         // The pipeline as a library: typed requests (run, report, flaky) in, outcomes out.
         .target(name: "TestscopeKit", dependencies: [
             "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeRun",
-            "TestscopeProfileData",
+            "TestscopeProfileData", "TestscopeHistory",
         ]),
         // The thin command-line frontend: options, validation, exit statuses.
         .executableTarget(
@@ -96,7 +100,8 @@ let package = Package(
         .testTarget(name: "TestscopeKitTests", dependencies: [
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory"]),
     ]
 )
 
@@ -107,7 +112,7 @@ enum TemplateFiles {
         "nav.mustache", "totals.mustache", "file-table.mustache", "functions.mustache", "function-row.mustache",
         "source-line.mustache", "ratio-cell.mustache", "flaky.mustache",
         "tests.mustache", "tests-index.mustache", "tests-counts.mustache", "tests-name.mustache", "tests-snippet.mustache",
-        "file-failures.mustache",
+        "file-failures.mustache", "history.mustache",
         "report.css", "report.js", "head.js",
     ]
 }

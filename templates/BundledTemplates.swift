@@ -24,6 +24,7 @@ public enum BundledTemplates {
         "tests-name.mustache": text(PackageResources.tests_name_mustache),
         "tests-snippet.mustache": text(PackageResources.tests_snippet_mustache),
         "file-failures.mustache": text(PackageResources.file_failures_mustache),
+        "history.mustache": text(PackageResources.history_mustache),
         "report.css": text(PackageResources.report_css),
         "report.js": text(PackageResources.report_js),
         "head.js": text(PackageResources.head_js),

@@ -107,6 +107,7 @@ struct CoverageReporting {
             html.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }
             let pages = PagesManifest.read(in: output)
                 .replacing(.testReport, with: html.pageKinds + (tests == nil ? [] : [.tests]), command: command, in: output)
+                .announcingHistory(settings.history != nil, command: command)
             html.navigation = pages.navigation
             terminal.progress("writing the HTML report")
             let index = try html.writePages(report, into: output)[0]

@@ -2,6 +2,7 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeFlakiness
+import TestscopeHistory
 import TestscopeReports
 import TestscopeTestResults
 
@@ -24,6 +25,8 @@ extension Pipeline {
         case .detect, .replay: break
         }
         let quarantine = try request.quarantineFile.map(Self.readQuarantine) ?? []
+        // A bad --history file fails before the build (detection only: a replay is not a run of the suite).
+        let history = request.mode == .detect ? try HistoryRecording.prepare(request.settings.history, command: "flaky", timeout: historyTimeout) : nil
         guard let swift = try Toolchain.findSwift(environment: environment) else {
             throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
         }
@@ -91,7 +94,15 @@ extension Pipeline {
             terminal.printLine(line)
         }
         report.buildSeconds = buildSeconds
-        return try finishFlaky(report, request: request, output: output)
+        var outcome = try finishFlaky(report, request: request, output: output)
+        if let history {
+            try recordHistory(outcome, command: "flaky", packageRoot: root, history: history.url, startedAt: history.startedAt,
+                              seed: String(seed), toolchain: swift.path)
+            if request.settings.formats(default: ReportFormat.flakyDefaults).contains(.html) {
+                try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "flaky", into: &outcome)
+            }
+        }
+        return outcome
     }
 
     /// Prints the table, writes the reports, and decides the status.
@@ -112,6 +123,7 @@ extension Pipeline {
             // The top bar: flaky.html and the pages `run`/`report` recorded in the folder's manifest.
             var page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: root.path)
             let pages = PagesManifest.read(in: output).replacing(.flaky, with: page.pageKinds, command: "flaky", in: output)
+                .announcingHistory(request.settings.history != nil && request.mode == .detect, command: "flaky")
             page.navigation = pages.navigation
             let path = try page.writePages(report, into: output)[0]
             try pages.write(into: output)

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeHistory
 import TestscopeReports
 import TestscopeRun
 import TestscopeTestResults
@@ -11,13 +12,23 @@ extension Pipeline {
     public func run(_ request: RunRequest) throws -> Outcome {
         // The package root is found from a subfolder as SwiftPM does; the summary goes where the reports went.
         let root = try Self.packageRoot(request.packageRoot)
-        var outcome = try runAndReport(request, root: root)
-        try SummaryReporting(formats: request.settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
-            .write(&outcome, packageRoot: root, output: request.settings.outputFolder(packageRoot: root))
+        // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
+        let history = try HistoryRecording.prepare(request.settings.history, command: "run", timeout: historyTimeout)
+        let formats = request.settings.formats(default: ReportFormat.coverageDefaults)
+        let output = request.settings.outputFolder(packageRoot: root)
+        var outcome = try runAndReport(request, root: root, history: history)
+        try SummaryReporting(formats: formats, terminal: terminal, environment: environment)
+            .write(&outcome, packageRoot: root, output: output)
+        // Nothing ran (the build failed): no run to remember.
+        if let history, outcome.tests != nil || outcome.coverage != nil {
+            try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
+                              toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
+            if formats.contains(.html) { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
+        }
         return outcome
     }
 
-    private func runAndReport(_ request: RunRequest, root: URL) throws -> Outcome {
+    private func runAndReport(_ request: RunRequest, root: URL, history: HistoryRecording?) throws -> Outcome {
         var settings = request.settings
         let toolchain = try settings.toolchain()
         guard let swift = toolchain.swift else {
@@ -73,6 +84,7 @@ extension Pipeline {
         let packageName = run.testBinary.flatMap(PackageLayout.name(ofTestBinary:))
         var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run")
         testReporting.packageName = packageName
+        testReporting.history = history
 
         guard !run.profiles.isEmpty, let binary = run.testBinary else {
             if testsFailed {

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeHistory
 import TestscopeReports
 import TestscopeTestResults
 
@@ -14,6 +15,8 @@ struct TestReporting {
     var command: String
     /// The package's name from its manifest, when known (the Tests page's title).
     var packageName: String?
+    /// `--history`: the earlier runs, for the sparklines of the Tests page.
+    var history: HistoryRecording?
 
     /// Writes the test reports; a failed test makes the outcome `testsFailed`.
     func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
@@ -62,8 +65,10 @@ struct TestReporting {
         var page = TestsHTMLPage(templates: templates, generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
         page.packageName = packageName
         page.landingIndex = !withCoverage
+        if let history { page.sparklines = history.timelines(current: tests) }
         let pages = PagesManifest.read(in: output)
             .replacing(.testReport, with: withCoverage ? [.coverage] + page.pageKinds : page.pageKinds, command: command, in: output)
+            .announcingHistory(settings.history != nil, command: command)
         page.navigation = pages.navigation
         let written = try page.writePages(tests, into: output)
         try pages.write(into: output)

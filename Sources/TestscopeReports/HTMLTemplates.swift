@@ -12,7 +12,7 @@ public struct HTMLTemplates: Sendable {
     public static let templateNames = [
         "layout", "nav", "index", "directory", "file", "single", "totals", "file-table", "functions",
         "function-row", "source-line", "ratio-cell", "flaky", "tests", "tests-index", "tests-counts", "tests-name",
-        "tests-snippet", "file-failures",
+        "tests-snippet", "file-failures", "history",
     ]
     /// The assets (copied to `assets/` or inlined).
     public static let assetNames = ["report.css", "report.js", "head.js"]

@@ -11,9 +11,17 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
     case testsLanding = "tests-landing"
     /// `flaky.html`.
     case flaky
+    /// `history.html`: drawn from `--history FILE.sqlite` by `run` or `flaky`.
+    case history
 
     /// Which family of commands owns the page: a command replaces its own family's pages and keeps the others'.
-    public var owner: PageOwner { self == .flaky ? .flaky : .testReport }
+    public var owner: PageOwner {
+        switch self {
+        case .flaky: return .flaky
+        case .history: return .history
+        case .coverage, .tests, .testsLanding: return .testReport
+        }
+    }
 
     /// The file it is written to, relative to the output folder.
     public var file: String {
@@ -21,6 +29,7 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
         case .coverage, .testsLanding: return "index.html"
         case .tests: return "tests.html"
         case .flaky: return "flaky.html"
+        case .history: return "history.html"
         }
     }
 
@@ -30,6 +39,7 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
         case .coverage: return .coverage
         case .tests: return .tests
         case .flaky: return .flaky
+        case .history: return .history
         case .testsLanding: return nil
         }
     }
@@ -41,6 +51,8 @@ public enum PageOwner: String, Sendable {
     case testReport
     /// `testscope flaky`: writes `flaky.html` only.
     case flaky
+    /// `run` or `flaky` with `--history`: `history.html`, kept while the file is there.
+    case history
 }
 
 /// `.testscope-pages.json` in the output folder: which HTML pages Testscope wrote there and by which
@@ -107,7 +119,14 @@ public struct PagesManifest: Codable, Equatable, Sendable {
 
     public func contains(_ kind: ReportPageKind) -> Bool { pages.contains { $0.kind == kind } }
 
-    /// The top bar: the listed pages in the report's order (Coverage, Tests, Flaky).
+    /// The manifest with `history.html` listed (before the page is written: the pages written first link it),
+    /// when the command draws one (`--history`).
+    public func announcingHistory(_ drawn: Bool, command: String) -> PagesManifest {
+        guard drawn else { return self }
+        return PagesManifest(pages: pages.filter { $0.kind != .history } + [Entry(kind: .history, file: ReportPageKind.history.file, command: command)])
+    }
+
+    /// The top bar: the listed pages in the report's order (Coverage, Tests, Flaky, History).
     public var navigation: [HTMLNavigationItem] {
         ReportPageKind.allCases.filter(contains).compactMap(\.navigationItem)
     }

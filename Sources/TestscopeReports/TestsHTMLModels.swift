@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeCoverage
+import TestscopeHistory
 import TestscopeTestResults
 
 /// The view model of the Tests page (`tests.mustache`): counts, failures with their messages,
@@ -13,6 +14,8 @@ struct TestsHTMLModel {
     let anchorPrefix: String
     var slowestCount = 20
     let snippets = TestSourceSnippets()
+    /// The test's last runs from `--history` (by `HistoryExecution.key`), drawn as a sparkline in "All tests".
+    var sparklines: [String: [HistoryTimelinePoint]] = [:]
 
     /// Where a result's details are: its index in `run.results`, counted from 1 (`t3`).
     func anchor(_ index: Int) -> String { "\(anchorPrefix)t\(index + 1)" }
@@ -76,7 +79,10 @@ struct TestsHTMLModel {
             all: all.map { i, r in
                 ResultRow(names: names(r), rank: String(Self.rank(r.outcome)), durationSort: r.duration.map { String($0) } ?? "-1",
                           duration: r.duration.map(TestText.seconds), framework: r.framework.rawValue,
-                          href: linked.contains(i) ? "#" + anchor(i) : nil)
+                          href: linked.contains(i) ? "#" + anchor(i) : nil,
+                          sparkline: sparklines[HistoryExecution.key(id: r.id, arguments: r.arguments)].map {
+                              HistoryCharts.sparkline($0, label: "last \($0.count) runs of \(r.id)")
+                          })
             })
     }
 

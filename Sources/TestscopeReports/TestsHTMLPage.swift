@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeHistory
 import TestscopeTestResults
 
 extension HTMLNavigationItem {
@@ -38,6 +39,8 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
 
     /// The package's name from its manifest (default: the root's folder name).
     public var packageName: String?
+    /// Each test's last runs from `--history` (by `HistoryExecution.key`): a sparkline in its "All tests" row.
+    public var sparklines: [String: [HistoryTimelinePoint]] = [:]
 
     var package: String {
         if let packageName { return packageName }
@@ -52,7 +55,8 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     /// The page's content without the layout; every `id` starts with `anchorPrefix` (the single-file
     /// report embeds it as its `#tests` view with the prefix `tests-`).
     public func body(_ run: TestRunResults, anchorPrefix: String) throws -> String {
-        let model = TestsHTMLModel(run: run, paths: paths, anchorPrefix: anchorPrefix, slowestCount: slowestCount)
+        var model = TestsHTMLModel(run: run, paths: paths, anchorPrefix: anchorPrefix, slowestCount: slowestCount)
+        model.sparklines = sparklines
         return try templates.render("tests", model.model(package: package, facts: facts(run)))
     }
 

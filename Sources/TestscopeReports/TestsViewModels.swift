@@ -295,9 +295,12 @@ struct ResultRow: HTMLViewModel {
     var duration: String?
     var framework: String
     var href: String?
+    /// The inline SVG of the test's last runs (`--history`), nil without history.
+    var sparkline: String? = nil
 
     func child(named name: String) -> Any? {
         switch name {
+        case "sparkline": return sparkline.orFalse
         case "rank": return rank
         case "durationSort": return durationSort
         case "duration": return duration.orFalse

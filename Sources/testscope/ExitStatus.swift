@@ -17,12 +17,7 @@ enum ExitStatus: Int32 {
     var exitCode: ExitCode { ExitCode(rawValue) }
     /// The status of a command's verdict.
     init(_ status: Outcome.Status) {
-        switch status {
-        case .success: self = .success
-        case .testsFailed: self = .testsFailed
-        case .belowThreshold: self = .belowThreshold
-        case .flaky: self = .flaky
-        }
+        self = ExitStatus(rawValue: status.exitStatus) ?? .internalError
     }
 }
 
@@ -30,11 +25,16 @@ enum ExitStatus: Int32 {
 /// the documented exit status; SIGINT, SIGTERM and SIGHUP stop it with 130 (`Interruption`); `--open`
 /// shows the HTML report it wrote.
 func execute(_ options: OutputOptions, _ body: (Pipeline) throws -> Outcome) throws {
+    try execute(terminal: options.terminal, open: options.open, body)
+}
+
+/// `execute` for the commands without the output options (`history`).
+func execute(terminal: Terminal, open: Bool = false, _ body: (Pipeline) throws -> Outcome) throws {
     Interruption.install()
-    let status: ExitStatus, terminal = options.terminal
+    let status: ExitStatus
     do {
         let outcome = try body(Pipeline(terminal: terminal))
-        if options.open { ReportOpener.open(outcome.written, terminal: terminal) }
+        if open { ReportOpener.open(outcome.written, terminal: terminal) }
         status = ExitStatus(outcome.status)
     } catch {
         terminal.error(describe(error).0)

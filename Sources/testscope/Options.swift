@@ -31,6 +31,12 @@ struct OutputOptions: ParsableArguments {
     var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor) }
 }
 
+/// `--history FILE.sqlite` of `run` and `flaky` (docs/history.md).
+struct HistoryOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Append this run to a history file (SQLite, created if missing) and draw history.html from it (docs/history.md).", valueName: "file.sqlite"))
+    var history: String?
+}
+
 /// `--filter`/`--skip`, with SwiftPM's meaning.
 struct TestSelectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Run only tests matching this regular expression (repeatable; as swift test --filter).", valueName: "regex"))

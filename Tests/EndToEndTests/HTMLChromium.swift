@@ -32,8 +32,9 @@ struct Chromium {
     }
 
     /// A PNG screenshot of `page` in a `width`×`height` window (CSS pixels), in the `light` or `dark`
-    /// theme (head.js reads `?theme=`), written to `png`.
-    static func screenshot(_ page: URL, theme: String, width: Int, height: Int, to png: URL, in folder: URL) throws {
+    /// theme (head.js reads `?theme=`), written to `png`; returns its size in bytes.
+    @discardableResult
+    static func screenshot(_ page: URL, theme: String, width: Int, height: Int, to png: URL, in folder: URL) throws -> Int {
         let chromium = try executable(["chromium", "chromium-browser", "google-chrome"], package: "chromium")
         let profile = folder.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
         let result = try ProcessRunner.run(chromium, [
@@ -42,6 +43,7 @@ struct Chromium {
             "--hide-scrollbars", "--window-size=\(width),\(height)", "--screenshot=\(png.path)", page.absoluteString + "?theme=\(theme)",
         ])
         XCTAssertEqual(result.status, 0, result.stderrText)
+        return (try? FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int) ?? 0
     }
 
     /// A PNG's size and the colour of one pixel, decoded by Python's zlib (8-bit RGB or RGBA, as Chromium writes).

@@ -45,6 +45,7 @@ extension Testscope {
         var shuffleSwiftTestingTests = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var build: BuildOptions
+        @OptionGroup var history: HistoryOption
 
         @Argument(parsing: .postTerminator, help: "Extra arguments for swift build (after --).")
         var buildArguments: [String] = []
@@ -69,8 +70,9 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                let settings = ReportSettings(formats: try outputOptions.formats(supported: ReportFormat.flakyFormats),
+                var settings = ReportSettings(formats: try outputOptions.formats(supported: ReportFormat.flakyFormats),
                                               output: outputOptions.output.map(absoluteURL))
+                settings.history = history.history.map(absoluteURL)
                 var request = FlakyRequest(packageRoot: absoluteURL(packagePath), settings: settings)
                 request.seed = try seed.map(OrderPlan.parseSeed)
                 if let replay { request.mode = .replay(run: replay, repeat: `repeat`) }

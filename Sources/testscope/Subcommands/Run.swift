@@ -24,6 +24,7 @@ extension Testscope {
         var atomicCounters = true
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
+        @OptionGroup var history: HistoryOption
         @Argument(parsing: .postTerminator, help: "Extra build arguments (after --), e.g. -Xswiftc -DFLAG; --disable-xctest / --disable-swift-testing skip a library.")
         var buildArguments: [String] = []
 
@@ -35,6 +36,7 @@ extension Testscope {
         func run() throws {
             try execute(outputOptions) { pipeline in
                 var request = RunRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
+                request.settings.history = history.history.map(absoluteURL)
                 request.configuration = build.configuration
                 request.scratchPath = build.scratchPath.map(absoluteURL)
                 request.filters = selection.filter

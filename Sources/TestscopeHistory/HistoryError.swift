@@ -1,0 +1,40 @@
+import Foundation
+import TestscopeExecution
+
+/// Why a history file cannot be used: one line each (what, which file, what to do); all bad input (65),
+/// and in every case the file is left as it was.
+public enum HistoryError: LocalizedError, Equatable {
+    case notSQLite(path: String)
+    case foreign(path: String)
+    case newerSchema(path: String, version: Int, supported: Int)
+    case missing(path: String)
+    case locked(path: String, seconds: Double)
+    case full(path: String, detail: String)
+    case unreadable(path: String, detail: String)
+    case readOnly(path: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .notSQLite(path):
+            return "history \(path) is not an SQLite file; pass a Testscope history (.sqlite) or a path that does not exist yet (it is created)"
+        case let .foreign(path):
+            return "history \(path) is an SQLite database of another program (not a Testscope history); it was left untouched — pass another path"
+        case let .newerSchema(path, version, supported):
+            return "history \(path) has schema version \(version), written by a newer Testscope (this one knows up to \(supported)); use a newer testscope, or another file"
+        case let .missing(path):
+            return "history \(path) does not exist; record runs into it first with testscope run --history \(path)"
+        case let .locked(path, seconds):
+            return "history \(path) is locked by another process (waited \(String(format: "%.0f", seconds)) s); nothing was written — retry when it is done"
+        case let .full(path, detail):
+            return "history \(path) could not be written (\(detail): is the disk or the file size limit full?); nothing was written — free space and retry"
+        case let .unreadable(path, detail):
+            return "history \(path) cannot be used (\(detail)); it was left as it was"
+        case let .readOnly(path):
+            return "history \(path) cannot be written (read-only file or folder); nothing was written — pass a writable path"
+        }
+    }
+}
+
+extension HistoryError: ClassifiedError {
+    public var errorClass: ErrorClass { .badInput }
+}

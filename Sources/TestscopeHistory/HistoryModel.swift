@@ -1,0 +1,148 @@
+import Foundation
+
+/// One invocation of `run` or `flaky` as the history stores it: where and when it ran, what every test
+/// did, the coverage, the flaky findings. `uuid` is its identity across files (merge stores it once).
+public struct HistoryRecord: Sendable, Equatable {
+    public var run: HistoryRun
+    public var executions: [HistoryExecution] = []
+    /// Per-file line counts (paths relative to the package), when the run had coverage.
+    public var coverageFiles: [HistoryFileCoverage] = []
+    public var findings: [HistoryFinding] = []
+
+    public init(run: HistoryRun, executions: [HistoryExecution] = [], coverageFiles: [HistoryFileCoverage] = [], findings: [HistoryFinding] = []) {
+        self.run = run
+        self.executions = executions
+        self.coverageFiles = coverageFiles
+        self.findings = findings
+    }
+}
+
+/// The run's row: the keys hosted flaky-test services record (ci-formats.md G.2).
+public struct HistoryRun: Sendable, Equatable {
+    public var uuid: String
+    /// `run` or `flaky`.
+    public var command: String
+    public var startedAt: Date
+    public var finishedAt: Date
+    public var commit: String?
+    /// The commit's tree: two commits with the same tree ran the same code (BuildPulse's key).
+    public var tree: String?
+    public var branch: String?
+    public var ciProvider: String?
+    public var ciRunID: String?
+    public var ciJob: String?
+    /// `flaky`'s seed.
+    public var seed: String?
+    public var toolchain: String?
+    public var host: String?
+    public var testscopeVersion: String?
+    /// The command's exit status (0 success, 1 tests failed, 2 gate, 3 flaky).
+    public var exitStatus: Int
+    public var lines: HistoryRatio?
+    public var functions: HistoryRatio?
+    public var regions: HistoryRatio?
+    /// Test results (a parameterized case counts once), failed ones, and the suite's wall time.
+    public var testCount: Int = 0
+    public var failedCount: Int = 0
+    public var suiteSeconds: Double?
+
+    public init(uuid: String = UUID().uuidString.lowercased(), command: String, startedAt: Date, finishedAt: Date, exitStatus: Int) {
+        self.uuid = uuid
+        self.command = command
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.exitStatus = exitStatus
+    }
+
+    /// What "the same code" means for same-commit disagreements: the tree, else the commit.
+    public var codeKey: String? { tree ?? commit }
+}
+
+/// Covered of total.
+public struct HistoryRatio: Sendable, Equatable {
+    public var covered: Int
+    public var total: Int
+    public init(covered: Int, total: Int) {
+        self.covered = covered
+        self.total = total
+    }
+    public var percent: Double? { total == 0 ? nil : Double(covered) * 100 / Double(total) }
+}
+
+/// How one test ended in one run (or one of `flaky`'s orders: `iteration`).
+public struct HistoryExecution: Sendable, Equatable {
+    /// `swift test list`'s id, with ` [arguments]` for a parameterized case.
+    public var test: String
+    public var iteration: Int
+    /// `TestOutcome`'s raw value: passed, failed, skipped, expected-failure, crashed, timed-out.
+    public var outcome: String
+    public var duration: Double?
+    /// The failure's place and message with numbers masked, hashed: the same failure again has the same one.
+    public var fingerprint: String?
+    /// The failure's first line, at most `HistoryExecution.messageLimit` characters.
+    public var message: String?
+
+    public static let messageLimit = 200
+
+    public init(test: String, iteration: Int = 0, outcome: String, duration: Double? = nil, fingerprint: String? = nil, message: String? = nil) {
+        self.test = test
+        self.iteration = iteration
+        self.outcome = outcome
+        self.duration = duration
+        self.fingerprint = fingerprint
+        self.message = message
+    }
+
+    /// A test's key: `swift test list`'s id, with ` [arguments]` for a parameterized case.
+    public static func key(id: String, arguments: String?) -> String { arguments.map { "\(id) [\($0)]" } ?? id }
+
+    /// Pass or fail for flakiness; nil for skipped (a skipped run says nothing, as in Mergify's rules).
+    public var passed: Bool? {
+        switch outcome {
+        case "passed", "expected-failure": return true
+        case "failed", "crashed", "timed-out": return false
+        default: return nil
+        }
+    }
+
+    /// The failure fingerprint of a message and place: FNV-1a 64 of `outcome|place|message`, digits
+    /// masked (so line numbers inside messages, addresses and counts do not split one failure in many).
+    public static func fingerprint(outcome: String, place: String?, message: String?) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let masked = (message ?? "").unicodeScalars.map { CharacterSet.decimalDigits.contains($0) ? "#" : String($0) }.joined()
+        for byte in "\(outcome)|\(place ?? "")|\(masked)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// The first line of `message`, capped.
+    public static func head(_ message: String) -> String {
+        let line = message.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
+        return line.count > messageLimit ? String(line.prefix(messageLimit - 1)) + "…" : line
+    }
+}
+
+/// One file's line coverage in a run.
+public struct HistoryFileCoverage: Sendable, Equatable {
+    public var path: String
+    public var lines: HistoryRatio
+    public init(path: String, lines: HistoryRatio) {
+        self.path = path
+        self.lines = lines
+    }
+}
+
+/// A `flaky` finding: the classification and the runs it rests on.
+public struct HistoryFinding: Sendable, Equatable {
+    public var test: String
+    public var classification: String
+    public var runs: Int
+    public var failedRuns: Int
+    public init(test: String, classification: String, runs: Int, failedRuns: Int) {
+        self.test = test
+        self.classification = classification
+        self.runs = runs
+        self.failedRuns = failedRuns
+    }
+}

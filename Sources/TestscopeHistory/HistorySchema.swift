@@ -1,0 +1,52 @@
+/// The history's tables, versioned with `PRAGMA user_version` and marked as Testscope's with
+/// `PRAGMA application_id`, so that another program's SQLite file is refused rather than altered.
+/// A migration per version, applied in order inside the opening transaction (docs/history.md).
+enum HistorySchema {
+    /// "TsHi" as a big-endian integer.
+    static let applicationID: Int64 = 0x5473_4869
+    static var currentVersion: Int { migrations.count }
+
+    /// `migrations[n]` brings a file from version n to n + 1.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE run(
+          id INTEGER PRIMARY KEY,
+          uuid TEXT NOT NULL UNIQUE,
+          command TEXT NOT NULL,
+          started_at REAL NOT NULL,
+          finished_at REAL NOT NULL,
+          commit_sha TEXT, tree_sha TEXT, branch TEXT,
+          ci_provider TEXT, ci_run_id TEXT, ci_job TEXT,
+          seed TEXT, toolchain TEXT, host TEXT, testscope_version TEXT,
+          exit_status INTEGER NOT NULL,
+          lines_covered INTEGER, lines_total INTEGER,
+          functions_covered INTEGER, functions_total INTEGER,
+          regions_covered INTEGER, regions_total INTEGER,
+          test_count INTEGER NOT NULL, failed_count INTEGER NOT NULL, suite_seconds REAL
+        );
+        CREATE INDEX run_started ON run(started_at);
+        CREATE TABLE test(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE execution(
+          run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+          test_id INTEGER NOT NULL REFERENCES test(id),
+          iteration INTEGER NOT NULL,
+          outcome TEXT NOT NULL,
+          duration REAL, fingerprint TEXT, message TEXT,
+          PRIMARY KEY(run_id, test_id, iteration)
+        ) WITHOUT ROWID;
+        CREATE INDEX execution_test ON execution(test_id);
+        CREATE TABLE coverage_file(
+          run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+          path TEXT NOT NULL,
+          lines_covered INTEGER NOT NULL, lines_total INTEGER NOT NULL,
+          PRIMARY KEY(run_id, path)
+        ) WITHOUT ROWID;
+        CREATE TABLE flaky_finding(
+          run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+          test_id INTEGER NOT NULL REFERENCES test(id),
+          classification TEXT NOT NULL, runs INTEGER NOT NULL, failed_runs INTEGER NOT NULL,
+          PRIMARY KEY(run_id, test_id)
+        ) WITHOUT ROWID;
+        """,
+    ]
+}

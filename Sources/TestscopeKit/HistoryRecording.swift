@@ -1,0 +1,120 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeHistory
+import TestscopeReports
+import TestscopeTestResults
+
+/// `--history FILE.sqlite` of `run` and `flaky`: the file is checked before any work (a bad one fails
+/// the command before the build), its earlier runs give the Tests page's sparklines, and once the
+/// command has its outcome one record is appended and `history.html` drawn from the whole file.
+struct HistoryRecording {
+    var url: URL
+    var command: String
+    var startedAt: Date
+    /// The runs already stored, oldest first (for the sparklines).
+    var earlier: [HistoryRecord]
+
+    /// Opens (creating) and checks the file, and reads what it holds; closes it again (the run may last minutes).
+    static func prepare(_ url: URL?, command: String, timeout: TimeInterval) throws -> HistoryRecording? {
+        guard let url else { return nil }
+        let store = try HistoryStore(url: url, mode: .write, busyTimeout: timeout)
+        let records = try store.records()
+        try store.close()
+        return HistoryRecording(url: url, command: command, startedAt: Date(), earlier: records)
+    }
+
+    /// The outcomes of the last `count` runs of every test, this run's last (`current`).
+    func timelines(current: TestRunResults, count: Int = 20) -> [String: [HistoryTimelinePoint]] {
+        var now = HistoryRun(command: command, startedAt: startedAt, finishedAt: Date(), exitStatus: 0)
+        now.uuid = "current"
+        return HistoryTimelines.build(earlier + [HistoryRecord(run: now, executions: HistoryRecording.executions(current))], last: count)
+    }
+
+    /// Every result as an execution row: its key (`id [arguments]`), outcome, duration, failure fingerprint and message head.
+    static func executions(_ tests: TestRunResults, iteration: Int = 0) -> [HistoryExecution] {
+        tests.results.map { execution($0, iteration: iteration) }
+    }
+
+    static func execution(_ result: TestCaseResult, iteration: Int) -> HistoryExecution {
+        var row = HistoryExecution(test: key(result), iteration: iteration, outcome: result.outcome.rawValue, duration: result.duration)
+        guard result.outcome.isFailure else { return row }
+        let issue = result.issues.first(where: \.isFailure)
+        let message = issue?.message ?? result.crash?.fatalError ?? result.crash?.reason ?? result.outcome.rawValue
+        // The file's name, not its path: the same failure on another machine has the same fingerprint.
+        let place = (issue?.location ?? result.crash?.location).map { "\(URL(fileURLWithPath: $0.file).lastPathComponent):\($0.line)" }
+        row.fingerprint = HistoryExecution.fingerprint(outcome: result.outcome.rawValue, place: place, message: message)
+        row.message = HistoryExecution.head(message)
+        return row
+    }
+
+    static func key(_ result: TestCaseResult) -> String { HistoryExecution.key(id: result.id, arguments: result.arguments) }
+}
+
+extension Pipeline {
+    /// Appends one command's outcome to the history at `history` (what `run`, `flaky` and a future
+    /// `merge` of shards call): the run's facts from git and the CI's variables, every test execution
+    /// (each of flaky's orders is an iteration), coverage totals and per-file lines, flaky findings.
+    /// Returns the stored record.
+    @discardableResult
+    public func recordHistory(_ outcome: Outcome, command: String, packageRoot: URL, history: URL, startedAt: Date,
+                              seed: String? = nil, toolchain: String? = nil) throws -> HistoryRecord {
+        var run = HistoryRun(command: command, startedAt: startedAt, finishedAt: Date(), exitStatus: Int(outcome.status.exitStatus))
+        HistoryEnvironment(environment: environment).describe(&run, packageRoot: packageRoot)
+        (run.seed, run.toolchain, run.host, run.testscopeVersion) = (seed, toolchain, ProcessInfo.processInfo.hostName, TestscopeVersion.current)
+        var record = HistoryRecord(run: run)
+        if let tests = outcome.tests {
+            record.executions = HistoryRecording.executions(tests)
+            record.run.suiteSeconds = tests.wallTime
+        }
+        if let flaky = outcome.flaky {
+            record.executions = flaky.executions.enumerated().flatMap { index, order in
+                order.results.values.sorted { $0.id < $1.id }.map { HistoryRecording.execution($0, iteration: index) }
+            }
+            record.findings = flaky.findings.map {
+                HistoryFinding(test: $0.id, classification: $0.classification.rawValue, runs: $0.runs, failedRuns: $0.failedRuns)
+            }
+            record.run.suiteSeconds = flaky.detectionSeconds
+        }
+        let keys = Set(record.executions.map(\.test))
+        record.run.testCount = keys.count
+        record.run.failedCount = Set(record.executions.filter { $0.passed == false }.map(\.test)).count
+        if let coverage = outcome.coverage {
+            func ratio(_ r: CoverageRatio) -> HistoryRatio { HistoryRatio(covered: r.covered, total: r.total) }
+            (record.run.lines, record.run.functions, record.run.regions) = (ratio(coverage.totals.lines), ratio(coverage.totals.functions), ratio(coverage.totals.regions))
+            record.coverageFiles = coverage.files.map { HistoryFileCoverage(path: $0.relativePath, lines: ratio($0.summary.lines)) }
+        }
+        let store = try HistoryStore(url: history, mode: .write, busyTimeout: historyTimeout)
+        try store.append(record)
+        try store.close()
+        return record
+    }
+
+    /// After `recordHistory`: `history.html` in the output folder from the whole file, and the manifest entry that links it.
+    func writeHistoryPage(history: URL, packageRoot: URL, output: OutputFolder, command: String, into outcome: inout Outcome) throws {
+        let store = try HistoryStore(url: history, mode: .read, busyTimeout: historyTimeout)
+        let records = try store.records()
+        try store.close()
+        let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: command, in: output)
+        var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
+        page.navigation = pages.navigation
+        page.historyPath = history.path
+        let path = try page.write(records, into: output)
+        try pages.write(into: output)
+        outcome.written.append(path)
+        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(records.count) run\(records.count == 1 ? "" : "s") in \(history.path))") }
+    }
+}
+
+extension Outcome.Status {
+    /// The documented exit status of the verdict (README "Exit status").
+    public var exitStatus: Int32 {
+        switch self {
+        case .success: return 0
+        case .testsFailed: return 1
+        case .belowThreshold: return 2
+        case .flaky: return 3
+        }
+    }
+}

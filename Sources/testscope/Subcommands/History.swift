@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import TestscopeExecution
+import TestscopeKit
+
+extension Testscope {
+    /// `testscope history FILE` and `testscope history merge A B … --into FILE` (docs/history.md).
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what a --history file says (flaky, broken and slower tests, coverage trend), or merge history files.",
+            subcommands: [Show.self, Merge.self], defaultSubcommand: Show.self)
+
+        struct Show: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "show",
+                abstract: "Per test: runs, failures, flip rate, same-code disagreements, duration trend; what changed recently; the coverage trend; a quarantine file.")
+            @Argument(help: ArgumentHelp("The history file (written by run/flaky --history).", valueName: "file.sqlite")) var file: String
+            @Option(name: .long, help: ArgumentHelp("Only runs started on or after this date (YYYY-MM-DD, UTC) or instant (ISO 8601).", valueName: "date")) var since: String?
+            @Option(name: .long, help: ArgumentHelp("Only runs on this branch.", valueName: "name")) var branch: String?
+            @Option(name: .long, help: ArgumentHelp("Also write history.html into this folder.", valueName: "dir")) var output: String?
+            @Flag(name: .long, help: "Only errors and the history.") var quiet = false
+
+            func validate() throws {
+                if let since, Self.date(since) == nil { throw ValidationError("--since takes a date (2026-11-01) or an ISO 8601 instant (2026-11-01T12:00:00Z), not \(since)") }
+            }
+
+            static func date(_ text: String) -> Date? {
+                let full = ISO8601DateFormatter()
+                let day = ISO8601DateFormatter()
+                day.formatOptions = [.withFullDate]
+                return full.date(from: text) ?? day.date(from: text)
+            }
+
+            func run() throws {
+                try execute(terminal: Terminal.detect(quiet: quiet, noColor: true)) { pipeline in
+                    var request = HistoryRequest(file: absoluteURL(file))
+                    (request.since, request.branch, request.output) = (since.flatMap(Self.date), branch, output.map(absoluteURL))
+                    return try pipeline.history(request)
+                }
+            }
+        }
+
+        struct Merge: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Add the runs of history files to another (a run already there is not added again).")
+            @Argument(help: ArgumentHelp("History files to read.", valueName: "file.sqlite")) var sources: [String]
+            @Option(name: .long, help: ArgumentHelp("The history file to add them to (created if missing).", valueName: "file.sqlite")) var into: String
+
+            func validate() throws {
+                if sources.isEmpty { throw ValidationError("history merge needs at least one file to read") }
+            }
+
+            func run() throws {
+                try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in try pipeline.mergeHistory(sources.map(absoluteURL), into: absoluteURL(into)) }
+            }
+        }
+    }
+}

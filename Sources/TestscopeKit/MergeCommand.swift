@@ -86,7 +86,8 @@ struct ShardSet {
         if let count = counts.first {
             let missing = (1...count).filter { k in !shards.contains { $0.index == k } }.map { "\($0)/\(count)" }
             if !missing.isEmpty {
-                set.warnings.append("shard(s) \(missing.joined(separator: ", ")) missing: the merged report has only the tests of "
+                let named = missing.count > 10 ? missing.prefix(10).joined(separator: ", ") + " and \(missing.count - 10) more" : missing.joined(separator: ", ")
+                set.warnings.append("shard(s) \(named) missing: the merged report has only the tests of "
                     + set.members.map(\.manifest.shard).joined(separator: ", ") + " and their coverage")
             }
         }

@@ -173,6 +173,21 @@ final class ShardsTests: XCTestCase {
         XCTAssertEqual(Set(try outcomes(folder("merged-partial")).map { String($0.split(separator: " ")[0]) }).sorted(), expected)
     }
 
+    func testAShardWithoutTestsAndARunThatIsNoShardAnyMore() throws {
+        let listed = try TestscopeProcess.listedTests(package).count
+        let run = try TestscopeProcess.run(["run", "--format", "json", "--output", "empty", "--shard", "\(listed + 1)/\(listed + 1)"], in: package)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("shard \(listed + 1)/\(listed + 1) has no tests (\(listed) test(s) in \(listed + 1) shards)"), run.stderr)
+        XCTAssertEqual(try manifest(folder("empty"))["tests"] as? [String], [])
+        // The next, unsharded run into the folder takes the manifest away: it no longer holds a shard.
+        let plain = try TestscopeProcess.run(["run", "--format", "json", "--quiet", "--output", "empty"], in: package)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder("empty/.testscope-shard.json").path))
+        let merge = try TestscopeProcess.run(["merge", "empty", "--output", "merged-empty"], in: package)
+        XCTAssertEqual(merge.status, 65, merge.stderr)
+        XCTAssertEqual(merge.errorLines, ["testscope: error: \(folder("empty").path) is not a shard's output folder (no .testscope-shard.json); pass the --output folders of 'testscope run --shard K/N'"])
+    }
+
     func testShardsFromAnotherMachineMapWithPathEquivalence() throws {
         // The package moved (another checkout path), the binary copied beside the shards: as a CI merge job sees them.
         let elsewhere = package.deletingLastPathComponent().appendingPathComponent("checkout/Shapes")

@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness",
+                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness", "TestscopeTestResults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -43,8 +43,9 @@ public struct LastRun: Codable, Sendable, Equatable {
         return run
     }
 
-    /// `request` with this run's files as its inputs (every one must still exist).
-    func inputs(for request: ReportRequest, in output: OutputFolder) throws -> ReportRequest {
+    /// `request` with this run's files as its inputs (every one must still exist); `merge` finds the
+    /// binary itself (a shard may have run on another machine), so it leaves out `binaries`.
+    func inputs(for request: ReportRequest, in output: OutputFolder, binaries withBinaries: Bool = true) throws -> ReportRequest {
         func url(_ name: String) throws -> URL {
             let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : output.url.appendingPathComponent(name)
             guard FileManager.default.fileExists(atPath: url.path) else {
@@ -53,7 +54,7 @@ public struct LastRun: Codable, Sendable, Equatable {
             return url
         }
         var request = request
-        (request.profiles, request.binaries) = (try profiles.map(url), try binaries.map(url))
+        (request.profiles, request.binaries) = (try profiles.map(url), withBinaries ? try binaries.map(url) : [])
         (request.testLogs, request.eventStreams) = (try testLogs.map(url), try eventStreams.map(url))
         request.testList = try testList.map(url)
         return request

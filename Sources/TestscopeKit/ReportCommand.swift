@@ -17,14 +17,19 @@ extension Pipeline {
             request = try LastRun.read(in: output).inputs(for: request, in: output)
             terminal.note("reporting the last run in \(output.url.path) again")
         }
-        let tests = try importTests(request)
+        return try render(request, tests: try importTests(request), output: output, command: "report")
+    }
+
+    /// The reports of `request`'s coverage inputs and of `tests`: every format and gate once (`report`, `merge`).
+    func render(_ request: ReportRequest, tests: TestRunResults?, output: OutputFolder, command: String) throws -> Outcome {
+        let (root, settings) = (request.packageRoot, request.settings)
         var outcome = Outcome()
         if request.hasCoverageInput {
-            try reportCoverage(request, output: output, tests: tests, into: &outcome)
+            try reportCoverage(request, output: output, tests: tests, command: command, into: &outcome)
         }
         if let tests {
             let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
-            try TestReporting(settings: settings, terminal: terminal, environment: environment, command: "report")
+            try TestReporting(settings: settings, terminal: terminal, environment: environment, command: command)
                 .report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         }
         try SummaryReporting(formats: settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
@@ -42,10 +47,10 @@ extension Pipeline {
         return results
     }
 
-    private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?,
+    private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?, command: String,
                                 into outcome: inout Outcome) throws {
         let root = request.packageRoot
-        var coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: "report")
+        var coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: command)
         coverage.pullRequest = try PullRequestContext.prepare(request.settings.pullRequest, packageRoot: root, environment: environment)
         if !request.exports.isEmpty {
             for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {

@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeTestResults
 
 /// `testscope run`: build the tests with coverage, run them, report coverage and results.
 public struct RunRequest: Sendable {
@@ -16,10 +17,32 @@ public struct RunRequest: Sendable {
     public var buildArguments: [String] = []
     /// Build with atomic counter updates (into `.build/testscope` unless `scratchPath` is given).
     public var atomicCounters = true
+    /// `--shard K/N`: run only this part of the tests and write `.testscope-shard.json` for `merge`.
+    public var shard: TestShard?
+    /// `--shard-timings`: an earlier `tests.json` whose durations balance the shards.
+    public var shardTimings: URL?
     public var settings: ReportSettings
 
     public init(packageRoot: URL, settings: ReportSettings = ReportSettings()) {
         self.packageRoot = packageRoot
+        self.settings = settings
+    }
+}
+
+/// `testscope merge`: the output folders of `run --shard K/N` reported as one run.
+public struct MergeRequest: Sendable {
+    public var packageRoot: URL
+    /// The shards' output folders.
+    public var shards: [URL]
+    /// The test binary the shards ran (`--binary`), or a build folder to find it in (`--build-path`);
+    /// neither: the binary the shards recorded, else the package's build folders.
+    public var binary: URL?
+    public var buildPath: URL?
+    public var settings: ReportSettings
+
+    public init(packageRoot: URL, shards: [URL], settings: ReportSettings = ReportSettings()) {
+        self.packageRoot = packageRoot
+        self.shards = shards
         self.settings = settings
     }
 }

@@ -39,7 +39,11 @@ extension Pipeline {
         if settings.formats(default: ReportFormat.coverageDefaults).contains(.html) { _ = try settings.htmlReport() }
         // So are a --diff-base git cannot find and a broken --baseline.
         let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
+        // And a --shard-timings file that is not a tests.json.
+        let durations = try request.shardTimings.map(ShardTimings.read)
         try output.prepare()
+        // A shard manifest describes the run that wrote it: an earlier shard's must not outlive this run.
+        try? FileManager.default.removeItem(at: output.url.appendingPathComponent(ShardManifest.fileName))
 
         var buildArguments = ["--package-path", root.path]
         if let configuration = request.configuration { buildArguments += ["-c", configuration] }
@@ -59,9 +63,10 @@ extension Pipeline {
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
         terminal.note("building the tests with coverage and running them in \(root.path)")
-        let testRun = TestRunRequest(
+        var testRun = TestRunRequest(
             swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
             extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
+        (testRun.shard, testRun.shardDurations) = (request.shard, durations)
         let started = Date().addingTimeInterval(-1)
         let terminal = self.terminal
         let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) }, warn: { terminal.emit($0) })
@@ -73,8 +78,19 @@ extension Pipeline {
             outcome.status = .testsFailed
             return outcome
         }
-        if run.testBinary == nil {
+        guard let testBinary = run.testBinary else {
             throw CoverageError.noTests(package: root.path)
+        }
+        let shardManifest = request.shard.map {
+            ShardManifest.make(shard: $0, timed: durations != nil, partitioned: run.partitioned, binary: testBinary,
+                               swift: swift, packageRoot: root, tests: run.selected)
+        }
+        if let shardManifest, shardManifest.tests.isEmpty {
+            // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
+            terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
+            try record(root: root, profiles: [], binaries: [testBinary], log: logURL, since: started, output: output)
+            try shardManifest.write(into: output)
+            return outcome
         }
         var tests = run.results
         for warning in tests.warnings { terminal.emit(warning) }
@@ -91,6 +107,7 @@ extension Pipeline {
                 if !tests.results.isEmpty {
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
                     try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output)
+                    try shardManifest?.write(into: output)
                 }
                 terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
                 outcome.status = .testsFailed
@@ -107,6 +124,7 @@ extension Pipeline {
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)
+        try shardManifest?.write(into: output)
         if testsFailed || outcome.status == .testsFailed {
             terminal.error(tests.hasFailures
                 ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"

@@ -26,6 +26,20 @@ public enum BuildArtifacts {
         return bundle
     }
 
+    /// The test binaries under a build path (`<build>/<config>`, `<build>/<triple>/<config>`, `.build/testscope/<config>`
+    /// from `.build`, or a bin folder itself), newest first.
+    public static func testBinaries(underBuildPath buildPath: URL) -> [URL] {
+        var folders = [buildPath]
+        for level1 in ((try? FileManager.default.contentsOfDirectory(atPath: buildPath.path)) ?? []).sorted() where !level1.hasPrefix(".") {
+            let dir1 = buildPath.appendingPathComponent(level1)
+            folders.append(dir1)
+            folders += ["debug", "release"].map { dir1.appendingPathComponent($0) }
+        }
+        var seen = Set<String>()
+        return folders.compactMap(testBinary(in:)).filter { seen.insert($0.resolvingSymlinksInPath().path).inserted }
+            .sorted { modified($0) != modified($1) ? modified($0) > modified($1) : $0.path < $1.path }
+    }
+
     /// The newest `codecov` folder under a build path (`.build/<triple>/<config>/codecov` or `.build/<config>/codecov`).
     public static func codecovDirectory(in buildPath: URL) -> URL? {
         let fm = FileManager.default

@@ -16,6 +16,9 @@ public struct TestRunRequest: Sendable {
     /// Per-test time limit in seconds.
     public var testTimeout: Double?
     public var echo: Bool
+    /// `--shard K/N`: only this part of the selected tests (`ShardPartition`), by these durations when given.
+    public var shard: TestShard?
+    public var shardDurations: [String: Double]?
 
     public init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
                 extraArguments: [String] = [], artifacts: URL, testTimeout: Double? = nil, echo: Bool = true) {
@@ -43,6 +46,10 @@ public struct TestRunOutput: Sendable {
     public var profiles: [URL]
     /// True when `swift build --build-tests` failed (nothing ran).
     public var buildFailed: Bool
+    /// The tests this run was to run (after --filter/--skip, the shard and the disabled libraries).
+    public var selected = TestList()
+    /// How many tests the shards were cut from (after --filter/--skip and the disabled libraries).
+    public var partitioned = 0
 }
 
 /// Runs the tests with coverage the way `swift test --enable-code-coverage` does (build with
@@ -111,7 +118,13 @@ public struct TestRunCoordinator: Sendable {
         // module names XCTest's Linux lines lack, so re-importing the artifacts names tests as the run did.
         try AtomicFileWriter.write((all.xctest + all.swiftTesting).map { $0 + "\n" }.joined(),
                                    to: request.artifacts.appendingPathComponent("test-list.txt"))
-        let selected = all.applying(filters: request.filters, skips: request.skips)
+        let filtered = all.applying(filters: request.filters, skips: request.skips)
+        let wanted = TestList(xctest: libraries.xctest ? filtered.xctest : [], swiftTesting: libraries.swiftTesting ? filtered.swiftTesting : [])
+        let selected = request.shard.map { ShardPartition.tests(of: wanted, shard: $0, durations: request.shardDurations) } ?? wanted
+        if let shard = request.shard {
+            note("shard \(shard): \(selected.xctest.count + selected.swiftTesting.count) of \(wanted.xctest.count + wanted.swiftTesting.count) test(s)"
+                 + (request.shardDurations == nil ? "" : ", balanced by the durations of --shard-timings"))
+        }
         let profileDir = request.artifacts.appendingPathComponent("profiles")
         try? FileManager.default.removeItem(at: profileDir)
         // Removed if the run is interrupted: the profiles of a run that never reports are of no use.
@@ -122,24 +135,25 @@ public struct TestRunCoordinator: Sendable {
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
             onLine: writeLine, note: note, warn: warn)
         var status: Int32 = 0
-        let unfiltered = request.filters.isEmpty && request.skips.isEmpty
+        // A shard names its tests, as a relaunch does; the first launch of a whole run takes SwiftPM's filters.
+        let unfiltered = request.filters.isEmpty && request.skips.isEmpty && request.shard == nil
 
         // 3. XCTest, then Swift Testing, each relaunched for the tests a crash or a kill left unrun.
-        let xctest = try supervisor.run(libraries.xctest ? selected.xctest : []) { tests, attempt in
+        let xctest = try supervisor.run(selected.xctest) { tests, attempt in
             if attempt > 0 { note("relaunching the test binary for \(tests.count) XCTest test(s) that had not run") }
             let everything = attempt == 0 && unfiltered
             return TestLaunch(arguments: everything ? [] : [tests.joined(separator: ",")], profilePrefix: "xctest")
         }
         for process in xctest.processes where !process.result.succeeded { status = process.result.status }
         PhaseTimer.mark("xctest")
-        let swiftTesting = try supervisor.run(libraries.swiftTesting ? selected.swiftTesting : []) { tests, attempt in
+        let swiftTesting = try supervisor.run(selected.swiftTesting) { tests, attempt in
             if attempt > 0 { note("relaunching the test binary for \(tests.count) Swift Testing test(s) that had not run") }
             let file = request.artifacts.appendingPathComponent(
                 attempt == 0 ? "swift-testing-events.jsonl" : "swift-testing-events-\(attempt + 1).jsonl")
             try? FileManager.default.removeItem(at: file)
             var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
             if serialSwiftTesting { args.append("--no-parallel") }
-            if attempt == 0 {
+            if attempt == 0 && request.shard == nil {
                 for f in request.filters { args += ["--filter", f] }
                 for s in request.skips { args += ["--skip", s] }
             } else {
@@ -160,7 +174,7 @@ public struct TestRunCoordinator: Sendable {
         results.relaunches += xctest.relaunches + swiftTesting.relaunches
         return TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
                              testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,
-                             buildFailed: false)
+                             buildFailed: false, selected: selected, partitioned: wanted.xctest.count + wanted.swiftTesting.count)
     }
 
     /// Arguments after `--` go to `swift build`, except the testing-library switches, which choose the phases.

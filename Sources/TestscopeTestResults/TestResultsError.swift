@@ -7,6 +7,7 @@ public enum TestResultsError: LocalizedError, Equatable {
     case notJUnit(path: String, detail: String)
     case notAnEventStream(path: String, detail: String)
     case testListFailed(detail: String)
+    case notTestsJSON(path: String)
 
     public var errorDescription: String? {
         switch self {
@@ -16,6 +17,8 @@ public enum TestResultsError: LocalizedError, Equatable {
             return "\(path) is not a JUnit XML file (\(detail)); pass a file written by --xunit-output or a JUnit reporter"
         case let .notAnEventStream(path, detail):
             return "\(path) is not a Swift Testing event stream (\(detail)); pass a file written by --event-stream-output-path"
+        case let .notTestsJSON(path):
+            return "\(path) is not a tests.json of Testscope (no \"tests\" list of ids); pass the tests.json an earlier 'testscope run --format json' wrote"
         case let .testListFailed(detail):
             return "could not list the package's tests (\(detail)); check that `swift test list` works in the package"
         }

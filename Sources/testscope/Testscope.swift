@@ -14,7 +14,7 @@ struct Testscope: ParsableCommand {
         64 bad usage; 65 bad input (missing, unreadable or invalid files, wrong toolchain); 70 internal error; 130 interrupted (SIGINT, SIGTERM or SIGHUP: the processes it started are stopped, its temporary files removed).
         """,
         version: version,
-        subcommands: [Run.self, Report.self, Flaky.self, History.self]
+        subcommands: [Run.self, Report.self, Merge.self, Flaky.self, History.self]
     )
 
     /// Like ArgumentParser's `main()`, but a usage error is one `testscope: error:` line (what is
@@ -26,7 +26,7 @@ struct Testscope: ParsableCommand {
         } catch {
             // --help and --version arrive as errors too; ArgumentParser prints those itself.
             guard exitCode(for: error) != .success else { exit(withError: error) }
-            let subcommand = CommandLine.arguments.dropFirst().first { ["run", "report", "flaky", "history"].contains($0) }
+            let subcommand = CommandLine.arguments.dropFirst().first { ["run", "report", "merge", "flaky", "history"].contains($0) }
             let help = "testscope" + (subcommand.map { " " + $0 } ?? "") + " --help"
             let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             let what = lines.first { !$0.isEmpty } ?? "invalid arguments"

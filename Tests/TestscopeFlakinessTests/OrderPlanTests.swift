@@ -1,3 +1,4 @@
+import TestscopeExecution
 import TestscopeFlakiness
 import XCTest
 

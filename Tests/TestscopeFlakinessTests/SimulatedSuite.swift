@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeTestResults
 

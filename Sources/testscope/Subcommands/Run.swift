@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TestscopeKit
+import TestscopeTestResults
 
 extension Testscope {
     /// `testscope run`: the tests built with coverage and run under Testscope's supervisor, then reported.
@@ -20,6 +21,10 @@ extension Testscope {
         @OptionGroup var build: BuildOptions
         @Option(name: .long, help: ArgumentHelp("Kill a test that runs longer than this, mark it timed out, and run the rest.", valueName: "seconds"))
         var testTimeout: Double?
+        @Option(name: .long, help: ArgumentHelp("Run only shard K of N (1 <= K <= N): a stable partition of the tests; merge the shards with 'testscope merge'.", valueName: "K/N"))
+        var shard: String?
+        @Option(name: .long, help: ArgumentHelp("Balance the shards by the test durations in this tests.json of an earlier run.", valueName: "file"))
+        var shardTimings: String?
         @Flag(name: .long, inversion: .prefixedNo, help: "Build with atomic counter updates (exact counts under parallel tests), in .build/testscope (or --scratch-path).")
         var atomicCounters = true
         @OptionGroup var outputOptions: OutputOptions
@@ -30,6 +35,8 @@ extension Testscope {
 
         func validate() throws {
             if let testTimeout, !(testTimeout > 0) { throw ValidationError("--test-timeout takes a number of seconds above 0") }
+            if let shard, TestShard(parsing: shard) == nil { throw ValidationError("--shard takes K/N with 1 <= K <= N (e.g. 2/3), not '\(shard)'") }
+            if shardTimings != nil && shard == nil { throw ValidationError("--shard-timings needs --shard K/N") }
             _ = try outputOptions.formats()
         }
 
@@ -42,6 +49,7 @@ extension Testscope {
                 request.filters = selection.filter
                 request.skips = selection.skip
                 (request.testTimeout, request.buildArguments, request.atomicCounters) = (testTimeout, buildArguments, atomicCounters)
+                (request.shard, request.shardTimings) = (shard.flatMap(TestShard.init(parsing:)), shardTimings.map(absoluteURL))
                 return try pipeline.run(request)
             }
         }

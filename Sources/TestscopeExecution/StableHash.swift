@@ -1,6 +1,6 @@
 /// A 64-bit hash that is the same in every process and on every platform (FNV-1a, then the
 /// SplitMix64 finalizer for a good spread of all bits). Swift's `Hasher` is seeded per process and
-/// cannot give replayable orders.
+/// cannot give replayable orders or shards. Used by `flaky`'s orders and `run --shard`'s partition.
 public enum StableHash {
     /// FNV-1a over the seed's 8 bytes (little-endian) and the text's UTF-8, then `mix`.
     public static func hash(seed: UInt64, _ text: String) -> UInt64 {

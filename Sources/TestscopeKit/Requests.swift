@@ -16,6 +16,9 @@ public struct RunRequest: Sendable {
     public var buildArguments: [String] = []
     /// Build with atomic counter updates (into `.build/testscope` unless `scratchPath` is given).
     public var atomicCounters = true
+    /// `--per-test-coverage`: which tests ran which lines (`per-test.json`), from a build with Testscope's
+    /// entry point (into `.build/testscope-pertest` unless `scratchPath` is given).
+    public var perTestCoverage = false
     public var settings: ReportSettings
 
     public init(packageRoot: URL, settings: ReportSettings = ReportSettings()) {

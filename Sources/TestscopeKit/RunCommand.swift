@@ -38,19 +38,24 @@ extension Pipeline {
             // docs/performance.md). In a build folder of their own: SwiftPM does not reliably recompile
             // every object when only this flag changes, so sharing `.build` with plain `swift test`
             // builds could mix atomic and plain objects.
-            settings.scratchPath = request.scratchPath ?? root.appendingPathComponent(".build/testscope")
+            settings.scratchPath = request.scratchPath ?? root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
             buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
         } else {
-            settings.scratchPath = request.scratchPath
+            settings.scratchPath = request.scratchPath ?? (request.perTestCoverage ? root.appendingPathComponent(".build/testscope-pertest") : nil)
         }
         // Every swift call (the build and `describe`) uses this build folder.
         if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
         terminal.note("building the tests with coverage and running them in \(root.path)")
-        let testRun = TestRunRequest(
+        var testRun = TestRunRequest(
             swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
             extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
+        if request.perTestCoverage, let scratchPath = settings.scratchPath {
+            testRun.perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
+                               output.url.appendingPathComponent("per-test-work"))
+        }
+        defer { if let directory = testRun.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
         let started = Date().addingTimeInterval(-1)
         let terminal = self.terminal
         let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) }, warn: { terminal.emit($0) })
@@ -92,6 +97,10 @@ extension Pipeline {
         coverage.pullRequest = pullRequest
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
+        if let perTest = testRun.perTest, let report = outcome.coverage {
+            try PerTestReporting(terminal: terminal).write(from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
+                                                           into: &outcome)
+        }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)

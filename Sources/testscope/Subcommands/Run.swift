@@ -22,6 +22,8 @@ extension Testscope {
         var testTimeout: Double?
         @Flag(name: .long, inversion: .prefixedNo, help: "Build with atomic counter updates (exact counts under parallel tests), in .build/testscope (or --scratch-path).")
         var atomicCounters = true
+        @Flag(name: .long, help: "Also record which tests ran which lines (per-test.json; report --tests-for / --covered-by); builds into .build/testscope-pertest.")
+        var perTestCoverage = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
         @Argument(parsing: .postTerminator, help: "Extra build arguments (after --), e.g. -Xswiftc -DFLAG; --disable-xctest / --disable-swift-testing skip a library.")
@@ -40,6 +42,7 @@ extension Testscope {
                 request.filters = selection.filter
                 request.skips = selection.skip
                 (request.testTimeout, request.buildArguments, request.atomicCounters) = (testTimeout, buildArguments, atomicCounters)
+                request.perTestCoverage = perTestCoverage
                 return try pipeline.run(request)
             }
         }

@@ -33,12 +33,21 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
         /// The last executable line the report knows (bounds `--tests-for`).
         public var lastLine: UInt32
         public var runs: [Run]
+        public init(path: String, lastLine: UInt32, runs: [Run]) {
+            self.path = path
+            self.lastLine = lastLine
+            self.runs = runs
+        }
     }
 
     /// `lines`: ranges as text, `"3-7,12"` (ascending, disjoint).
     public struct Run: Codable, Sendable, Equatable {
         public var context: Int
         public var lines: String
+        public init(context: Int, lines: String) {
+            self.context = context
+            self.lines = lines
+        }
     }
 
     public init(contexts: [Context], lost: [String], files: [File]) {

@@ -3,6 +3,7 @@ import TestscopeCoverage
 import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeProfileData
+import TestscopeReports
 import TestscopeTestResults
 
 /// `run --per-test-coverage`: the entry point the tests are built with, and, after the run, the
@@ -22,8 +23,19 @@ struct PerTestReporting {
         #endif
     }
 
+    /// Removes an earlier run's `per-test.json` and file-page data, so that a run never leaves answers
+    /// that are not its own.
+    static func removeStale(in output: OutputFolder) {
+        try? FileManager.default.removeItem(at: output.url.appendingPathComponent(fileName))
+        let files = output.url.appendingPathComponent("files")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? [] where name.hasSuffix(".tests.js") {
+            try? FileManager.default.removeItem(at: files.appendingPathComponent(name))
+        }
+    }
+
+    /// `htmlPages`: also the file pages' lazily loaded data (`PerTestPages`; not in a single-file report).
     func write(from directory: URL, binary: URL, report: CoverageReport, tests: TestRunResults, output: OutputFolder,
-               into outcome: inout Outcome) throws {
+               htmlPages: Bool, into outcome: inout Outcome) throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         terminal.progress("reading per-test coverage")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -48,6 +60,7 @@ struct PerTestReporting {
         let url = try output.file(Self.fileName)
         try AtomicFileWriter.write(String(decoding: try encoder.encode(perTest), as: UTF8.self), to: url)
         outcome.written.append(url.path)
+        if htmlPages { try PerTestPages.write(perTest, into: output) }
         let tests = Set(perTest.contexts.dropFirst().map(\.id)).count
         terminal.note("per-test coverage of \(tests) test(s) in \(url.path)")
         if !perTest.lost.isEmpty {

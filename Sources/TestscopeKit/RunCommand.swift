@@ -29,6 +29,7 @@ extension Pipeline {
         // So are a --diff-base git cannot find and a broken --baseline.
         let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
         try output.prepare()
+        PerTestReporting.removeStale(in: output)
 
         var buildArguments = ["--package-path", root.path]
         if let configuration = request.configuration { buildArguments += ["-c", configuration] }
@@ -98,8 +99,9 @@ extension Pipeline {
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         if let perTest = testRun.perTest, let report = outcome.coverage {
+            let pages = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) && !settings.htmlSingleFile
             try PerTestReporting(terminal: terminal).write(from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
-                                                           into: &outcome)
+                                                           htmlPages: pages, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

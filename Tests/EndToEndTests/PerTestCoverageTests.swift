@@ -60,8 +60,13 @@ final class PerTestCoverageTests: XCTestCase {
         let plain = folder.appendingPathComponent("plain"), perTestOutput = folder.appendingPathComponent("per-test")
         let normal = try TestscopeProcess.run(["run", "--package-path", shapes.path, "--output", plain.path, "--format", "json"])
         XCTAssertEqual(normal.status, 0, normal.stderr)
-        let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", shapes.path, "--output", perTestOutput.path, "--format", "json"])
+        let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", shapes.path, "--output", perTestOutput.path, "--format", "json,html"])
         XCTAssertEqual(run.status, 0, run.stderr)
+        // The file pages' lazily loaded data: only beside pages whose lines a test ran.
+        let script = try String(contentsOf: perTestOutput.appendingPathComponent("files/Sources.Shapes.Shape.swift.tests.js"), encoding: .utf8)
+        XCTAssertTrue(script.hasPrefix("testscopePerTest({"), script)
+        XCTAssertTrue(script.contains("ShapesTests.ShapesTests/testLargest"), script)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: perTestOutput.appendingPathComponent("files/Sources.Shapes.Legacy.swift.tests.js").path))
         XCTAssertTrue(run.stdout.contains("passed, 0 failed"), run.stdout)
 
         // The aggregate: every line's count equals the normal run's.

@@ -173,7 +173,7 @@
   /* Per-test coverage (run --per-test-coverage): a file page loads files/<page>.tests.js when it exists
      and gives each line the tests ran a button with their number; a click lists them under the line. */
   var sourceTable = document.querySelector('table.source');
-  if (sourceTable && !views.length && document.documentElement.getAttribute('data-page') === 'file') {
+  if (sourceTable && !views.length && document.documentElement.getAttribute('data-per-test') === '1') {
     window.testscopePerTest = function (data) {
       all(sourceTable, 'tr').forEach(function (row) {
         var number = row.querySelector('td.ln'), count = row.querySelector('td.cnt');

@@ -96,6 +96,7 @@ extension Pipeline {
             .sources(profiles: run.profiles, binaries: [binary])
         var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         coverage.pullRequest = pullRequest
+        coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         if let perTest = testRun.perTest, let report = outcome.coverage {

@@ -3,7 +3,7 @@ import TestscopeCoverage
 import TestscopeExecution
 
 /// The HTML report's per-test data (`run --per-test-coverage`): one `files/<page>.tests.js` beside each
-/// file page whose lines a test ran, loaded by `report.js` only when that page is opened (a script,
+/// file page, loaded by `report.js` only when that page is opened (a script,
 /// not `fetch`, so that it loads from `file://`), so that pages stay the size they are whatever the
 /// number of tests: `testscopePerTest({"tests": [names], "lines": {"12": [0, 3]}})`, each line listing
 /// indexes into this file's `tests`.
@@ -20,7 +20,8 @@ public enum PerTestPages {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var written = 0
-        for (file, page) in zip(data.files, pages) where !file.runs.isEmpty {
+        // Every file page gets one (no test ran some files): a page that loads a missing script logs an error.
+        for (file, page) in zip(data.files, pages) {
             var names: [String] = []
             var lines: [UInt32: [Int]] = [:]
             for run in file.runs where data.contexts.indices.contains(run.context) {

@@ -62,11 +62,14 @@ final class PerTestCoverageTests: XCTestCase {
         XCTAssertEqual(normal.status, 0, normal.stderr)
         let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", shapes.path, "--output", perTestOutput.path, "--format", "json,html"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        // The file pages' lazily loaded data: only beside pages whose lines a test ran.
+        // The file pages' lazily loaded data, and the pages that load it.
         let script = try String(contentsOf: perTestOutput.appendingPathComponent("files/Sources.Shapes.Shape.swift.tests.js"), encoding: .utf8)
         XCTAssertTrue(script.hasPrefix("testscopePerTest({"), script)
         XCTAssertTrue(script.contains("ShapesTests.ShapesTests/testLargest"), script)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: perTestOutput.appendingPathComponent("files/Sources.Shapes.Legacy.swift.tests.js").path))
+        let legacy = try String(contentsOf: perTestOutput.appendingPathComponent("files/Sources.Shapes.Legacy.swift.tests.js"), encoding: .utf8)
+        XCTAssertTrue(legacy.contains(#""lines":{}"#), "no test ran Legacy.swift: \(legacy)")
+        let page = try String(contentsOf: perTestOutput.appendingPathComponent("files/Sources.Shapes.Shape.swift.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains(#"data-per-test="1""#))
         XCTAssertTrue(run.stdout.contains("passed, 0 failed"), run.stdout)
 
         // The aggregate: every line's count equals the normal run's.

@@ -56,12 +56,7 @@ public struct FlakyBuilder {
         #if os(macOS)
         throw FlakinessError.unsupportedPlatform
         #else
-        let name = try packageName()
-        let source = EntryPointSource.source(packageName: name)
-        try FileManager.default.createDirectory(at: entryPointFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if (try? String(contentsOf: entryPointFile, encoding: .utf8)) != source {
-            try AtomicFileWriter.write(source, to: entryPointFile)
-        }
+        try writeEntryPoint(EntryPointSource.source(packageName: try packageName()))
         let common = ["--package-path", packageRoot.path, "--scratch-path", scratchPath.path] + extraBuildArguments
         let build = try ProcessRunner.stream(
             swift, ["build", "--build-tests", "--experimental-test-entry-point-path", entryPointFile.path] + common,
@@ -81,6 +76,16 @@ public struct FlakyBuilder {
         #endif
     }
 
+    /// Writes `source` as the entry point, only when it changed (so an unchanged package is not rebuilt).
+    @discardableResult
+    public func writeEntryPoint(_ source: String) throws -> URL {
+        try FileManager.default.createDirectory(at: entryPointFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if (try? String(contentsOf: entryPointFile, encoding: .utf8)) != source {
+            try AtomicFileWriter.write(source, to: entryPointFile)
+        }
+        return entryPointFile
+    }
+
     /// The bin folder: SwiftPM's `<scratch>/debug` (or `release`) link when there, else `--show-bin-path`.
     func binPath(common: [String]) throws -> URL {
         let configuration = extraBuildArguments.firstIndex(of: "-c").flatMap { extraBuildArguments.indices.contains($0 + 1) ? extraBuildArguments[$0 + 1] : nil }
@@ -95,7 +100,7 @@ public struct FlakyBuilder {
 
     /// The package's name, from `swift package dump-package`; kept beside the entry point with the
     /// manifest's size and date, so an unchanged manifest is not loaded again.
-    func packageName() throws -> String {
+    public func packageName() throws -> String {
         let manifest = packageRoot.appendingPathComponent("Package.swift")
         let attributes = try? FileManager.default.attributesOfItem(atPath: manifest.path)
         let stamp = "\(attributes?[.size] ?? 0) \((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"

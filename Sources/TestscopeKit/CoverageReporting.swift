@@ -13,6 +13,8 @@ struct CoverageReporting {
     var command: String
     /// `--diff-base` and `--baseline`, resolved before the tests ran.
     var pullRequest: PullRequestContext?
+    /// `run --per-test-coverage` with HTML: the file pages load the per-test data written after them.
+    var perTestPages = false
 
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
@@ -102,6 +104,7 @@ struct CoverageReporting {
         PhaseTimer.mark("json + lcov + cobertura + sonarqube")
         var htmlIndex: String?
         if var html {
+            html.perTestData = perTestPages
             // The top bar: this report's pages (Tests when it has the run's results, whose page TestReporting
             // writes next) and the ones other commands recorded in the folder's manifest (flaky.html).
             html.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }

@@ -21,6 +21,9 @@ public struct RunRequest: Sendable {
     public var shard: TestShard?
     /// `--shard-timings`: an earlier `tests.json` whose durations balance the shards.
     public var shardTimings: URL?
+    /// `--per-test-coverage`: which tests ran which lines (`per-test.json`), from a build with Testscope's
+    /// entry point (into `.build/testscope-pertest` unless `scratchPath` is given).
+    public var perTestCoverage = false
     public var settings: ReportSettings
 
     public init(packageRoot: URL, settings: ReportSettings = ReportSettings()) {

@@ -44,6 +44,7 @@ extension Pipeline {
         try output.prepare()
         // A shard manifest describes the run that wrote it: an earlier shard's must not outlive this run.
         try? FileManager.default.removeItem(at: output.url.appendingPathComponent(ShardManifest.fileName))
+        PerTestReporting.removeStale(in: output)
 
         var buildArguments = ["--package-path", root.path]
         if let configuration = request.configuration { buildArguments += ["-c", configuration] }
@@ -53,10 +54,10 @@ extension Pipeline {
             // docs/performance.md). In a build folder of their own: SwiftPM does not reliably recompile
             // every object when only this flag changes, so sharing `.build` with plain `swift test`
             // builds could mix atomic and plain objects.
-            settings.scratchPath = request.scratchPath ?? root.appendingPathComponent(".build/testscope")
+            settings.scratchPath = request.scratchPath ?? root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
             buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
         } else {
-            settings.scratchPath = request.scratchPath
+            settings.scratchPath = request.scratchPath ?? (request.perTestCoverage ? root.appendingPathComponent(".build/testscope-pertest") : nil)
         }
         // Every swift call (the build and `describe`) uses this build folder.
         if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
@@ -67,6 +68,11 @@ extension Pipeline {
             swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
             extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
         (testRun.shard, testRun.shardDurations) = (request.shard, durations)
+        if request.perTestCoverage, let scratchPath = settings.scratchPath {
+            testRun.perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
+                               output.url.appendingPathComponent("per-test-work"))
+        }
+        defer { if let directory = testRun.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
         let started = Date().addingTimeInterval(-1)
         let terminal = self.terminal
         let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) }, warn: { terminal.emit($0) })
@@ -119,8 +125,14 @@ extension Pipeline {
             .sources(profiles: run.profiles, binaries: [binary])
         var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         coverage.pullRequest = pullRequest
+        coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
+        if let perTest = testRun.perTest, let report = outcome.coverage {
+            let pages = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) && !settings.htmlSingleFile
+            try PerTestReporting(terminal: terminal).write(from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
+                                                           htmlPages: pages, into: &outcome)
+        }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)

@@ -5,6 +5,9 @@ public struct RawProfileRecord: Sendable, Equatable {
     public var nameRef: UInt64
     public var funcHash: UInt64
     public var counters: [UInt64]
+    /// Where the counters start in the profile's counters section, in bytes (the same offset in the
+    /// binary's `__llvm_prf_cnts`: what per-test coverage's counter indexes refer to).
+    public var counterOffset: Int = 0
 }
 
 /// One raw profile (a `.profraw` may hold several back to back), decoded.
@@ -153,7 +156,7 @@ public enum RawProfileReader {
                                                end: countersOffset + Int(countersBytes), context: "profraw counters")
             var counters = [UInt64](repeating: 0, count: Int(count))
             for slot in 0..<Int(count) { counters[slot] = try counterReader.u64("counter") }
-            records.append(RawProfileRecord(nameRef: nameRef, funcHash: funcHash, counters: counters))
+            records.append(RawProfileRecord(nameRef: nameRef, funcHash: funcHash, counters: counters, counterOffset: Int(offset)))
 
             // Value-profile data follows, one blob per record with value sites, skipped by its size.
             if valueKinds > 0 {

@@ -21,6 +21,8 @@ public struct HTMLReport: PageWriter, Sendable {
     /// Above this many files the index lists directories and each directory page lists its files
     /// (in pages of this many), so no page grows past a few MB.
     public var filesPerPage = 1000
+    /// File pages load `files/<page>.tests.js` (`PerTestPages`, written by `run --per-test-coverage`).
+    public var perTestData = false
     public var pageKinds: [ReportPageKind] { [.coverage] }
 
     public init(templates: HTMLTemplates, watermarks: Watermarks = Watermarks(), singleFile: Bool = false,
@@ -89,8 +91,10 @@ public struct HTMLReport: PageWriter, Sendable {
 
     /// The layout around a page body.
     func page(_ report: CoverageReport, title: String, kind: String, root: String, body: String, inline: Bool) throws -> String {
-        try templates.render("layout", LayoutModel(common: common(report, root: root), title: title, pageKind: kind, body: body,
-                                                   inline: inline, templates: templates))
+        var layout = LayoutModel(common: common(report, root: root), title: title, pageKind: kind, body: body,
+                                 inline: inline, templates: templates)
+        layout.perTestData = perTestData && kind == "file"
+        return try templates.render("layout", layout)
     }
 
     /// What every template may use: the package, the navigation, the generator and the watermarks.

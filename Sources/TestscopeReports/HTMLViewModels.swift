@@ -68,6 +68,8 @@ struct LayoutModel: HTMLViewModel {
     var headScript: String
     var css: String?
     var script: String?
+    /// `run --per-test-coverage` wrote `files/<page>.tests.js` for this report's file pages.
+    var perTestData = false
 
     /// The layout of a page with `templates`' assets (inlined when `inline`).
     init(common: PageCommon, title: String, pageKind: String, body: String, inline: Bool, templates: HTMLTemplates) {
@@ -92,6 +94,7 @@ struct LayoutModel: HTMLViewModel {
         case "headScript": return headScript
         case "css": return css
         case "script": return script
+        case "perTestData": return perTestData
         default: return common.child(named: name)
         }
     }

@@ -19,6 +19,10 @@ public struct TestRunRequest: Sendable {
     /// `--shard K/N`: only this part of the selected tests (`ShardPartition`), by these durations when given.
     public var shard: TestShard?
     public var shardDurations: [String: Double]?
+    /// `run --per-test-coverage`: the generated entry point to build the tests with
+    /// (`--experimental-test-entry-point-path`) and the folder its per-test counts go to
+    /// (`TESTSCOPE_PER_TEST_DIR`; emptied before the run).
+    public var perTest: (entryPoint: URL, directory: URL)?
 
     public init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
                 extraArguments: [String] = [], artifacts: URL, testTimeout: Double? = nil, echo: Bool = true) {
@@ -73,7 +77,9 @@ public struct TestRunCoordinator: Sendable {
         self.note = note
         self.warn = warn
         // As SwiftPM does: no colours from the test process when our output is not a terminal.
-        environment = TestSupervisor.testEnvironment(ProcessInfo.processInfo.environment, noColor: isatty(STDOUT_FILENO) == 0)
+        var environment = TestSupervisor.testEnvironment(ProcessInfo.processInfo.environment, noColor: isatty(STDOUT_FILENO) == 0)
+        if let perTest = request.perTest { environment["TESTSCOPE_PER_TEST_DIR"] = perTest.directory.path }
+        self.environment = environment
     }
 
     public func run(log: AtomicFileWriter) throws -> TestRunOutput {
@@ -97,8 +103,9 @@ public struct TestRunCoordinator: Sendable {
             let result = Result { try BuildArtifacts.binPath(swift: swift, buildArguments: binArguments) }
             binPathQuery.withLock { $0 = result }
         }
+        let entryPoint = request.perTest.map { ["--experimental-test-entry-point-path", $0.entryPoint.path] } ?? []
         let build = try ProcessRunner.stream(
-            request.swift, ["build", "--build-tests", "--enable-code-coverage"] + request.buildArguments + buildExtra,
+            request.swift, ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra,
             environment: environment, echo: request.echo, onLine: writeLine)
         binPathTask.wait()
         PhaseTimer.mark("build")
@@ -130,6 +137,11 @@ public struct TestRunCoordinator: Sendable {
         // Removed if the run is interrupted: the profiles of a run that never reports are of no use.
         try Interruption.creatingTemporary(profileDir) { try FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true) }
         defer { Interruption.forget(profileDir) }
+        if let directory = request.perTest?.directory {
+            try? FileManager.default.removeItem(at: directory)
+            try Interruption.creatingTemporary(directory) { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        }
+        defer { if let directory = request.perTest?.directory { Interruption.forget(directory) } }
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,

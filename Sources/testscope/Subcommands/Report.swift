@@ -35,6 +35,10 @@ extension Testscope {
         var testList: String?
         @Option(name: .long, help: ArgumentHelp("The build folder for swift package describe (default: .build; the plugin passes its own).", valueName: "dir"))
         var scratchPath: String?
+        @Option(name: .long, help: ArgumentHelp("Print the tests that ran this line (from `run --per-test-coverage`'s per-test.json in --output), one per line.", valueName: "path:line"))
+        var testsFor: String?
+        @Option(name: .long, help: ArgumentHelp("Print the lines this test ran (PATH:LINES), from `run --per-test-coverage`'s per-test.json in --output.", valueName: "test"))
+        var coveredBy: String?
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
 
@@ -43,11 +47,23 @@ extension Testscope {
             if modes > 1 { throw ValidationError("use one kind of input: --export, --profile/--binary, or --build-path") }
             if !profile.isEmpty && binary.isEmpty { throw ValidationError("--profile needs --binary (the test binary the profile was recorded with)") }
             if profile.isEmpty && !binary.isEmpty { throw ValidationError("--binary needs --profile") }
+            if testsFor != nil || coveredBy != nil {
+                if testsFor != nil && coveredBy != nil { throw ValidationError("use one of --tests-for and --covered-by") }
+                if modes > 0 || !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty {
+                    throw ValidationError("--tests-for and --covered-by read the output folder's per-test.json; they take no other inputs")
+                }
+            }
             _ = try outputOptions.formats()
         }
 
         func run() throws {
             try execute(outputOptions) { pipeline in
+                if let testsFor {
+                    return try pipeline.perTest(try PerTestQuery.testsFor(testsFor), packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
+                }
+                if let coveredBy {
+                    return try pipeline.perTest(.coveredBy(test: coveredBy), packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
+                }
                 var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
                 (request.exports, request.profiles, request.binaries) = (export.map(absoluteURL), profile.map(absoluteURL), binary.map(absoluteURL))
                 (request.buildPath, request.testList, request.settings.scratchPath) = (buildPath.map(absoluteURL), testList.map(absoluteURL), scratchPath.map(absoluteURL))

@@ -27,6 +27,8 @@ extension Testscope {
         var shardTimings: String?
         @Flag(name: .long, inversion: .prefixedNo, help: "Build with atomic counter updates (exact counts under parallel tests), in .build/testscope (or --scratch-path).")
         var atomicCounters = true
+        @Flag(name: .long, help: "Also record which tests ran which lines (per-test.json; report --tests-for / --covered-by); builds into .build/testscope-pertest.")
+        var perTestCoverage = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
         @OptionGroup var history: HistoryOption
@@ -50,6 +52,7 @@ extension Testscope {
                 request.skips = selection.skip
                 (request.testTimeout, request.buildArguments, request.atomicCounters) = (testTimeout, buildArguments, atomicCounters)
                 (request.shard, request.shardTimings) = (shard.flatMap(TestShard.init(parsing:)), shardTimings.map(absoluteURL))
+                request.perTestCoverage = perTestCoverage
                 return try pipeline.run(request)
             }
         }

@@ -1,0 +1,123 @@
+import Foundation
+import TestscopeExecution
+import TestscopeProfileData
+
+/// What one test process of `run --per-test-coverage` left: the counters' layout (a raw profile the
+/// process wrote of itself) and its blocks of counter deltas, one per test and outside tests.
+public struct PerTestProcess: Sendable {
+    public var layout: RawProfile
+    public var blocks: [PerTestContextBlock]
+
+    public init(layout: RawProfile, blocks: [PerTestContextBlock]) {
+        self.layout = layout
+        self.blocks = blocks
+    }
+}
+
+/// Counter deltas → the lines each context ran, with the native engine's own rules: a context's
+/// deltas become a profile of the functions it touched, and every function of the files those
+/// functions map to (zero-count ones too, so that a closure nobody ran still splits its parent's
+/// lines) is evaluated and swept into segments and lines exactly as the aggregate is. Lines are kept
+/// only where the report has them covered (excluded lines, filtered files and path equivalences are
+/// the report's).
+public enum PerTestBuilder {
+    /// `ranTests`: the ids of tests that ran to an outcome other than skipped (those without a block are lost).
+    public static func build(mapped: [MappedFunction], processes: [PerTestProcess], report: CoverageReport,
+                             ranTests: [String]) -> PerTestCoverage {
+        var reportIndex: [String: Int] = [:]
+        var coveredInReport: [Set<UInt32>] = []
+        for (index, file) in report.files.enumerated() {
+            reportIndex[file.path] = index
+            coveredInReport.append(Set(file.lines.filter(\.isCovered).map(\.line)))
+        }
+        var byName: [UInt64: [Int]] = [:]
+        var byFile: [String: [Int]] = [:]
+        for (index, function) in mapped.enumerated() {
+            byName[function.nameRef, default: []].append(index)
+            for name in Set(function.filenames) where reportIndex[name] != nil { byFile[name, default: []].append(index) }
+        }
+
+        var contexts: [PerTestCoverage.Context] = [PerTestCoverage.Context(id: PerTestCoverage.outsideTests)]
+        var contextNumber: [PerTestCoverage.Context: Int] = [contexts[0]: 0]
+        // file index → context → lines
+        var lines: [Int: [Int: Set<UInt32>]] = [:]
+        for process in processes {
+            let records = process.layout.records
+            let counterCount = records.map { $0.counterOffset / 8 + $0.counters.count }.max() ?? 0
+            var owner = [Int32](repeating: -1, count: counterCount)
+            for (index, record) in records.enumerated() {
+                for slot in 0..<record.counters.count { owner[record.counterOffset / 8 + slot] = Int32(index) }
+            }
+            let results = Parallel.map(process.blocks.count) { b -> [Int: Set<UInt32>] in
+                linesRun(by: process.blocks[b], records: records, owner: owner, mapped: mapped, byName: byName,
+                         byFile: byFile, reportIndex: reportIndex, coveredInReport: coveredInReport)
+            }
+            for (block, fileLines) in zip(process.blocks, results) {
+                let context = Self.context(of: block.id)
+                let number = contextNumber[context] ?? {
+                    contexts.append(context)
+                    contextNumber[context] = contexts.count - 1
+                    return contexts.count - 1
+                }()
+                for (file, set) in fileLines { lines[file, default: [:]][number, default: []].formUnion(set) }
+            }
+        }
+        let recorded = Set(contexts.map(\.id))
+        var lost: [String] = []
+        for id in ranTests where !recorded.contains(id) && !lost.contains(id) { lost.append(id) }
+        // Every report file, those no test ran too: "no test ran it" is then told from "not a source file".
+        let files = report.files.indices.map { index -> PerTestCoverage.File in
+            let runs = lines[index] ?? [:]
+            return PerTestCoverage.File(
+                path: report.files[index].relativePath, lastLine: report.files[index].lines.last?.line ?? 0,
+                runs: runs.keys.sorted().compactMap { context in
+                    let set = runs[context]!
+                    return set.isEmpty ? nil : PerTestCoverage.Run(context: context, lines: PerTestCoverage.text(PerTestCoverage.ranges(of: set)))
+                })
+        }
+        return PerTestCoverage(contexts: contexts, lost: lost, files: files)
+    }
+
+    /// A block's id as `swift test list` names the test: Swift Testing's ids lose their source location
+    /// (`Module.Suite/test()/File.swift:4:2` → `Module.Suite/test()`); `\t<n>` is the case number.
+    public static func context(of blockID: String) -> PerTestCoverage.Context {
+        let parts = blockID.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+        var id = String(parts[0])
+        if let slash = id.lastIndex(of: "/"), id[id.index(after: slash)...].range(of: #"\.swift:\d+:\d+$"#, options: .regularExpression) != nil {
+            id = String(id[..<slash])
+        }
+        return PerTestCoverage.Context(id: id, testCase: parts.count == 2 ? Int(parts[1]) : nil)
+    }
+
+    /// The report lines one block ran, by report file index.
+    static func linesRun(by block: PerTestContextBlock, records: [RawProfileRecord], owner: [Int32], mapped: [MappedFunction],
+                         byName: [UInt64: [Int]], byFile: [String: [Int]], reportIndex: [String: Int],
+                         coveredInReport: [Set<UInt32>]) -> [Int: Set<UInt32>] {
+        var touched: [Int: [UInt64]] = [:]
+        for (index, delta) in zip(block.indexes, block.deltas) where Int(index) < owner.count {
+            let record = Int(owner[Int(index)])
+            guard record >= 0 else { continue }
+            let slot = Int(index) - records[record].counterOffset / 8
+            touched[record, default: [UInt64](repeating: 0, count: records[record].counters.count)][slot] &+= delta
+        }
+        var functions: [UInt64: [UInt64: [UInt64]]] = [:]
+        var files = Set<String>()
+        for (record, counts) in touched {
+            functions[records[record].nameRef, default: [:]][records[record].funcHash] = counts
+            for function in byName[records[record].nameRef] ?? [] {
+                for name in mapped[function].filenames where reportIndex[name] != nil { files.insert(name) }
+            }
+        }
+        guard !files.isEmpty else { return [:] }
+        let subset = Set(files.flatMap { byFile[$0] ?? [] }).sorted()
+        let evaluated = NativeFunctionRecords.build(subset.map { mapped[$0] }, counters: ProfileCounters(functions: functions))
+        var result: [Int: Set<UInt32>] = [:]
+        for file in NativeFileCoverage.files(evaluated.functions) {
+            guard files.contains(file.filename), let index = reportIndex[file.filename] else { continue }
+            let covered = LineCoverageBuilder.lines(from: file.segments ?? []).filter(\.isCovered).map(\.line)
+            let kept = Set(covered).intersection(coveredInReport[index])
+            if !kept.isEmpty { result[index] = kept }
+        }
+        return result
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeProfileData
+import TestscopeReports
+import TestscopeTestResults
+
+/// `run --per-test-coverage`: the entry point the tests are built with, and, after the run, the
+/// processes' per-test counts turned into `per-test.json` (the work folder is removed: no profile per
+/// test is kept).
+struct PerTestReporting {
+    static let fileName = "per-test.json"
+    var terminal: Terminal
+
+    /// Writes `PerTestEntryPoint`'s main into the scratch folder (only when it changed).
+    static func entryPoint(swift: URL, packageRoot: URL, scratchPath: URL, environment: [String: String]) throws -> URL {
+        #if os(macOS)
+        throw FlakinessError.unsupportedPlatform
+        #else
+        let builder = FlakyBuilder(swift: swift, packageRoot: packageRoot, scratchPath: scratchPath, environment: environment)
+        return try builder.writeEntryPoint(PerTestEntryPoint.source(packageName: try builder.packageName()))
+        #endif
+    }
+
+    /// Removes an earlier run's `per-test.json` and file-page data, so that a run never leaves answers
+    /// that are not its own.
+    static func removeStale(in output: OutputFolder) {
+        try? FileManager.default.removeItem(at: output.url.appendingPathComponent(fileName))
+        let files = output.url.appendingPathComponent("files")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? [] where name.hasSuffix(".tests.js") {
+            try? FileManager.default.removeItem(at: files.appendingPathComponent(name))
+        }
+    }
+
+    /// `htmlPages`: also the file pages' lazily loaded data (`PerTestPages`; not in a single-file report).
+    func write(from directory: URL, binary: URL, report: CoverageReport, tests: TestRunResults, output: OutputFolder,
+               htmlPages: Bool, into outcome: inout Outcome) throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        terminal.progress("reading per-test coverage")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var processes: [PerTestProcess] = []
+        for name in names.sorted() where name.hasSuffix(".contexts") {
+            let pid = String(name.dropLast(".contexts".count))
+            let layoutPath = directory.appendingPathComponent(pid + ".layout.profraw").path
+            do {
+                guard let layout = try RawProfileReader.read(path: layoutPath).first else { continue }
+                let contexts = try PerTestContextFile.read(path: directory.appendingPathComponent(name).path)
+                processes.append(PerTestProcess(layout: layout, blocks: contexts.blocks))
+            } catch {
+                terminal.warning("per-test coverage of test process \(pid) is unreadable (\(error)); its tests are reported as lost")
+            }
+        }
+        let mapping = try CoverageMappingReader.records(binaryAt: binary.path)
+        let mapped = try (0..<mapping.count).map { try mapping.function(at: $0) }
+        let ran = tests.results.filter { $0.outcome != .skipped }.map(\.id)
+        let perTest = PerTestBuilder.build(mapped: mapped, processes: processes, report: report, ranTests: ran)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        let url = try output.file(Self.fileName)
+        try AtomicFileWriter.write(String(decoding: try encoder.encode(perTest), as: UTF8.self), to: url)
+        outcome.written.append(url.path)
+        if htmlPages { try PerTestPages.write(perTest, into: output) }
+        let tests = Set(perTest.contexts.dropFirst().map(\.id)).count
+        terminal.note("per-test coverage of \(tests) test(s) in \(url.path)")
+        if !perTest.lost.isEmpty {
+            terminal.warning("per-test coverage lost for \(perTest.lost.count) test(s) (their process crashed or was killed during the test): "
+                + perTest.lost.prefix(5).joined(separator: ", ") + (perTest.lost.count > 5 ? ", …" : ""))
+        }
+    }
+}

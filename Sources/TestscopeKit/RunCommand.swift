@@ -12,8 +12,12 @@ extension Pipeline {
         // The package root is found from a subfolder as SwiftPM does; the summary goes where the reports went.
         let root = try Self.packageRoot(request.packageRoot)
         var outcome = try runAndReport(request, root: root)
+        let output = request.settings.outputFolder(packageRoot: root)
         try SummaryReporting(formats: request.settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
-            .write(&outcome, packageRoot: root, output: request.settings.outputFolder(packageRoot: root))
+            .write(&outcome, packageRoot: root, output: output)
+        if outcome.tests != nil || outcome.coverage != nil {
+            try FinalScreen(terminal: terminal, settings: request.settings).show(outcome, packageRoot: root, output: output)
+        }
         return outcome
     }
 
@@ -48,13 +52,22 @@ extension Pipeline {
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
         terminal.note("building the tests with coverage and running them in \(root.path)")
+        // The live view: a status line and the failures as they happen; `--verbose` echoes the raw lines instead.
+        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
         let testRun = TestRunRequest(
             swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
-            extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
+            extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: live.mode == .verbose)
         let started = Date().addingTimeInterval(-1)
-        let terminal = self.terminal
-        let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) }, warn: { terminal.emit($0) })
-        let run = try coordinator.run(log: log)
+        let earlier = LastRun.earlierDurations(in: output)
+        let liveTerminal = live.terminal
+        var coordinator = TestRunCoordinator(request: testRun, note: { liveTerminal.note($0) }, warn: { liveTerminal.emit($0) })
+        coordinator.observer = RunObserver(buildLine: live.buildLine, testsSelected: { live.testsSelected($0, earlier: earlier) }, test: live.test)
+        live.start()
+        let run: TestRunOutput
+        do {
+            defer { live.finish() }
+            run = try coordinator.run(log: log)
+        }
         try log.commit()
         var outcome = Outcome()
         if run.buildFailed {
@@ -96,9 +109,10 @@ extension Pipeline {
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)
         if testsFailed || outcome.status == .testsFailed {
-            terminal.error(tests.hasFailures
-                ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
-                : "the test binary exited with status \(run.testBinaryStatus); coverage above covers the tests that ran")
+            // Failed tests are the final screen's verdict; an exit status without a failed test is said here.
+            if !tests.hasFailures {
+                terminal.error("the test binary exited with status \(run.testBinaryStatus); the coverage covers the tests that ran")
+            }
             outcome.status = .testsFailed
         }
         return outcome

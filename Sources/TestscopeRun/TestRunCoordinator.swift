@@ -45,6 +45,21 @@ public struct TestRunOutput: Sendable {
     public var buildFailed: Bool
 }
 
+/// What a live view hears from `run`: every line of the build, the tests selected to run (before the
+/// first starts), and the tests starting and finishing.
+public struct RunObserver: Sendable {
+    public var buildLine: @Sendable (String) -> Void
+    public var testsSelected: @Sendable ([String]) -> Void
+    public var test: @Sendable (LiveTestEvent) -> Void
+
+    public init(buildLine: @escaping @Sendable (String) -> Void, testsSelected: @escaping @Sendable ([String]) -> Void,
+                test: @escaping @Sendable (LiveTestEvent) -> Void) {
+        self.buildLine = buildLine
+        self.testsSelected = testsSelected
+        self.test = test
+    }
+}
+
 /// Runs the tests with coverage the way `swift test --enable-code-coverage` does (build with
 /// coverage, then the test binary for XCTest and for Swift Testing, with `LLVM_PROFILE_FILE`), but
 /// runs the binary itself under a `TestSupervisor`, so that its output is parsed live (SwiftPM holds
@@ -55,6 +70,8 @@ public struct TestRunCoordinator: Sendable {
     let note: @Sendable (String) -> Void
     let warn: @Sendable (Diagnostic) -> Void
     let environment: [String: String]
+    /// The live view, when there is one.
+    public var observer: RunObserver?
 
     /// `run`'s policy: every selected test that did not report runs again; Swift Testing runs in
     /// parallel, so a crash that names no test is not blamed on the first one in flight.
@@ -80,9 +97,10 @@ public struct TestRunCoordinator: Sendable {
         // Lines come from more than one reader thread: one writer at a time.
         let logged = Locked(log)
         let writeLine: @Sendable (String) -> Void = { line in logged.withLock { try? $0.write(line + "\n") } }
+        let observer = self.observer
         let build = try ProcessRunner.stream(
             request.swift, ["build", "--build-tests", "--enable-code-coverage"] + request.buildArguments + buildExtra,
-            environment: environment, echo: request.echo, onLine: writeLine)
+            environment: environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
         guard build.succeeded else {
             return TestRunOutput(results: results, testBinaryStatus: build.status, testBinaryStderr: build.stderrText,
                                  binPath: nil, testBinary: nil, profiles: [], buildFailed: true)
@@ -99,6 +117,7 @@ public struct TestRunCoordinator: Sendable {
         try AtomicFileWriter.write((all.xctest + all.swiftTesting).map { $0 + "\n" }.joined(),
                                    to: request.artifacts.appendingPathComponent("test-list.txt"))
         let selected = all.applying(filters: request.filters, skips: request.skips)
+        observer?.testsSelected((libraries.xctest ? selected.xctest : []) + (libraries.swiftTesting ? selected.swiftTesting : []))
         let profileDir = request.artifacts.appendingPathComponent("profiles")
         try? FileManager.default.removeItem(at: profileDir)
         // Removed if the run is interrupted: the profiles of a run that never reports are of no use.
@@ -107,7 +126,7 @@ public struct TestRunCoordinator: Sendable {
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
-            onLine: writeLine, note: note, warn: warn)
+            onLine: writeLine, note: note, warn: warn, onTest: observer?.test)
         var status: Int32 = 0
         let unfiltered = request.filters.isEmpty && request.skips.isEmpty
 

@@ -11,17 +11,25 @@ public struct Terminal: Sendable {
     public var useColor: Bool
     public var showProgress: Bool
     public var quiet: Bool
+    /// `--verbose`: the build's and the tests' raw lines instead of the live view.
+    public var verbose: Bool
+    /// The screen's width in columns when known (`$COLUMNS`, else the terminal's); nil when not a terminal.
+    public var columns: Int?
     public var console: any Console
 
-    public init(useColor: Bool, showProgress: Bool, quiet: Bool, console: any Console = StandardConsole()) {
+    public init(useColor: Bool, showProgress: Bool, quiet: Bool, verbose: Bool = false, columns: Int? = nil,
+                console: any Console = StandardConsole()) {
         self.useColor = useColor
         self.showProgress = showProgress
         self.quiet = quiet
+        self.verbose = verbose
+        self.columns = columns
         self.console = console
     }
 
-    /// Colors only on a terminal, never with `NO_COLOR` or `TERM=dumb`; progress only on a terminal outside CI.
-    public static func detect(quiet: Bool, noColor: Bool,
+    /// Colors only on a terminal, never with `NO_COLOR` or `TERM=dumb`; progress (a status line redrawn in
+    /// place) only on a terminal outside CI and not with `TERM=dumb`.
+    public static func detect(quiet: Bool, noColor: Bool, verbose: Bool = false,
                               environment: [String: String] = ProcessInfo.processInfo.environment,
                               console: any Console = StandardConsole()) -> Terminal {
         let stdoutTTY = isatty(STDOUT_FILENO) == 1 && console is StandardConsole
@@ -30,11 +38,26 @@ public struct Terminal: Sendable {
             && environment["TERM"] != "dumb"
         let forced = environment["TESTSCOPE_FORCE_COLOR"] == "1"
         let inCI = environment["CI"].map { !$0.isEmpty && $0 != "false" } ?? false
+        let dumb = environment["TERM"] == "dumb"
         return Terminal(
             useColor: forced || (colorAllowed && stdoutTTY),
-            showProgress: !quiet && stderrTTY && !inCI,
-            quiet: quiet, console: console)
+            showProgress: !quiet && stderrTTY && !inCI && !dumb,
+            quiet: quiet, verbose: verbose && !quiet,
+            columns: stdoutTTY || stderrTTY ? screenColumns(environment) : nil, console: console)
     }
+
+    /// `$COLUMNS` when set to a number, else the width the terminal reports (`TIOCGWINSZ`), else nil.
+    public static func screenColumns(_ environment: [String: String]) -> Int? {
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        var size = winsize()
+        for fd in [STDOUT_FILENO, STDERR_FILENO] where ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 {
+            return Int(size.ws_col)
+        }
+        return nil
+    }
+
+    /// The width screens are fitted to: the terminal's, or 80 when it is not known.
+    public var width: Int { columns ?? 80 }
 
     /// ANSI styles used by the text reports.
     public enum Style: String, Sendable {

@@ -51,8 +51,9 @@ public struct FlakyBuilder {
     public var entryPointFile: URL { scratchPath.appendingPathComponent("testscope-entry-point/main.swift") }
 
     /// Writes the entry point (only when it changed, so an unchanged package is not rebuilt), builds,
-    /// and lists the tests. `log` receives the build output; `echo` also shows it (on stderr).
-    public func build(log: LineLog?, echo: Bool) throws -> FlakyTestBinary {
+    /// and lists the tests. `log` receives the build output; `echo` also shows it raw (on stderr), `onLine`
+    /// hands each line to a live view.
+    public func build(log: LineLog?, echo: Bool, onLine: (@Sendable (String) -> Void)? = nil) throws -> FlakyTestBinary {
         #if os(macOS)
         throw FlakinessError.unsupportedPlatform
         #else
@@ -63,6 +64,7 @@ public struct FlakyBuilder {
             environment: environment, echo: false, onLine: { line in
                 log?.write(line)
                 if echo { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+                onLine?(line)
             })
         guard build.succeeded else {
             throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: log?.path ?? "the output above")

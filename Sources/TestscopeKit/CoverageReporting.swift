@@ -62,17 +62,11 @@ struct CoverageReporting {
         }
         try output.prepare()
         var written: [String] = []
+        // The screen shows a fitted view of it at the end (`FinalScreen`); the file keeps every row.
         if formats.contains(.text) {
-            let text = TextReport(terminal: terminal, watermarks: settings.watermarks, showMissing: settings.showMissing)
-            terminal.print(try text.renderString(report))
-            var plain = text
+            var plain = TextReport(terminal: terminal, watermarks: settings.watermarks, showMissing: settings.showMissing)
             plain.terminal.useColor = false
             written.append(try plain.write(report, into: output))
-        } else if !terminal.quiet {
-            terminal.printLine(Self.summaryLine(report))
-        }
-        if !terminal.quiet {
-            for line in (report.diff.map(PullRequestText.diff) ?? []) + (report.baseline.map(PullRequestText.baseline) ?? []) { terminal.printLine(line) }
         }
         for warning in report.baseline?.warnings ?? [] { terminal.warning(warning) }
         PhaseTimer.mark("text")
@@ -102,7 +96,6 @@ struct CoverageReporting {
             if let diagnostic = files.diagnostic { terminal.emit(diagnostic) }
         }
         PhaseTimer.mark("json + lcov + cobertura + sonarqube")
-        var htmlIndex: String?
         if var html {
             html.perTestData = perTestPages
             // The top bar: this report's pages (Tests when it has the run's results, whose page TestReporting
@@ -115,14 +108,10 @@ struct CoverageReporting {
             terminal.progress("writing the HTML report")
             let index = try html.writePages(report, into: output)[0]
             try pages.write(into: output)
-            htmlIndex = index
             written.append(index)
         }
-        terminal.note("reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
-        if let htmlIndex, !terminal.quiet { terminal.printLine("HTML report: \(htmlIndex)") }
-
+        // The gate's lines are the final screen's, after the verdict.
         let failures = settings.gate.evaluate(report)
-        for failure in failures { terminal.diagnosticLine(Self.gateMessage(failure)) }
         outcome.coverage = report
         outcome.gateFailures = failures
         outcome.written += written

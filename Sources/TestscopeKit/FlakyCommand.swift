@@ -40,14 +40,14 @@ extension Pipeline {
         let buildStarted = Date()
         let buildLog = try LineLog(try output.file("flaky-build.log"))
         let builder = FlakyBuilder(swift: swift, packageRoot: root, scratchPath: scratch, extraBuildArguments: extra)
+        // The live view: build progress and diagnostics, then the runs under a status line (raw lines with --verbose).
+        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
+        live.start()
+        defer { live.finish() }
         let binary: FlakyTestBinary
-        do { binary = try builder.build(log: buildLog, echo: terminal.showProgress) } catch {
+        do { binary = try builder.build(log: buildLog, echo: live.mode == .verbose, onLine: live.buildLine) } catch {
             try? buildLog.commit()
-            if case FlakinessError.buildFailed = error, !terminal.showProgress {
-                // The compiler's errors, which were not shown as they came.
-                let lines = ((try? String(contentsOfFile: buildLog.path, encoding: .utf8)) ?? "").split(separator: "\n")
-                for line in lines.filter({ $0.contains("error:") }).prefix(10) { terminal.console.diagnostics(line + "\n") }
-            }
+            live.finish()
             throw error
         }
         try buildLog.commit()
@@ -86,13 +86,19 @@ extension Pipeline {
         let jobsText = request.jobs == nil
             ? "\(jobs) job\(jobs == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobs) while the CPUs sit idle)"
             : "\(jobs) job\(jobs == 1 ? "" : "s")"
-        terminal.printLine("testscope flaky: seed \(seed), \(request.runs) runs, \(jobsText)")
+        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(jobsText)"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
-        let terminal = self.terminal
+        let quiet = terminal.quiet
+        let finishedRuns = Locked(0)
+        let runs = request.runs
+        live.status("Flaky runs 0/\(runs)")
         var report = try detector.detect(options, reproduction: reproduction, packageRoot: root.path) { line in
-            guard !terminal.quiet else { return }
-            terminal.printLine(line)
+            let done = finishedRuns.withLock { $0 += 1; return $0 }
+            live.status("Flaky runs \(min(done, runs))/\(runs)")
+            guard !quiet else { return }
+            live.printResults([line])
         }
+        live.finish()
         report.buildSeconds = buildSeconds
         var outcome = try finishFlaky(report, request: request, output: output)
         if let history {

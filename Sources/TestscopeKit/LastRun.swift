@@ -33,6 +33,21 @@ public struct LastRun: Codable, Sendable, Equatable {
         try AtomicFileWriter.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: try output.file(Self.fileName))
     }
 
+    /// Each test's time in the last run's `tests.json` in `output` (parameterized cases added up), for the
+    /// live view's estimate; empty when there is none or it cannot be read.
+    static func earlierDurations(in output: OutputFolder) -> [String: Double] {
+        let url = output.url.appendingPathComponent("tests.json")
+        guard let data = FileManager.default.contents(atPath: url.path),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let tests = object["tests"] as? [[String: Any]] else { return [:] }
+        var durations: [String: Double] = [:]
+        for test in tests {
+            guard let id = test["id"] as? String, let duration = test["duration"] as? Double, duration >= 0 else { continue }
+            durations[id, default: 0] += duration
+        }
+        return durations
+    }
+
     /// The record of the last run into `output`; a clear error when there is none or it cannot be read.
     static func read(in output: OutputFolder) throws -> LastRun {
         let url = output.url.appendingPathComponent(fileName)

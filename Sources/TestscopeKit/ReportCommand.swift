@@ -34,6 +34,7 @@ extension Pipeline {
         }
         try SummaryReporting(formats: settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
             .write(&outcome, packageRoot: root, output: output)
+        try FinalScreen(terminal: terminal, settings: settings).show(outcome, packageRoot: root, output: output)
         return outcome
     }
 

@@ -15,6 +15,8 @@ public struct ReportSettings: Sendable {
     public var exclude: [String] = []
     public var pathEquivalences: [PathEquivalence] = []
     public var showMissing = false
+    /// `--show-files`: the files the final screen lists (`coverage.txt` always has them all).
+    public var showFiles = FileRows.worst(10)
     public var watermarks = Watermarks()
     public var gate = CoverageGate()
     /// `--diff-base` and the baseline ratchet (their thresholds are in `gate`).

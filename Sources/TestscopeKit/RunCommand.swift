@@ -25,6 +25,9 @@ extension Pipeline {
                               toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
             if formats.contains(.html) { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
+        if outcome.tests != nil || outcome.coverage != nil {
+            try FinalScreen(terminal: terminal, settings: request.settings).show(outcome, packageRoot: root, output: output)
+        }
         return outcome
     }
 
@@ -64,9 +67,11 @@ extension Pipeline {
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
         terminal.note("building the tests with coverage and running them in \(root.path)")
+        // The live view: a status line and the failures as they happen; `--verbose` echoes the raw lines instead.
+        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
         var testRun = TestRunRequest(
             swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
-            extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: true)
+            extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: live.mode == .verbose)
         (testRun.shard, testRun.shardDurations) = (request.shard, durations)
         if request.perTestCoverage, let scratchPath = settings.scratchPath {
             testRun.perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
@@ -74,9 +79,16 @@ extension Pipeline {
         }
         defer { if let directory = testRun.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
         let started = Date().addingTimeInterval(-1)
-        let terminal = self.terminal
-        let coordinator = TestRunCoordinator(request: testRun, note: { terminal.note($0) }, warn: { terminal.emit($0) })
-        let run = try coordinator.run(log: log)
+        let earlier = LastRun.earlierDurations(in: output)
+        let liveTerminal = live.terminal
+        var coordinator = TestRunCoordinator(request: testRun, note: { liveTerminal.note($0) }, warn: { liveTerminal.emit($0) })
+        coordinator.observer = RunObserver(buildLine: live.buildLine, testsSelected: { live.testsSelected($0, earlier: earlier) }, test: live.test)
+        live.start()
+        let run: TestRunOutput
+        do {
+            defer { live.finish() }
+            run = try coordinator.run(log: log)
+        }
         try log.commit()
         var outcome = Outcome()
         if run.buildFailed {
@@ -138,9 +150,10 @@ extension Pipeline {
         try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)
         try shardManifest?.write(into: output)
         if testsFailed || outcome.status == .testsFailed {
-            terminal.error(tests.hasFailures
-                ? "tests failed (\(tests.summaryLine)); coverage above covers every test process that exited"
-                : "the test binary exited with status \(run.testBinaryStatus); coverage above covers the tests that ran")
+            // Failed tests are the final screen's verdict; an exit status without a failed test is said here.
+            if !tests.hasFailures {
+                terminal.error("the test binary exited with status \(run.testBinaryStatus); the coverage covers the tests that ran")
+            }
             outcome.status = .testsFailed
         }
         return outcome

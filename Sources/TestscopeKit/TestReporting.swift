@@ -24,8 +24,6 @@ struct TestReporting {
         let formats = settings.formats(default: ReportFormat.coverageDefaults)
         let tests = try Self.mapped(tests, equivalences: settings.pathEquivalences)
         try output.prepare()
-        let summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot.path)
-        if formats.contains(.text) || !terminal.quiet { terminal.print(try summary.renderString(tests)) }
         var written: [String] = []
         if formats.contains(.json) { written.append(try TestResultsJSONReport(packageRoot: packageRoot.path).write(tests, into: output)) }
         if formats.contains(.junit) {
@@ -44,9 +42,6 @@ struct TestReporting {
         if formats.contains(.html) {
             // `run` and `report` write the coverage report first when they have one (coverageLine is its summary).
             written += try writeTestsPage(tests, packageRoot: packageRoot, output: output, withCoverage: coverageLine != nil)
-        }
-        if !written.isEmpty {
-            terminal.note("test reports in \(output.url.path): \(written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
         }
         if environment["GITHUB_ACTIONS"] == "true" {
             // The step summary is written with the Markdown summary, once the command has all its results.
@@ -72,8 +67,6 @@ struct TestReporting {
         page.navigation = pages.navigation
         let written = try page.writePages(tests, into: output)
         try pages.write(into: output)
-        if page.landingIndex, !terminal.quiet { terminal.printLine("HTML report: \(written[1]) (tests only, no coverage)") }
-        if !terminal.quiet { terminal.printLine("HTML tests page: \(written[0])") }
         return written
     }
 

@@ -8,6 +8,8 @@ public struct TestSummaryReport: ReportRenderer {
     public var terminal: Terminal
     public var paths: PathDisplay
     public var slowest: Int
+    /// The closing `N passed, N failed…` line (the final screen puts it first, in its verdict).
+    public var showsSummaryLine = true
 
     public init(terminal: Terminal, packageRoot: String, slowest: Int = 5) {
         self.terminal = terminal
@@ -45,6 +47,7 @@ public struct TestSummaryReport: ReportRenderer {
         if run.relaunches > 0 {
             try out.write("Relaunched the test binary \(run.relaunches) time(s) after a crash or timeout, so the remaining tests still ran.\n")
         }
+        guard showsSummaryLine else { return }
         let style: Terminal.Style = run.hasFailures ? .red : .green
         try out.write(terminal.styled(run.summaryLine, style) + "\n")
     }

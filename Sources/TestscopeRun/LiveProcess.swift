@@ -8,20 +8,39 @@ struct EventStreamTail {
     private(set) var stream = SwiftTestingEventStream()
     private(set) var firstSeen: [String: Date] = [:]
     private var offset: UInt64 = 0
+    /// How many of the stream's finished tests were already handed to the live view.
+    private var announced = 0
 
-    /// Reads the complete lines appended to `file` since the last call.
-    mutating func read(_ file: URL) {
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return }
+    /// Reads the complete lines appended to `file` since the last call; returns what a live view
+    /// has not heard yet (tests that started, then the results of tests that ended).
+    @discardableResult
+    mutating func read(_ file: URL) -> [LiveTestEvent] {
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return [] }
         defer { try? handle.close() }
         try? handle.seek(toOffset: offset)
         let data = handle.readDataToEndOfFile()
-        guard let lastNewline = data.lastIndex(of: 0x0A) else { return }
+        guard let lastNewline = data.lastIndex(of: 0x0A) else { return [] }
         let complete = data[data.startIndex..<lastNewline]
         offset += UInt64(complete.count + 1)
         for line in String(decoding: complete, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) { stream.consume(line) }
         let now = Date()
-        for id in stream.inFlight where firstSeen[id] == nil { firstSeen[id] = now }
+        var events: [LiveTestEvent] = []
+        for id in stream.inFlight where firstSeen[id] == nil {
+            firstSeen[id] = now
+            events.append(.started(SwiftTestingEventStream.split(id).specifier))
+        }
+        let finished = stream.finishedOrder
+        for id in finished[announced...] { events += stream.results(ofTest: id).map(LiveTestEvent.finished) }
+        announced = finished.count
+        return events
     }
+}
+
+/// What a live view hears from a running test process: a test started (its id as `swift test list`
+/// names it), or a test (or parameterized case) finished with its result.
+public enum LiveTestEvent: Sendable {
+    case started(String)
+    case finished(TestCaseResult)
 }
 
 /// One running test process as the output readers and the watchdog see it: the live parsers, when
@@ -43,12 +62,21 @@ final class LiveProcess: Sendable {
     private let events: URL?
     private let timeout: Double?
     private let note: (@Sendable (String) -> Void)?
+    private let onTest: (@Sendable (LiveTestEvent) -> Void)?
 
-    init(moduleForClass: [String: String], events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?) {
+    init(moduleForClass: [String: String], events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?,
+         onTest: (@Sendable (LiveTestEvent) -> Void)? = nil) {
         state = Locked(State(xctest: XCTestConsoleParser(moduleForClass: moduleForClass, live: true)))
         self.events = events
         self.timeout = timeout
         self.note = note
+        self.onTest = onTest
+    }
+
+    /// Hands events to the live view outside the lock (the view writes to the terminal).
+    private func announce(_ events: [LiveTestEvent]) {
+        guard let onTest else { return }
+        for event in events { onTest(event) }
     }
 
     func started(pid: Int32) {
@@ -61,7 +89,9 @@ final class LiveProcess: Sendable {
     }
 
     func consume(_ line: String) {
-        state.withLock { state in
+        let announcing = onTest != nil
+        let events: [LiveTestEvent] = state.withLock { state in
+            let reported = state.xctest.results.count
             if !line.isEmpty { state.lastLines.append(line); if state.lastLines.count > 10 { state.lastLines.removeFirst() } }
             let before = state.xctest.running
             // `Test Case '…' started at <local time>`: the start is taken when the line arrives instead of
@@ -87,7 +117,12 @@ final class LiveProcess: Sendable {
                     state.xcTimeline.started(display(running, state.xctest), at: state.xcStarted!)
                 }
             }
+            guard announcing else { return [] }
+            var events = state.xctest.results[reported...].map(LiveTestEvent.finished)
+            if state.xctest.running != before, let running = state.xctest.running { events.append(.started(display(running, state.xctest))) }
+            return events
         }
+        announce(events)
     }
 
     /// XCTest's `2026-11-21 08:17:18.667` (local time) without a DateFormatter.
@@ -126,8 +161,10 @@ final class LiveProcess: Sendable {
 
     /// The watchdog's tick: reads new stream records and kills the process when a test ran past the limit.
     func tick() {
+        var announced: [LiveTestEvent] = []
+        defer { announce(announced) }
         state.withLock { state in
-            if let events { state.tail.read(events) }
+            if let events { announced = state.tail.read(events) }
             guard let timeout, state.killed == nil, state.pid > 0 else { return }
             if let running = state.xctest.running, let since = state.xcSince, Date().timeIntervalSince(since) > timeout {
                 killForTimeout(&state, (running.key, .xctest), shown: running.key, timeout: timeout)
@@ -151,15 +188,20 @@ final class LiveProcess: Sendable {
     /// What the ended process reported, with the test it is blamed on when it died early: the XCTest
     /// test it was running, else the Swift Testing test `SwiftTestingEventStream.blame` picks.
     func collect(_ result: ProcessResult, tests: [String], blameFirstInFlight: Bool) -> SupervisedProcess {
-        state.withLock { state in
-            if let events { state.tail.read(events) }
+        var announced: [LiveTestEvent] = []
+        defer { announce(announced) }
+        return state.withLock { state in
+            if let events { announced = state.tail.read(events) }
             let signal = result.terminatedBySignal ? Int(result.status) : nil
             let killed = state.killed
             let xcKilled = killed?.framework == .xctest
             let xcRunning = state.xctest.running
             let outsideCrash = state.xctest.crashOutsideTests
+            let xcReported = state.xctest.results.count
             state.xctest.finish(signal: xcKilled ? 9 : signal, timedOut: xcKilled, timeout: timeout)
             var results = state.xctest.results
+            // The test a crash or a kill ended (XCTest's) is a failure the live view shows too.
+            if onTest != nil { announced += results[xcReported...].map(LiveTestEvent.finished) }
             var blamed = xcRunning.flatMap { running in
                 results.last { $0.suite == running.className && $0.name == running.method }?.id
             }
@@ -175,6 +217,7 @@ final class LiveProcess: Sendable {
                 results.append(stream.interruptedResult(culprit, outcome: killedST != nil ? .timedOut : .crashed, crash: evidence,
                                                         duration: killedST != nil ? timeout : since.map { Date().timeIntervalSince($0) }))
                 blamed = culprit
+                if onTest != nil, let last = results.last { announced.append(.finished(last)) }
             }
             let interrupted = signal != nil || killed != nil || xcRunning != nil || !inFlight.isEmpty
                 || (stream.runStarted && !stream.runEnded)

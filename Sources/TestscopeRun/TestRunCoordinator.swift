@@ -56,6 +56,21 @@ public struct TestRunOutput: Sendable {
     public var partitioned = 0
 }
 
+/// What a live view hears from `run`: every line of the build, the tests selected to run (before the
+/// first starts), and the tests starting and finishing.
+public struct RunObserver: Sendable {
+    public var buildLine: @Sendable (String) -> Void
+    public var testsSelected: @Sendable ([String]) -> Void
+    public var test: @Sendable (LiveTestEvent) -> Void
+
+    public init(buildLine: @escaping @Sendable (String) -> Void, testsSelected: @escaping @Sendable ([String]) -> Void,
+                test: @escaping @Sendable (LiveTestEvent) -> Void) {
+        self.buildLine = buildLine
+        self.testsSelected = testsSelected
+        self.test = test
+    }
+}
+
 /// Runs the tests with coverage the way `swift test --enable-code-coverage` does (build with
 /// coverage, then the test binary for XCTest and for Swift Testing, with `LLVM_PROFILE_FILE`), but
 /// runs the binary itself under a `TestSupervisor`, so that its output is parsed live (SwiftPM holds
@@ -66,6 +81,8 @@ public struct TestRunCoordinator: Sendable {
     let note: @Sendable (String) -> Void
     let warn: @Sendable (Diagnostic) -> Void
     let environment: [String: String]
+    /// The live view, when there is one.
+    public var observer: RunObserver?
 
     /// `run`'s policy: every selected test that did not report runs again; Swift Testing runs in
     /// parallel, so a crash that names no test is not blamed on the first one in flight.
@@ -104,9 +121,10 @@ public struct TestRunCoordinator: Sendable {
             binPathQuery.withLock { $0 = result }
         }
         let entryPoint = request.perTest.map { ["--experimental-test-entry-point-path", $0.entryPoint.path] } ?? []
+        let observer = self.observer
         let build = try ProcessRunner.stream(
             request.swift, ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra,
-            environment: environment, echo: request.echo, onLine: writeLine)
+            environment: environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
         binPathTask.wait()
         PhaseTimer.mark("build")
         guard build.succeeded else {
@@ -132,6 +150,7 @@ public struct TestRunCoordinator: Sendable {
             note("shard \(shard): \(selected.xctest.count + selected.swiftTesting.count) of \(wanted.xctest.count + wanted.swiftTesting.count) test(s)"
                  + (request.shardDurations == nil ? "" : ", balanced by the durations of --shard-timings"))
         }
+        observer?.testsSelected(selected.xctest + selected.swiftTesting)
         let profileDir = request.artifacts.appendingPathComponent("profiles")
         try? FileManager.default.removeItem(at: profileDir)
         // Removed if the run is interrupted: the profiles of a run that never reports are of no use.
@@ -145,7 +164,7 @@ public struct TestRunCoordinator: Sendable {
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
-            onLine: writeLine, note: note, warn: warn)
+            onLine: writeLine, note: note, warn: warn, onTest: observer?.test)
         var status: Int32 = 0
         // A shard names its tests, as a relaunch does; the first launch of a whole run takes SwiftPM's filters.
         let unfiltered = request.filters.isEmpty && request.skips.isEmpty && request.shard == nil

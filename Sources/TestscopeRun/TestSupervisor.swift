@@ -113,6 +113,8 @@ public struct TestSupervisor: Sendable {
     public var note: (@Sendable (String) -> Void)?
     /// Warnings for the user (a test that left a process running).
     public var warn: (@Sendable (Diagnostic) -> Void)?
+    /// Tests starting and finishing as the live parsers see them (the live view's status line and failures).
+    public var onTest: (@Sendable (LiveTestEvent) -> Void)?
 
     /// One watchdog interval for every run: short enough that a killed test's reported time is close
     /// to the limit, long enough to cost nothing.
@@ -121,7 +123,7 @@ public struct TestSupervisor: Sendable {
     public init(binary: URL, environment: [String: String], policy: SupervisionPolicy, timeout: Double?,
                 moduleForClass: [String: String] = [:], profileDirectory: URL? = nil, echo: Bool = false,
                 onLine: (@Sendable (String) -> Void)? = nil, note: (@Sendable (String) -> Void)? = nil,
-                warn: (@Sendable (Diagnostic) -> Void)? = nil) {
+                warn: (@Sendable (Diagnostic) -> Void)? = nil, onTest: (@Sendable (LiveTestEvent) -> Void)? = nil) {
         self.binary = binary
         self.environment = environment
         self.policy = policy
@@ -132,6 +134,7 @@ public struct TestSupervisor: Sendable {
         self.onLine = onLine
         self.note = note
         self.warn = warn
+        self.onTest = onTest
     }
 
     /// `base` with what the test binary needs: backtraces without a prompt (unless set), Swift Testing's
@@ -201,7 +204,7 @@ public struct TestSupervisor: Sendable {
         if let profileDirectory, let prefix = launch.profilePrefix {
             env["LLVM_PROFILE_FILE"] = profileDirectory.appendingPathComponent("\(prefix)-%p.profraw").path
         }
-        let live = LiveProcess(moduleForClass: moduleForClass, events: launch.eventStream, timeout: timeout, note: note)
+        let live = LiveProcess(moduleForClass: moduleForClass, events: launch.eventStream, timeout: timeout, note: note, onTest: onTest)
         let done = DispatchSemaphore(value: 0)
         let interval = Self.watchdogInterval
         let watchdog = Thread { while done.wait(timeout: .now() + interval) == .timedOut { live.tick() } }

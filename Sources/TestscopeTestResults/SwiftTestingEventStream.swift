@@ -34,6 +34,8 @@ public struct SwiftTestingEventStream {
     private(set) var tests: [String: TestRecord] = [:]
     private(set) var states: [String: TestState] = [:]
     private var order: [String] = []
+    /// Ids in the order their tests (or suites) ended, were skipped or cancelled: what a live view reads.
+    public private(set) var finishedOrder: [String] = []
     public private(set) var runEnded = false
     public private(set) var runStarted = false
     /// Lines that were not used because they could not be trusted (the first few, with the reason).
@@ -89,11 +91,14 @@ public struct SwiftTestingEventStream {
             states[testID]!.started = absolute
             states[testID]!.startedAt = e.date
         case "testEnded":
+            if states[testID]!.ended == nil { finishedOrder.append(testID) }
             states[testID]!.ended = absolute
         case "testSkipped":
+            if states[testID]!.skipReason == nil, states[testID]!.ended == nil { finishedOrder.append(testID) }
             states[testID]!.skipReason = Self.skipReason(e.texts.first) ?? "skipped"
             states[testID]!.startedAt = states[testID]!.startedAt ?? e.date
         case "testCancelled":
+            if states[testID]!.skipReason == nil, states[testID]!.ended == nil { finishedOrder.append(testID) }
             states[testID]!.skipReason = "cancelled"
             states[testID]!.ended = absolute
         case "testCaseStarted", "testCaseEnded", "testCaseCancelled":
@@ -157,6 +162,13 @@ public struct SwiftTestingEventStream {
             results += self.results(for: id, state: state)
         }
         return results
+    }
+
+    /// The results of one function test that ended or was skipped (one per parameterized case); empty
+    /// for a suite or a test still running.
+    public func results(ofTest id: String) -> [TestCaseResult] {
+        guard let state = states[id], tests[id]?.isSuite != true, state.skipReason != nil || state.ended != nil else { return [] }
+        return results(for: id, state: state)
     }
 
     /// A result for a test that was running when its process died.

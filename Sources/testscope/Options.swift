@@ -11,8 +11,10 @@ struct OutputOptions: ParsableArguments {
     var format: [String] = []
     @Option(name: .long, help: ArgumentHelp("Output folder (default: .testscope under the package).", valueName: "dir"))
     var output: String?
-    @Flag(name: .long, help: "Only errors, warnings and the requested reports; no progress or notes.")
+    @Flag(name: .long, help: "Only errors, failures and the final verdict: no status line, notes or tables.")
     var quiet = false
+    @Flag(name: .long, help: "Show the build's and the tests' raw output lines instead of the live status line.")
+    var verbose = false
     @Flag(name: .long, help: "No colours (also when NO_COLOR is set).")
     var noColor = false
     @Flag(name: .long, help: "Open the HTML report when done (xdg-open on Linux, open on macOS); never fails the command.")
@@ -28,7 +30,7 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor) }
+    var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor, verbose: verbose) }
 }
 
 /// `--history FILE.sqlite` of `run` and `flaky` (docs/history.md).
@@ -73,6 +75,7 @@ struct CoverageOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Leave out files matching this glob (repeatable).", valueName: "glob")) var exclude: [String] = []
     @Option(name: .long, help: ArgumentHelp("Rewrite a path prefix in the coverage data, like llvm-cov's -path-equivalence (repeatable).", valueName: "from,to")) var pathEquivalence: [String] = []
     @Flag(name: .long, help: "List the uncovered line ranges of each file in the text report.") var showMissing = false
+    @Option(name: .long, help: ArgumentHelp("Files on the final screen: the N with the lowest line coverage (default 10), or all (coverage.txt has every file).", valueName: "N|all")) var showFiles: String = "10"
     @Option(name: .long, help: ArgumentHelp("Percentages for colouring: below LOW red, below HIGH yellow, else green.", valueName: "low,high")) var watermarks: String = "50,80"
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if total line coverage is below N percent.", valueName: "N")) var failUnderLines: Double?
     @Option(name: .long, help: ArgumentHelp("Fail (exit 2) if total function coverage is below N percent.", valueName: "N")) var failUnderFunctions: Double?
@@ -98,6 +101,7 @@ struct CoverageOptions: ParsableArguments {
 
     func validate() throws {
         _ = try parsedWatermarks()
+        if FileRows(parsing: showFiles) == nil { throw ValidationError("--show-files takes a number of files or 'all', not \(showFiles)") }
         for (name, value) in [("--fail-under-lines", failUnderLines), ("--fail-under-functions", failUnderFunctions),
                               ("--fail-under-regions", failUnderRegions), ("--fail-under-file", failUnderFile),
                               ("--fail-under-diff", failUnderDiff), ("--fail-under-diff-regions", failUnderDiffRegions)] {
@@ -121,6 +125,7 @@ struct CoverageOptions: ParsableArguments {
     func settings(_ output: OutputOptions) throws -> ReportSettings {
         var settings = ReportSettings(formats: try output.formats(), output: output.output.map(absoluteURL))
         (settings.include, settings.exclude, settings.showMissing) = (include, exclude, showMissing)
+        settings.showFiles = FileRows(parsing: showFiles) ?? .worst(10)
         settings.pathEquivalences = try pathEquivalence.map(PathEquivalence.init(parsing:))
         settings.watermarks = try parsedWatermarks()
         settings.gate = CoverageGate(lines: failUnderLines, functions: failUnderFunctions, regions: failUnderRegions, perFileLines: failUnderFile,

@@ -54,7 +54,7 @@ final class TestsHTMLBrowserTests: XCTestCase {
         let output = folder.appendingPathComponent("report")
         let result = try TestscopeProcess.run(try Self.reportArguments() + ["--output", output.path])
         XCTAssertEqual(result.status, 1, "crashed tests fail the report\n\(result.stderr)")
-        XCTAssertTrue(result.stdout.contains("HTML tests page: \(output.path)/tests.html"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("HTML report: \(output.path)/index.html"), result.stdout)
         let json = try Self.testsJSON(output)
 
         let tests = try Chromium.load(output.appendingPathComponent("tests.html"), in: folder)

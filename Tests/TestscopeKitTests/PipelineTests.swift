@@ -64,7 +64,13 @@ final class PipelineTests: XCTestCase {
         // What a user reads went to the console, not to the process's own streams.
         XCTAssertTrue(console.outputText.contains("TOTAL"), console.outputText)
         XCTAssertTrue(console.outputText.contains("HTML report: \(output.path)/index.html"), console.outputText)
-        XCTAssertTrue(console.diagnosticsText.contains("testscope: reports in \(output.path)"), console.diagnosticsText)
+        // The final screen: the verdict first, then the tables, the reports' line last.
+        let screen = console.outputText
+        let verdict = try XCTUnwrap(screen.range(of: "Tests: "), screen)
+        let totals = try XCTUnwrap(screen.range(of: "TOTAL"), screen)
+        let paths = try XCTUnwrap(screen.range(of: "HTML report: "), screen)
+        XCTAssertTrue(verdict.lowerBound < totals.lowerBound && totals.lowerBound < paths.lowerBound, screen)
+        XCTAssertEqual(screen.split(separator: "\n").last.map { $0.hasPrefix("HTML report: ") }, true, screen)
     }
 
     /// The gate is part of the outcome: the failures as values, the verdict, one line each on stderr.

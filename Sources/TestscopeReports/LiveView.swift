@@ -1,0 +1,250 @@
+import Foundation
+import TestscopeExecution
+import TestscopeRun
+import TestscopeTestResults
+
+/// What `run` and `flaky` show while they work, on stderr. On a terminal: the build's diagnostics and
+/// each failure as it happens, under one status line redrawn in place at most 10 times a second. Not
+/// on a terminal (pipes, CI, `TERM=dumb`): the same lines plain, and a heartbeat every 30 s, with no
+/// carriage return and no colour. `--quiet`: errors and failures only. `--verbose`: the raw lines
+/// (the caller echoes them), nothing from here but the notes.
+public final class LiveView: Console {
+    public enum Mode: Sendable, Equatable { case interactive, plain, quiet, verbose }
+
+    private struct State {
+        var status = LiveStatus(phase: .building(done: 0, total: 0, step: ""))
+        var started = Date()
+        var testsStarted: Date?
+        var drawn = false
+        var dirty = false
+        var lastDraw = Date.distantPast
+        var lastHeartbeat = Date()
+        var afterDiagnostic = false
+        var diagnosticIsError = false
+        var seenDiagnostics: Set<String> = []
+        var running: [String] = []
+        var finished: Set<String> = []
+        var prior: [String: Double] = [:]
+        var priorRemaining: Double?
+        var stopped = false
+    }
+
+    public let mode: Mode
+    private let base: Terminal
+    private let paths: PathDisplay
+    private let heartbeat: Double
+    private let state = Locked(State())
+    private let stop = DispatchSemaphore(value: 0)
+
+    /// `heartbeat`: seconds between the plain mode's progress lines.
+    public init(terminal: Terminal, packageRoot: String, heartbeat: Double = 30) {
+        self.base = terminal
+        self.paths = PathDisplay(root: packageRoot)
+        self.heartbeat = heartbeat
+        if terminal.quiet { mode = .quiet } else if terminal.verbose { mode = .verbose } else if terminal.showProgress { mode = .interactive } else { mode = .plain }
+    }
+
+    /// The mode for a terminal (`interactive` when it can redraw a line).
+    public static func mode(for terminal: Terminal) -> Mode {
+        LiveView(terminal: terminal, packageRoot: "/").mode
+    }
+
+    /// Starts the clock that redraws the status line (and writes the heartbeat).
+    public func start() {
+        guard mode == .interactive || mode == .plain else { return }
+        let interval = mode == .interactive ? 0.1 : 1
+        let thread = Thread { [self] in
+            while stop.wait(timeout: .now() + interval) == .timedOut { tick() }
+        }
+        thread.start()
+    }
+
+    /// Stops the clock and clears the status line (the final screen follows).
+    public func finish() {
+        let wasRunning = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard wasRunning else { return }
+        if mode == .interactive || mode == .plain { stop.signal() }
+        state.withLock { state in
+            if state.drawn { base.console.diagnostics("\r\u{1B}[K") }
+            state.drawn = false
+        }
+    }
+
+    // MARK: Input
+
+    /// One line of the build's output.
+    public func buildLine(_ line: String) {
+        guard mode != .verbose else { return }
+        state.withLock { state in
+            switch BuildLine.classify(line, afterDiagnostic: state.afterDiagnostic) {
+            case let .progress(done, total, step):
+                state.afterDiagnostic = false
+                state.status.phase = .building(done: done, total: total, step: step)
+                state.dirty = true
+            case let .diagnostic(text, isError):
+                let context = state.afterDiagnostic && !text.contains(": error:") && !text.contains(": warning:") && !text.hasPrefix("error:") && !text.hasPrefix("warning:")
+                if !context { state.diagnosticIsError = isError }
+                state.afterDiagnostic = true
+                // SwiftPM repeats a diagnostic for each build step that sees the file: once is enough.
+                guard context || state.seenDiagnostics.insert(text).inserted else { return }
+                if mode == .quiet, !state.diagnosticIsError { return }
+                emit(&state, [text])
+            case .noise:
+                state.afterDiagnostic = false
+            }
+        }
+    }
+
+    /// The tests about to run (ids as `swift test list` names them), and the earlier run's durations by id.
+    public func testsSelected(_ ids: [String], earlier: [String: Double] = [:]) {
+        state.withLock { state in
+            state.status = LiveStatus(phase: .testing)
+            state.status.total = Set(ids).count
+            state.testsStarted = Date()
+            state.prior = earlier
+            let known = ids.compactMap { earlier[$0] }
+            if !known.isEmpty {
+                let mean = known.reduce(0, +) / Double(known.count)
+                state.priorRemaining = ids.reduce(0) { $0 + (earlier[$1] ?? mean) }
+            }
+            state.dirty = true
+        }
+    }
+
+    /// A test started or finished; a failure is printed at once.
+    public func test(_ event: LiveTestEvent) {
+        state.withLock { state in
+            switch event {
+            case let .started(id):
+                state.running.removeAll { $0 == id }
+                state.running.append(id)
+            case let .finished(result):
+                state.running.removeAll { $0 == result.id }
+                if state.finished.insert(result.id).inserted {
+                    state.status.done += 1
+                    if let remaining = state.priorRemaining {
+                        let mean = state.prior.isEmpty ? 0 : state.prior.values.reduce(0, +) / Double(state.prior.count)
+                        state.priorRemaining = max(0, remaining - (state.prior[result.id] ?? mean))
+                    }
+                }
+                switch result.outcome {
+                case .passed, .expectedFailure: state.status.passed += 1
+                case .skipped: state.status.skipped += 1
+                default: state.status.failed += 1
+                }
+                if result.outcome.isFailure, mode != .verbose { emit(&state, failureLines(result)) }
+            }
+            state.dirty = true
+        }
+    }
+
+    /// A custom status (flaky's runs).
+    public func status(_ text: String) {
+        state.withLock { state in
+            state.status.phase = .custom(text)
+            state.dirty = true
+        }
+    }
+
+    /// Lines printed above the status line on stderr (notes, warnings).
+    public func print(_ lines: [String]) {
+        state.withLock { state in emit(&state, lines) }
+    }
+
+    /// Result lines printed above the status line on stdout (flaky's seed and per-run lines).
+    public func printResults(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        state.withLock { state in
+            if state.drawn { base.console.diagnostics("\r\u{1B}[K") }
+            state.drawn = false
+            base.console.output(lines.joined(separator: "\n") + "\n")
+            if mode == .interactive, !state.stopped { base.console.diagnostics(statusText(&state)) }
+        }
+    }
+
+    // MARK: Console: notes and warnings printed while the view is up go above the status line.
+
+    public func output(_ text: String) { diagnostics(text) }
+
+    public func diagnostics(_ text: String) {
+        let lines = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        state.withLock { state in emit(&state, [lines]) }
+    }
+
+    /// `terminal` with its words going through this view.
+    public var terminal: Terminal {
+        var through = base
+        through.console = self
+        return through
+    }
+
+    // MARK: Output
+
+    /// `✗ Module.Class/test` and its `file:line: message` lines.
+    func failureLines(_ result: TestCaseResult) -> [String] {
+        let word: String
+        switch result.outcome {
+        case .crashed: word = "CRASHED"
+        case .timedOut: word = "TIMED OUT"
+        default: word = "FAILED"
+        }
+        let mark = mode == .interactive ? base.styled("✗ " + word, .red) : word
+        let name = result.id + (result.arguments.map { " [\($0)]" } ?? "")
+        let details = TestText.failureLines(result, paths: paths).map { "    " + TestText.oneLine($0, limit: 2000) }
+        return ["\(mark) \(name)" + (result.duration.map { " (\(TestText.seconds($0)))" } ?? "")] + details
+    }
+
+    /// Prints lines above the status line, then draws it again.
+    private func emit(_ state: inout State, _ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        var text = state.drawn ? "\r\u{1B}[K" : ""
+        text += lines.joined(separator: "\n") + "\n"
+        state.drawn = false
+        if mode == .interactive, !state.stopped { text += statusText(&state) }
+        base.console.diagnostics(text)
+    }
+
+    private func statusText(_ state: inout State) -> String {
+        refresh(&state)
+        state.drawn = true
+        state.dirty = false
+        state.lastDraw = Date()
+        return base.styled(state.status.line(width: base.width), .dim)
+    }
+
+    private func refresh(_ state: inout State) {
+        let now = Date()
+        state.status.elapsed = now.timeIntervalSince(state.started)
+        if state.status.phase == .testing {
+            let testing = state.testsStarted.map { now.timeIntervalSince($0) } ?? 0
+            state.status.remaining = LiveStatus.estimate(elapsed: testing, done: state.status.done, total: state.status.total,
+                                                         priorRemaining: state.priorRemaining)
+            state.status.running = state.running.last
+            state.status.alsoRunning = max(0, state.running.count - 1)
+        }
+    }
+
+    private func tick() {
+        state.withLock { state in
+            guard !state.stopped else { return }
+            let now = Date()
+            switch mode {
+            case .interactive:
+                // At most 10 redraws a second (the clock's interval); the elapsed time moves once a second.
+                let second = Int(now.timeIntervalSince(state.started)) != Int(state.lastDraw.timeIntervalSince(state.started))
+                guard state.dirty || second else { return }
+                base.console.diagnostics("\r\u{1B}[K" + statusText(&state))
+            case .plain:
+                guard now.timeIntervalSince(state.lastHeartbeat) >= heartbeat else { return }
+                state.lastHeartbeat = now
+                refresh(&state)
+                base.console.diagnostics(state.status.heartbeat + "\n")
+            case .quiet, .verbose:
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Text fitted to a terminal's width: a row never wraps, a long path loses its middle (`Sources/…/File.swift`).
+public enum ScreenText {
+    /// Columns the text takes (one per character; the marks Testscope prints are one column wide).
+    public static func width(_ text: String) -> Int { text.count }
+
+    /// `text` cut to `width` columns, the middle replaced by `…` (both ends say the most about a path or a test).
+    public static func middle(_ text: String, width: Int) -> String {
+        let count = text.count
+        guard count > width else { return text }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        let keep = width - 1
+        let head = (keep + 1) / 2, tail = keep - head
+        return String(text.prefix(head)) + "…" + String(text.suffix(tail))
+    }
+
+    /// `text` cut to `width` columns at its end (`…` marks the cut).
+    public static func end(_ text: String, width: Int) -> String {
+        guard text.count > width else { return text }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        return String(text.prefix(width - 1)) + "…"
+    }
+
+    /// `12s`, `1m30s`, `1h02m`: elapsed times and estimates on one short form.
+    public static func duration(_ seconds: Double) -> String {
+        let total = Int(max(0, seconds).rounded())
+        if total < 60 { return "\(total)s" }
+        if total < 3600 { return "\(total / 60)m\(String(format: "%02d", total % 60))s" }
+        return "\(total / 3600)h\(String(format: "%02d", (total % 3600) / 60))m"
+    }
+
+    /// A table whose first column (names, paths) takes what the others leave, shortened in the middle;
+    /// columns listed in `droppable` (right to left) go first when even a 12-column name does not fit.
+    /// Every returned line is at most `width` columns (`nil`: no limit). `right[i]`: column i is right-aligned.
+    public static func table(_ rows: [[String]], right: [Bool], width: Int?, droppable: [Int] = []) -> [String] {
+        guard let first = rows.first else { return [] }
+        var columns = Array(0..<first.count)
+        func widths(_ columns: [Int]) -> [Int] { columns.map { c in rows.map { $0.indices.contains(c) ? $0[c].count : 0 }.max() ?? 0 } }
+        var measured = widths(columns)
+        let minimumName = 12
+        if let width {
+            var drop = droppable
+            while measured.dropFirst().reduce(0, +) + 2 * (columns.count - 1) + min(measured[0], minimumName) > width, let next = drop.first {
+                drop.removeFirst()
+                columns.removeAll { $0 == next }
+                measured = widths(columns)
+            }
+            let others = measured.dropFirst().reduce(0, +) + 2 * (columns.count - 1)
+            measured[0] = max(1, min(measured[0], width - others))
+        }
+        return rows.map { row in
+            var parts: [String] = []
+            for (i, c) in columns.enumerated() {
+                var cell = row.indices.contains(c) ? row[c] : ""
+                if i == 0 { cell = middle(cell, width: measured[0]) }
+                let pad = String(repeating: " ", count: max(0, measured[i] - cell.count))
+                parts.append(right.indices.contains(c) && right[c] ? pad + cell : (i == columns.count - 1 ? cell : cell + pad))
+            }
+            var line = parts.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            return width.map { end(line, width: $0) } ?? line
+        }
+    }
+}

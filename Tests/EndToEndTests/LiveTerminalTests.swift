@@ -1,0 +1,104 @@
+import Foundation
+import XCTest
+
+/// `testscope run` as a person sees it: in a real terminal (tmux, 100×30) the screen holds the status
+/// line and no raw test line, and the final screen fits; through pipes, plain lines only.
+final class LiveTerminalTests: XCTestCase {
+    var output: URL!
+
+    override func setUpWithError() throws { output = try TestscopeProcess.temporaryDirectory("live") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: output) }
+
+    /// tmux on a server of its own (`-L`), so that no user's session is touched.
+    struct Tmux {
+        let socket = "testscope-\(UUID().uuidString.prefix(8))"
+        /// `reading`: the command's output is read; otherwise it goes nowhere (the server that
+        /// `new-session` starts would inherit a pipe and hold it open for as long as it lives).
+        @discardableResult
+        func run(_ arguments: [String], reading: Bool = false) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["tmux", "-L", socket] + arguments
+            let pipe = Pipe()
+            process.standardOutput = reading ? pipe : FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = reading ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        /// The pane as text, wrapped lines joined (`-J`): a line longer than the pane's width is one that wrapped.
+        func capture(history: Bool = false) throws -> String {
+            try run(["capture-pane", "-p", "-J", "-t", "live"] + (history ? ["-S", "-"] : []), reading: true)
+        }
+    }
+
+    func testTheTerminalShowsAStatusLineThenAScreenThatFits() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "this test needs tmux")
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Durations")
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        // The command as a user would type it, in a shell of the session; CI variables removed (they turn the status line off).
+        let command = "env -u CI -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS '\(TestscopeProcess.executable.path)' run --package-path '\(package.path)' "
+            + "--output '\(output.path)'; echo TESTSCOPE-EXIT=$?; sleep 600"
+        try tmux.run(["new-session", "-d", "-s", "live", "-x", "100", "-y", "30", command])
+        var start: String?, middle: String?, end: String?
+        let deadline = Date().addingTimeInterval(900)
+        var captures: [String] = []
+        while Date() < deadline {
+            let screen = try tmux.capture()
+            captures.append(screen)
+            let lines = screen.split(separator: "\n")
+            if start == nil, lines.contains(where: { $0.hasPrefix("Building") }) { start = screen }
+            if middle == nil, lines.contains(where: { $0.range(of: #"^Testing \d+/\d+ · "#, options: .regularExpression) != nil }) { middle = screen }
+            if screen.contains("TESTSCOPE-EXIT=") { end = try tmux.capture(history: true); break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let final = try XCTUnwrap(end, "testscope did not finish in 15 minutes:\n\(captures.last ?? "")")
+        XCTAssertTrue(final.contains("TESTSCOPE-EXIT=0"), final)
+        XCTAssertNotNil(start, "no capture showed the build's status line:\n\(captures.prefix(3).joined(separator: "\n---\n"))")
+        XCTAssertNotNil(middle, "no capture showed the tests' status line")
+        for screen in captures + [final] {
+            XCTAssertFalse(screen.contains("Test Case '"), "a raw XCTest line reached the screen:\n\(screen)")
+            XCTAssertFalse(screen.contains("◇ Test") || screen.contains("✔ Test"), "a raw Swift Testing line reached the screen:\n\(screen)")
+        }
+        // The final screen: the verdict first, every row within 100 columns, the reports' line last.
+        let lines = final.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let verdict = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("✓ Tests: ") }, final)
+        let exit = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("TESTSCOPE-EXIT=") }, final)
+        for line in lines[verdict..<exit] { XCTAssertLessThanOrEqual(line.count, 100, "wrapped: \(line)") }
+        XCTAssertTrue(lines[verdict + 1].hasPrefix("Coverage: lines "), lines[verdict + 1])
+        XCTAssertTrue(lines[verdict..<exit].contains { $0.hasPrefix("TOTAL ") }, final)
+        XCTAssertTrue(lines[..<exit].last { !$0.isEmpty }?.hasPrefix("HTML report: \(output.path)/index.html") ?? false, final)
+        if let directory = ProcessInfo.processInfo.environment["TESTSCOPE_SAVE_CAPTURES"] {
+            for (name, screen) in [("start", start), ("middle", middle), ("end", end)] {
+                try screen?.write(toFile: "\(directory)/\(name).txt", atomically: true, encoding: .utf8)
+            }
+        }
+    }
+
+    func testPipedOutputIsPlainLinesWithFailuresAndAHeartbeat() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Inventory")
+        // Colours allowed and a colour terminal named: the pipes alone must turn them off.
+        let result = try TestscopeProcess.run(["run", "--package-path", package.path, "--output", output.path],
+                                              environment: ["NO_COLOR": "", "TERM": "xterm-256color", "TESTSCOPE_HEARTBEAT": "1"])
+        XCTAssertEqual(result.status, 1, "the fixture's deliberate failures\n\(result.stderr)")
+        for (name, text) in [("stdout", result.stdout), ("stderr", result.stderr)] {
+            XCTAssertFalse(text.contains("\r"), "\(name) has a carriage return")
+            XCTAssertFalse(text.contains("\u{1B}"), "\(name) has an escape sequence")
+            XCTAssertFalse(text.contains("Test Case '"), "\(name) has a raw XCTest line")
+        }
+        // Each failure as it happened, with its place and message, before the final screen.
+        let failure = "FAILED InventoryCoreTests.InventoryCoreTests/testDeliberateFailure"
+        XCTAssertTrue(result.stderr.contains(failure), result.stderr)
+        XCTAssertTrue(result.stderr.contains("Tests/InventoryCoreTests/InventoryCoreTests.swift:59: XCTAssertEqual failed"), result.stderr)
+        XCTAssertTrue(result.stderr.split(separator: "\n").contains { $0.hasPrefix("testscope: building") }, "a heartbeat line during the build\n\(result.stderr)")
+        // The raw log keeps everything.
+        let log = try String(contentsOf: output.appendingPathComponent("swift-test.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("Test Case '"), "the raw XCTest lines are in swift-test.log")
+        XCTAssertTrue(result.stdout.hasPrefix("\n✗ Tests: "), result.stdout)
+        for line in result.stdout.split(separator: "\n") where !line.hasPrefix("    ") && !line.hasPrefix("HTML report: ") {
+            XCTAssertLessThanOrEqual(line.count, 80, "not a terminal: 80 columns\n\(line)")
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import XCTest
+@testable import TestscopeCoverage
+import TestscopeExecution
+@testable import TestscopeReports
+import TestscopeRun
+@testable import TestscopeTestResults
+
+/// The live view and the final screen: every line fits the width it was given, a path loses its
+/// middle, output that is not a terminal has no carriage return and no escape sequence.
+final class TerminalScreenTests: XCTestCase {
+    static let recorded = ReportGoldenTests.repoRoot.appendingPathComponent("sample-profiles/recorded/Inventory")
+
+    /// The recorded Inventory run's test results (two deliberate failures among them).
+    static func inventoryTests() throws -> TestRunResults {
+        let list = TestList.parse(try String(contentsOf: recorded.appendingPathComponent("test-list.txt"), encoding: .utf8))
+        return try TestResultImporter.combined(logs: [recorded.appendingPathComponent("swift-test.log")],
+                                               streams: [recorded.appendingPathComponent("swift-testing-events.jsonl")],
+                                               junit: [], testList: list)
+    }
+
+    /// The lines of what a terminal shows: split at newlines and carriage returns, escape sequences removed.
+    static func screenLines(_ text: String) -> [String] {
+        let plain = text.replacingOccurrences(of: "\u{1B}\\[[0-9;]*[A-Za-z]", with: "", options: .regularExpression)
+        return plain.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" }.map(String.init)
+    }
+
+    func testMiddleShorteningKeepsBothEndsAndTheWidth() {
+        let path = "Sources/InventoryCore/Pricing/Very/Deep/Folder/Structure/DiscountCalculator.swift"
+        for width in 1...path.count + 2 {
+            let short = ScreenText.middle(path, width: width)
+            XCTAssertLessThanOrEqual(short.count, width)
+            if width >= path.count { XCTAssertEqual(short, path) } else if width >= 17 {
+                XCTAssertTrue(short.contains("…") && short.hasPrefix("Sources/") && short.hasSuffix(".swift"), short)
+            }
+        }
+    }
+
+    func testTheFileTableFitsEveryWidthAndNeverDropsTheNameOrLines() throws {
+        let report = try ReportGoldenTests.report("Inventory")
+        let plain = Terminal(useColor: false, showProgress: false, quiet: false, columns: nil, console: CapturedConsole())
+        for width in [30, 40, 52, 60, 80, 100, 160] {
+            var terminal = plain
+            terminal.columns = width
+            let lines = ResultScreen(terminal: terminal, packageRoot: "/", files: .all, showMissing: true).coverageTables(report)
+            XCTAssertFalse(lines.isEmpty)
+            for line in lines { XCTAssertLessThanOrEqual(line.count, width, "\(width): \(line)") }
+            // Every file has its row, with its line percentage.
+            for file in report.files {
+                let name = (file.relativePath as NSString).lastPathComponent
+                XCTAssertTrue(lines.contains { $0.contains(Format.percent(file.summary.lines)) && ($0.contains(name) || $0.contains("…")) },
+                              "\(width): \(file.relativePath)")
+            }
+        }
+        // Wide enough, the full table: every column, no path shortened.
+        var wide = plain
+        wide.columns = 200
+        let full = ResultScreen(terminal: wide, packageRoot: "/", files: .all).coverageTables(report)
+        XCTAssertFalse(full.contains { $0.contains("…") }, full.joined(separator: "\n"))
+        for file in report.files { XCTAssertTrue(full.contains { $0.hasPrefix(file.relativePath + " ") }, file.relativePath) }
+    }
+
+    func testTheWorstFilesComeFirstAndOnlyAsManyAsAsked() throws {
+        let report = try ReportGoldenTests.report("Inventory")
+        let terminal = Terminal(useColor: false, showProgress: false, quiet: false, columns: 100, console: CapturedConsole())
+        let lines = ResultScreen(terminal: terminal, packageRoot: "/", files: .worst(2)).coverageTables(report)
+        let worst = report.files.filter { $0.summary.lines.total > 0 }.sorted { ($0.summary.lines.percent ?? 0) < ($1.summary.lines.percent ?? 0) }
+        let fileRows = lines.drop { !$0.hasPrefix("File ") }.dropFirst()
+        XCTAssertEqual(fileRows.count, 2, lines.joined(separator: "\n"))
+        XCTAssertTrue(fileRows.first?.hasPrefix(worst[0].relativePath) ?? false, lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains { $0.contains("2 of \(report.files.count) files") }, lines.joined(separator: "\n"))
+    }
+
+    func testTheVerdictAndTheReportsLineFit() throws {
+        let report = try ReportGoldenTests.report("Inventory")
+        let tests = try Self.inventoryTests()
+        XCTAssertTrue(tests.hasFailures, "the recorded run has its deliberate failures")
+        for width in [40, 60, 80, 100] {
+            let terminal = Terminal(useColor: false, showProgress: false, quiet: false, columns: width, console: CapturedConsole())
+            let screen = ResultScreen(terminal: terminal, packageRoot: "/")
+            let verdict = screen.verdict(tests: tests, coverage: report)
+            XCTAssertTrue(verdict[0].hasPrefix("✗ Tests: \(tests.summaryLine)"), verdict[0])
+            XCTAssertTrue(verdict[1].hasPrefix("Coverage: lines \(Format.percent(report.totals.lines))"), verdict[1])
+            for line in verdict { XCTAssertLessThanOrEqual(line.count, width, line) }
+            let written = ["index.html", "tests.html", "coverage.json", "coverage.lcov", "coverage.txt", "junit.xml", "tests.json"].map { "/o/\($0)" }
+            let line = try XCTUnwrap(screen.reportsLine(written: written, folder: "/o", testsOnly: false))
+            XCTAssertTrue(line.hasPrefix("HTML report: /o/index.html"), line)
+            XCTAssertLessThanOrEqual(line.count, width, line)
+        }
+    }
+
+    func testTheStatusLineNeverReachesTheLastColumn() {
+        var status = LiveStatus(phase: .testing)
+        (status.done, status.total, status.passed, status.failed, status.skipped) = (120, 400, 117, 2, 1)
+        status.running = "InventoryCoreTests.InventoryCoreTests/testAVeryLongTestNameThatGoesOnAndOnAboutDiscounts"
+        status.alsoRunning = 3
+        (status.elapsed, status.remaining) = (90, 45)
+        var building = LiveStatus(phase: .building(done: 42, total: 96, step: "Compiling InventoryCore DiscountCalculatorWithALongName.swift"))
+        building.elapsed = 12
+        for width in 10...200 {
+            for line in [status.line(width: width), building.line(width: width)] {
+                XCTAssertLessThan(line.count, max(11, width), "\(width): \(line)")
+            }
+        }
+        XCTAssertEqual(status.line(width: 200),
+                       "Testing 120/400 · 117 passed · 2 failed · 1 skipped · 1m30s · ~45s left · InventoryCoreTests.InventoryCoreTests/testAVeryLongTestNameThatGoesOnAndOnAboutDiscounts (+3)")
+        XCTAssertEqual(status.heartbeat, "testscope: 120/400 tests, 2 failed, 1m30s, about 45s left")
+    }
+
+    func testTheEstimateUsesEarlierDurationsThenThePace() {
+        XCTAssertNil(LiveStatus.estimate(elapsed: 5, done: 0, total: 10, priorRemaining: nil))
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 5, done: 0, total: 10, priorRemaining: 30), 30)
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, done: 20, total: 40, priorRemaining: nil), 10)
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, done: 20, total: 40, priorRemaining: 99), 10, "enough tests finished: the pace")
+        XCTAssertNil(LiveStatus.estimate(elapsed: 10, done: 40, total: 40, priorRemaining: 3))
+    }
+
+    /// Lines SwiftPM 6.3 printed building a fixture: progress, a compiler warning with its source lines, noise.
+    func testBuildLinesAreSortedIntoProgressDiagnosticsAndNoise() {
+        XCTAssertEqual(BuildLine.classify("[14/28] Compiling InventoryReport Render.swift", afterDiagnostic: false),
+                       .progress(done: 14, total: 28, step: "Compiling InventoryReport Render.swift"))
+        XCTAssertEqual(BuildLine.classify("Building for debugging...", afterDiagnostic: false), .noise)
+        XCTAssertEqual(BuildLine.classify("Build complete! (12.31s)", afterDiagnostic: false), .noise)
+        // `swift build` of a one-file package with an unused variable (Swift 6.3), line for line.
+        let printed = """
+            [4/4] Compiling W W.swift
+            /tmp/warnpkg/Sources/W/W.swift:2:9: warning: initialization of variable 'unused' was never used; consider replacing with assignment to '_' or removing it [#no-usage]
+            1 | public func f() -> Int {
+            2 |     var unused = 1
+              |         `- warning: initialization of variable 'unused' was never used; consider replacing with assignment to '_' or removing it [#no-usage]
+            3 |     return 2
+            4 | }
+            Build complete! (11.47s)
+            """.split(separator: "\n").map(String.init)
+        var kept: [String] = [], after = false
+        for line in printed {
+            let kind = BuildLine.classify(line, afterDiagnostic: after)
+            if case let .diagnostic(text, _) = kind { kept.append(text); after = true } else { after = false }
+        }
+        XCTAssertEqual(kept, Array(printed[1...6]))
+        XCTAssertEqual(BuildLine.classify(printed[2], afterDiagnostic: false), .noise, "a quoted source line only after a diagnostic")
+        XCTAssertEqual(BuildLine.classify("error: fatalError", afterDiagnostic: false), .diagnostic("error: fatalError", isError: true))
+        // A 10 MB line is looked at by its start only.
+        let huge = String(repeating: "x", count: 10 << 20) + ": error: late"
+        XCTAssertEqual(BuildLine.classify(huge, afterDiagnostic: false), .noise)
+    }
+
+    func testPlainOutputHasFailuresAndHeartbeatsButNoCarriageReturnOrEscape() throws {
+        let console = CapturedConsole()
+        let terminal = Terminal(useColor: true, showProgress: false, quiet: false, console: console)
+        let view = LiveView(terminal: terminal, packageRoot: "/work/Inventory", heartbeat: 0.2)
+        XCTAssertEqual(view.mode, .plain)
+        view.start()
+        view.buildLine("[1/3] Compiling InventoryCore Item.swift")
+        view.buildLine("/work/Inventory/Sources/InventoryCore/Item.swift:2:9: warning: variable 'x' was never used")
+        view.buildLine("[2/3] Compiling InventoryCore Bin.swift")
+        let tests = try Self.inventoryTests()
+        view.testsSelected(tests.results.map(\.id))
+        for result in tests.results {
+            view.test(.started(result.id))
+            view.test(.finished(result))
+        }
+        Thread.sleep(forTimeInterval: 1.3)
+        view.finish()
+        let text = console.diagnosticsText
+        XCTAssertFalse(text.contains("\r"), text)
+        XCTAssertFalse(text.contains("\u{1B}"), text)
+        XCTAssertTrue(text.contains("warning: variable 'x' was never used"), text)
+        XCTAssertFalse(text.contains("Compiling"), text)
+        for failed in tests.results.filter(\.outcome.isFailure) {
+            XCTAssertTrue(text.contains("FAILED \(failed.id)"), failed.id)
+            if let location = failed.primaryLocation {
+                XCTAssertTrue(text.contains("\((location.file as NSString).lastPathComponent):\(location.line): "), text)
+            }
+        }
+        let selected = Set(tests.results.map(\.id)).count
+        let failed = tests.results.filter(\.outcome.isFailure).count
+        XCTAssertTrue(text.contains("testscope: \(selected)/\(selected) tests, \(failed) failed, "), text)
+    }
+
+    func testInteractiveOutputRedrawsOneStatusLineWithinTheWidth() throws {
+        let console = CapturedConsole()
+        let terminal = Terminal(useColor: true, showProgress: true, quiet: false, columns: 60, console: console)
+        let view = LiveView(terminal: terminal, packageRoot: "/work/Inventory")
+        XCTAssertEqual(view.mode, .interactive)
+        view.start()
+        let tests = try Self.inventoryTests()
+        view.testsSelected(tests.results.map(\.id))
+        for result in tests.results {
+            view.test(.started(result.id))
+            Thread.sleep(forTimeInterval: 0.02)
+            view.test(.finished(result))
+        }
+        view.finish()
+        let text = console.diagnosticsText
+        XCTAssertTrue(text.contains("\r\u{1B}[K"), "the status line is redrawn in place")
+        XCTAssertTrue(text.hasSuffix("\r\u{1B}[K"), "finish clears it")
+        // Redrawn at most 10 times a second (plus once after each failure printed above it).
+        let draws = text.components(separatedBy: "Testing ").count - 1
+        XCTAssertGreaterThan(draws, 0)
+        XCTAssertLessThanOrEqual(draws, Int(Double(tests.results.count) * 0.02 * 10) + 2 + tests.results.filter(\.outcome.isFailure).count + 1, text)
+        for line in Self.screenLines(text) where line.hasPrefix("Testing ") { XCTAssertLessThan(line.count, 60, line) }
+        XCTAssertTrue(text.contains("FAILED"), text)
+    }
+
+    func testQuietShowsFailuresAndErrorsOnly() throws {
+        let console = CapturedConsole()
+        let view = LiveView(terminal: Terminal(useColor: false, showProgress: false, quiet: true, console: console), packageRoot: "/")
+        XCTAssertEqual(view.mode, .quiet)
+        view.start()
+        view.buildLine("/p/W.swift:2:9: warning: variable 'x' was never used")
+        view.buildLine("/p/W.swift:3:1: error: cannot find 'y' in scope")
+        let tests = try Self.inventoryTests()
+        for result in tests.results { view.test(.finished(result)) }
+        view.finish()
+        let lines = console.diagnosticsText.split(separator: "\n")
+        XCTAssertFalse(lines.contains { $0.contains("warning:") }, console.diagnosticsText)
+        XCTAssertTrue(lines.contains { $0.contains("error: cannot find 'y'") }, console.diagnosticsText)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("FAILED ") }.count, tests.results.filter(\.outcome.isFailure).count, console.diagnosticsText)
+    }
+}

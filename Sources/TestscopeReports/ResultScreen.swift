@@ -37,6 +37,9 @@ public struct ResultScreen {
 
     /// `Tests: 12 passed, 2 failed, 0 skipped (3.2 s)` and `Coverage: lines …` (shorter when it would wrap).
     public func verdict(tests: TestRunResults?, coverage: CoverageReport?) -> [String] {
+        // Shortened on a terminal only: in a CI log the verdict is read by people and by patterns
+        // (GitLab's `coverage:`, scripts), so it stays whole there.
+        let width = terminal.columns
         var lines: [String] = []
         if let tests {
             let wall = tests.wallTime.map { $0 < 60 ? String(format: " (%.1f s)", $0) : " (\(ScreenText.duration($0)))" } ?? ""

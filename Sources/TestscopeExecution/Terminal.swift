@@ -78,10 +78,11 @@ public struct Terminal: Sendable {
         console.output(line + "\n")
     }
 
-    /// A progress note on stderr, shown only on an interactive terminal.
+    /// A progress note on stderr, shown only on an interactive terminal: one line redrawn in place,
+    /// cut to the width (a wrapped line could not be erased), gone once anything else is printed.
     public func progress(_ message: String) {
         guard showProgress else { return }
-        console.diagnostics("testscope: \(message)\n")
+        console.transient(String("testscope: \(message)".prefix(max(10, width - 1))))
     }
 
     /// A note on stderr that `--quiet` hides.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TestscopeExecution
 
 /// The `testscope` command: coverage and test results for Swift packages.
 @main
@@ -35,7 +36,9 @@ struct Testscope: ParsableCommand {
         }
         do {
             try command.run()
+            StandardConsole.endTransientLine()
         } catch {
+            StandardConsole.endTransientLine()
             exit(withError: error)
         }
     }

@@ -107,9 +107,14 @@ public enum ProcessTree {
         where entry.parent == me && !spawned.contains(entry.pid) && (entry.group == group || !runningGroups.contains(entry.group)) {
             let subtree = [entry.pid] + descendants(of: entry.pid, in: entries)
             // Described before the kill (a zombie has no command line left).
+            // An empty command line is a process already on its way out (the kernel has released its
+            // memory; seen for a crashed test's helper under `flaky --jobs 2`): killed and reaped with
+            // the rest, but not reported as something a test left running.
             for pid in subtree where entries[pid]?.state != "Z" {
+                let command = commandLine(pid)
+                guard !command.isEmpty else { continue }
                 let started = entries[pid]?.startedAfterBoot.map(dateAfterBoot)
-                leftovers.append(Leftover(pid: pid, command: commandLine(pid), started: started.map { $0...$0.addingTimeInterval(tick) }))
+                leftovers.append(Leftover(pid: pid, command: command, started: started.map { $0...$0.addingTimeInterval(tick) }))
             }
             for pid in subtree { kill(pid, SIGKILL) }
             killed += subtree

@@ -58,7 +58,8 @@ extension Pipeline {
         defer { try? FileManager.default.removeItem(at: work); Interruption.forget(work) }
         // Every run of a test that leaves a process behind does it again: each warning once.
         let warned = Locked(Set<Diagnostic>())
-        let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout, warn: { [terminal] warning in
+        // Through the live view, so that a warning goes above its status line, not into it.
+        let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout, warn: { [terminal = live.terminal] warning in
             let test = warning.message.range(of: " left ").map { String(warning.message[..<$0.lowerBound]) } ?? warning.message
             let first = warned.withLock { $0.insert(Diagnostic(warning.kind, test)).inserted }
             if first { terminal.emit(warning) }
@@ -89,6 +90,7 @@ extension Pipeline {
         live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(jobsText)"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
         let quiet = terminal.quiet
+        let columns = terminal.columns  // a run's line is cut to a terminal's width (a CI log keeps it whole)
         let finishedRuns = Locked(0)
         let runs = request.runs
         live.status("Flaky runs 0/\(runs)")
@@ -96,7 +98,7 @@ extension Pipeline {
             let done = finishedRuns.withLock { $0 += 1; return $0 }
             live.status("Flaky runs \(min(done, runs))/\(runs)")
             guard !quiet else { return }
-            live.printResults([line])
+            live.printResults([columns.map { ScreenText.end(line, width: $0) } ?? line])
         }
         live.finish()
         report.buildSeconds = buildSeconds
@@ -115,7 +117,6 @@ extension Pipeline {
     private func finishFlaky(_ report: FlakyReport, request: FlakyRequest, output: OutputFolder) throws -> Outcome {
         let formats = request.settings.formats(default: ReportFormat.flakyDefaults)
         let root = request.packageRoot
-        terminal.print(try FlakyTableReport(terminal: terminal).renderString(report))
         var outcome = Outcome()
         outcome.flaky = report
         if formats.contains(.text) {
@@ -124,7 +125,6 @@ extension Pipeline {
         }
         if formats.contains(.json) { outcome.written.append(try FlakyJSONReport(packageRoot: root.path).write(report, into: output)) }
         if formats.contains(.junit) { outcome.written.append(try FlakyJUnitReport(packageRoot: root.path).write(report, into: output)) }
-        var htmlPage: String?
         if formats.contains(.html) {
             // The top bar: flaky.html and the pages `run`/`report` recorded in the folder's manifest.
             var page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: root.path)
@@ -133,28 +133,51 @@ extension Pipeline {
             page.navigation = pages.navigation
             let path = try page.writePages(report, into: output)[0]
             try pages.write(into: output)
-            htmlPage = path
             outcome.written.append(path)
         }
         try SummaryReporting(formats: formats, terminal: terminal, environment: environment).write(&outcome, packageRoot: root, output: output)
-        terminal.note("flaky reports in \(output.url.path): \(outcome.written.map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: ", "))")
+        showFlakyScreen(report, request: request, written: outcome.written, output: output)
+        return gateFlaky(report, request: request, outcome: outcome)
+    }
+
+    /// The final screen (`FlakyScreen`): the verdict, the gate's line, a block per test that is not
+    /// stable, the replay command, and where the reports are — on one line, last.
+    private func showFlakyScreen(_ report: FlakyReport, request: FlakyRequest, written: [String], output: OutputFolder) {
+        let screen = FlakyScreen(terminal: terminal)
+        terminal.printLine("")
+        terminal.printLine(screen.verdict(report))
+        if let line = gateLine(report, request: request) { line.error ? terminal.error(line.text) : terminal.warning(line.text) }
+        let findings = screen.findings(report)
+        if !findings.isEmpty, !terminal.quiet || !report.gatingFailures.isEmpty || !report.gatingFlaky.isEmpty {
+            terminal.print("\n" + findings.map { $0 + "\n" }.joined())
+        }
+        guard !terminal.quiet else { return }
+        terminal.printLine("\n" + screen.replayLine(report))
         terminal.note(String(format: "build %.1f s, %d runs %.1f s, analysis %.1f s", report.buildSeconds, report.orders.count,
                              report.detectionSeconds, report.analysisSeconds))
-        if let htmlPage, !terminal.quiet { terminal.printLine("HTML report: \(htmlPage)") }
+        let reports = ResultScreen(terminal: terminal, packageRoot: request.packageRoot.path)
+        if let line = reports.reportsLine(written: written, folder: output.url.path, testsOnly: false) { terminal.printLine(line) }
+    }
+
+    /// The gate's line: an error for tests that fail in every run, and for flaky tests with
+    /// `--fail-on-flaky`; a warning for flaky tests otherwise.
+    private func gateLine(_ report: FlakyReport, request: FlakyRequest) -> (text: String, error: Bool)? {
         if !report.gatingFailures.isEmpty {
-            terminal.error("\(report.gatingFailures.count) test(s) failed in every run: \(report.gatingFailures.map(\.id).joined(separator: ", "))")
-            outcome.status = .testsFailed
-            return outcome
+            return ("\(report.gatingFailures.count) test(s) failed in every run: \(report.gatingFailures.map(\.id).joined(separator: ", "))", true)
         }
         let flaky = report.gatingFlaky
-        if !flaky.isEmpty {
-            let message = "\(flaky.count) flaky test(s): \(flaky.map { "\($0.id) (\($0.classification.rawValue))" }.joined(separator: ", "))"
-            if request.failOnFlaky {
-                terminal.error(message + " (--fail-on-flaky)")
-                outcome.status = .flaky
-                return outcome
-            }
-            terminal.warning(message)
+        guard !flaky.isEmpty else { return nil }
+        let message = "\(flaky.count) flaky test(s): \(flaky.map { "\($0.id) (\($0.classification.rawValue))" }.joined(separator: ", "))"
+        return request.failOnFlaky ? (message + " (--fail-on-flaky)", true) : (message, false)
+    }
+
+    /// The status: tests failing in every run fail the run (1); flaky tests do with `--fail-on-flaky` (3).
+    private func gateFlaky(_ report: FlakyReport, request: FlakyRequest, outcome: Outcome) -> Outcome {
+        var outcome = outcome
+        if !report.gatingFailures.isEmpty {
+            outcome.status = .testsFailed
+        } else if !report.gatingFlaky.isEmpty, request.failOnFlaky {
+            outcome.status = .flaky
         }
         return outcome
     }

@@ -61,7 +61,10 @@ public struct ResultScreen {
     public func failures(_ tests: TestRunResults) throws -> String {
         var summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot, slowest: terminal.quiet ? 0 : 3)
         summary.showsSummaryLine = false
-        return try summary.renderString(tests)
+        let text = try summary.renderString(tests)
+        guard let width = terminal.columns else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+            .flatMap { ScreenText.wrap(String($0), width: width) }.joined(separator: "\n")
     }
 
     /// Coverage by target (with the total), then the files: the lowest line coverage first (`worst`), or
@@ -112,11 +115,13 @@ public struct ResultScreen {
     public func reportsLine(written: [String], folder: String, testsOnly: Bool) -> String? {
         let names = written.map { URL(fileURLWithPath: $0).lastPathComponent }
         guard !names.isEmpty else { return nil }
-        let html = written.first { URL(fileURLWithPath: $0).lastPathComponent == "index.html" }
+        // The coverage index, else the first page written (flaky.html for `flaky`).
+        let html = written.first { URL(fileURLWithPath: $0).lastPathComponent == "index.html" } ?? written.first { $0.hasSuffix(".html") }
         var head = html.map { "HTML report: \($0)" + (testsOnly ? " (tests only, no coverage)" : "") + " · also in the folder:" }
             ?? "Reports in \(folder):"
         // The other pages first (tests.html, flaky.html): they are what one opens next.
-        var rest = names.filter { $0 != "index.html" }.enumerated().sorted { a, b in
+        let htmlName = html.map { URL(fileURLWithPath: $0).lastPathComponent }
+        var rest = names.filter { $0 != htmlName }.enumerated().sorted { a, b in
             (a.element.hasSuffix(".html") ? 0 : 1, a.offset) < (b.element.hasSuffix(".html") ? 0 : 1, b.offset)
         }.map(\.element)
         if rest.isEmpty { head = html.map { "HTML report: \($0)" + (testsOnly ? " (tests only, no coverage)" : "") } ?? head }

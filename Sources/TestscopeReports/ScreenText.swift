@@ -22,6 +22,30 @@ public enum ScreenText {
         return String(text.prefix(width - 1)) + "…"
     }
 
+    /// `line` broken into lines of at most `width` columns, at a space when one is in the second half of
+    /// the room, the continuations indented two more than the line: a failure's message is read whole,
+    /// and a line the terminal wrapped would start at column 0 and break the status line's redraw.
+    public static func wrap(_ line: String, width: Int) -> [String] {
+        // A styled line is left as it is: a break could fall inside an escape sequence.
+        guard line.count > width, width >= 20, !line.contains("\u{1B}") else { return [line] }
+        let indent = min(line.prefix { $0 == " " }.count + 2, width / 2)
+        let pad = String(repeating: " ", count: indent)
+        var lines: [String] = []
+        var rest = Substring(line)
+        var room = width
+        while rest.count > room {
+            let cut = rest.index(rest.startIndex, offsetBy: room)
+            let head = rest[..<cut]
+            let space = head.lastIndex(of: " ").flatMap { head.distance(from: head.startIndex, to: $0) > room / 2 ? $0 : nil }
+            let end = space ?? cut
+            lines.append((lines.isEmpty ? "" : pad) + String(rest[..<end]))
+            rest = rest[end...].drop { $0 == " " }
+            room = width - indent
+        }
+        if !rest.isEmpty || lines.isEmpty { lines.append((lines.isEmpty ? "" : pad) + String(rest)) }
+        return lines
+    }
+
     /// `12s`, `1m30s`, `1h02m`: elapsed times and estimates on one short form.
     public static func duration(_ seconds: Double) -> String {
         let total = Int(max(0, seconds).rounded())

@@ -54,10 +54,13 @@ final class FlakyCommandTests: XCTestCase {
         let before = try fixtureSnapshot()
         let result = try flaky(["--seed", "7", "--runs", "12", "--jobs", "2", "--output", output.path])
         XCTAssertEqual(result.status, 1, "a test fails in every run\n\(result.stderr)")
-        XCTAssertEqual(result.errorLines.last, "testscope: error: 1 test(s) failed in every run: FlakyTests.LegacyTests/testAlwaysFails")
+        XCTAssertTrue(result.errorLines.contains("testscope: error: 1 test(s) failed in every run: FlakyTests.LegacyTests/testAlwaysFails"), result.stderr)
         XCTAssertTrue(result.stdout.hasPrefix("testscope flaky: seed 7, 12 runs, 2 jobs\n"), result.stdout)
         for run in 0..<12 { XCTAssertTrue(result.stdout.contains("run \(run) (\(run + 1)/12)  "), "run \(run) is printed") }
-        XCTAssertTrue(result.stdout.contains("Seed 7: replay run K with `testscope flaky --package-path \(Self.package.path) --seed 7 --replay K --runs 12`"))
+        XCTAssertTrue(result.stdout.contains("\nReplay run K of this seed: testscope flaky --package-path \(Self.package.path) --seed 7 --replay K --runs 12\n"), result.stdout)
+        XCTAssertTrue(result.stdout.split(separator: "\n").last?.hasPrefix("HTML report: \(output.appendingPathComponent("flaky.html").path)") ?? false, result.stdout)
+        XCTAssertTrue(result.stdout.contains("    polluters: FlakyTests.LocaleTests/testSemicolonLocale, FlakyTests.TSVExportTests/testTabSeparatedExport\n"),
+                      "off a terminal, the culprits are whole\n\(result.stdout)")
         XCTAssertEqual(try fixtureSnapshot(), before, "nothing is written into the package but the scratch folder")
         XCTAssertTrue(FileManager.default.fileExists(atPath: Self.package.appendingPathComponent(".build/testscope-flaky").path))
 
@@ -80,6 +83,10 @@ final class FlakyCommandTests: XCTestCase {
             byID[id] = test
             XCTAssertEqual(test["classification"] as? String, expected[id] ?? "stable", id)
         }
+        // The final screen leads with the verdict (the counts the JSON has), and the reports' line comes last.
+        let stable = tests.filter { $0["classification"] as? String == "stable" }.count
+        let screen = result.stdout.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n")
+        XCTAssertTrue(screen.hasPrefix("✗ Flaky: 6 flaky tests (5 order-dependent, 1 not), 1 fails in every run, \(stable) stable (12 runs)\n"), screen)
         XCTAssertEqual(byID["FlakyTests.CacheTests/testA_lookupStartsEmpty"]?["polluters"] as? [String], ["FlakyTests.CacheTests/testB_storeKeepsValue"])
         XCTAssertEqual(byID["FlakyTests.CacheTests/testA_lookupStartsEmpty"]?["cleaners"] as? [String], ["FlakyTests.CacheTests/testC_clearEmptiesCache"])
         XCTAssertEqual(Set(byID["FlakyTests.FormatterTests/testJoinsWithComma"]?["polluters"] as? [String] ?? []),
@@ -129,7 +136,7 @@ final class FlakyCommandTests: XCTestCase {
         XCTAssertTrue(warned.stderr.contains("testscope: warning: 1 flaky test(s): FlakyTests.CacheTests/testA_lookupStartsEmpty (od-victim)"), warned.stderr)
         let gated = try flaky(base + ["--fail-on-flaky"])
         XCTAssertEqual(gated.status, 3, gated.stderr)
-        XCTAssertEqual(gated.errorLines.last, "testscope: error: 1 flaky test(s): FlakyTests.CacheTests/testA_lookupStartsEmpty (od-victim) (--fail-on-flaky)")
+        XCTAssertTrue(gated.errorLines.contains("testscope: error: 1 flaky test(s): FlakyTests.CacheTests/testA_lookupStartsEmpty (od-victim) (--fail-on-flaky)"), gated.stderr)
         let quarantine = output.appendingPathComponent("quarantine.txt")
         try "# known flaky\nFlakyTests.CacheTests/testA_lookupStartsEmpty\n".write(to: quarantine, atomically: true, encoding: .utf8)
         let quarantined = try flaky(base + ["--fail-on-flaky", "--quarantine", quarantine.path])

@@ -27,28 +27,34 @@ final class LiveTerminalTests: XCTestCase {
         }
     }
 
-    func testTheTerminalShowsAStatusLineThenAScreenThatFits() throws {
+    /// Runs `testscope ARGUMENTS` in a 100×30 tmux pane and captures it every 0.1 s until it ends: the
+    /// captures, and at the end the whole history.
+    func inTmux(_ arguments: [String], width: Int = 100) throws -> (captures: [String], final: String?) {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "this test needs tmux")
-        let package = TestscopeProcess.samples.appendingPathComponent("packages/Durations")
         let tmux = Tmux()
         defer { _ = try? tmux.run(["kill-server"]) }
         // The command as a user would type it, in a shell of the session; CI variables removed (they turn the status line off).
-        let command = "env -u CI -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS '\(TestscopeProcess.executable.path)' run --package-path '\(package.path)' "
-            + "--output '\(output.path)'; echo TESTSCOPE-EXIT=$?; sleep 600"
-        try tmux.run(["new-session", "-d", "-s", "live", "-x", "100", "-y", "30", command])
-        var start: String?, middle: String?, end: String?
+        let command = "env -u CI -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS '\(TestscopeProcess.executable.path)' "
+            + arguments.map { "'\($0)'" }.joined(separator: " ") + "; echo TESTSCOPE-EXIT=$?; sleep 600"
+        try tmux.run(["new-session", "-d", "-s", "live", "-x", "\(width)", "-y", "30", command])
         let deadline = Date().addingTimeInterval(900)
         var captures: [String] = []
         while Date() < deadline {
             let screen = try tmux.capture()
             captures.append(screen)
-            let lines = screen.split(separator: "\n")
-            if start == nil, lines.contains(where: { $0.hasPrefix("Building") }) { start = screen }
-            if middle == nil, lines.contains(where: { $0.range(of: #"^Testing \d+/\d+ · "#, options: .regularExpression) != nil }) { middle = screen }
-            if screen.contains("TESTSCOPE-EXIT=") { end = try tmux.capture(history: true); break }
+            if screen.contains("TESTSCOPE-EXIT=") { return (captures, try tmux.capture(history: true)) }
             Thread.sleep(forTimeInterval: 0.1)
         }
+        return (captures, nil)
+    }
+
+    func testTheTerminalShowsAStatusLineThenAScreenThatFits() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Durations")
+        let (captures, end) = try inTmux(["run", "--package-path", package.path, "--output", output.path])
+        let start = captures.first { $0.split(separator: "\n").contains { $0.hasPrefix("Building") } }
+        let middle = captures.first { $0.split(separator: "\n").contains { $0.range(of: #"^Testing \d+/\d+ · "#, options: .regularExpression) != nil } }
         let final = try XCTUnwrap(end, "testscope did not finish in 15 minutes:\n\(captures.last ?? "")")
+        XCTAssertFalse(final.contains("testscope: reading"), "the reporting steps are transient:\n\(final)")
         XCTAssertTrue(final.contains("TESTSCOPE-EXIT=0"), final)
         XCTAssertNotNil(start, "no capture showed the build's status line:\n\(captures.prefix(3).joined(separator: "\n---\n"))")
         XCTAssertNotNil(middle, "no capture showed the tests' status line")
@@ -68,6 +74,35 @@ final class LiveTerminalTests: XCTestCase {
             for (name, screen) in [("start", start), ("middle", middle), ("end", end)] {
                 try screen?.write(toFile: "\(directory)/\(name).txt", atomically: true, encoding: .utf8)
             }
+        }
+    }
+
+    /// `flaky` in a terminal: the status line, then a final screen that starts with the verdict, fits
+    /// the width but for the commands (kept whole to be copied) and ends with the reports' line.
+    func testFlakyEndsOnAVerdictFirstScreenThatFits() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Flaky")
+        let (captures, end) = try inTmux(["flaky", "--package-path", package.path, "--runs", "4", "--seed", "3", "--output", output.path])
+        let final = try XCTUnwrap(end, "testscope flaky did not finish in 15 minutes:\n\(captures.last ?? "")")
+        XCTAssertTrue(final.contains("TESTSCOPE-EXIT=1"), "a fixture test fails in every run\n\(final)")
+        // The runs may take less than a capture's interval: the build's or the runs' status line.
+        XCTAssertTrue(captures.contains { $0.contains("Flaky runs ") || $0.split(separator: "\n").contains { $0.hasPrefix("Building") } },
+                      "no capture showed a status line")
+        let lines = final.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let verdict = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("✗ Flaky: ") }, final)
+        let exit = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("TESTSCOPE-EXIT=") }, final)
+        // (The NOD test fails in all 4 runs one time in 16: then it is a consistent failure too.)
+        XCTAssertTrue(lines[verdict + 1].hasPrefix("testscope: error: "), lines[verdict + 1])
+        XCTAssertTrue(lines[verdict + 1].contains("failed in every run: FlakyTests.LegacyTests/testAlwaysFails"), lines[verdict + 1])
+        XCTAssertTrue(lines[verdict + 3].hasPrefix("consistent-failure FlakyTests."), final)
+        // Lines joined by `-J` are whole: a command or the replay line may be longer than the pane; nothing else.
+        for line in lines[..<exit] where !line.hasPrefix("    $ testscope flaky ") && !line.hasPrefix("Replay run K of this seed: ")
+            && !line.hasPrefix("testscope: building") && !line.hasPrefix("testscope: error: ") {
+            XCTAssertLessThanOrEqual(line.count, 100, "wrapped: \(line)")
+        }
+        XCTAssertTrue(lines[..<exit].last { !$0.isEmpty }?.hasPrefix("HTML report: \(output.path)/flaky.html") ?? false, final)
+        XCTAssertFalse(final.contains("Flaky runs 4/4 · "), "the status line is gone from the final screen\n\(final)")
+        if let directory = ProcessInfo.processInfo.environment["TESTSCOPE_SAVE_CAPTURES"] {
+            try final.write(toFile: "\(directory)/flaky-end.txt", atomically: true, encoding: .utf8)
         }
     }
 

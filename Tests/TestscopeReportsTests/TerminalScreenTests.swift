@@ -36,6 +36,22 @@ final class TerminalScreenTests: XCTestCase {
         }
     }
 
+    /// A failure's message (the recorded log's XCTest line) is wrapped, not cut: every piece fits, the
+    /// continuations are indented, and the words joined back are the message.
+    func testLongMessagesWrapWithinTheWidthAndLoseNothing() throws {
+        let log = try String(contentsOf: Self.recorded.appendingPathComponent("swift-test-parallel.log"), encoding: .utf8)
+        let message = try XCTUnwrap(log.split(separator: "\n").first { $0.contains(": error: ") }.map { "    " + $0 })
+        for width in [20, 37, 60, 80, 100] {
+            let lines = ScreenText.wrap(message, width: width)
+            XCTAssertGreaterThan(lines.count, 1, "\(width)")
+            for line in lines { XCTAssertLessThanOrEqual(line.count, width, line) }
+            for line in lines.dropFirst() { XCTAssertTrue(line.hasPrefix("      "), "indented: \(line)") }
+            let rejoined = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+            XCTAssertEqual(rejoined.filter { $0 != " " }, message.filter { $0 != " " }, "\(width)")
+        }
+        XCTAssertEqual(ScreenText.wrap("short", width: 80), ["short"])
+    }
+
     func testTheFileTableFitsEveryWidthAndNeverDropsTheNameOrLines() throws {
         let report = try ReportGoldenTests.report("Inventory")
         let plain = Terminal(useColor: false, showProgress: false, quiet: false, columns: nil, console: CapturedConsole())

@@ -66,7 +66,10 @@ extension Pipeline {
         if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
-        terminal.note("building the tests with coverage and running them in \(root.path)")
+        // The package named only when it is not the current directory (a long path would wrap on a terminal).
+        let place = root.standardizedFileURL.path == URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+            ? "" : " in \(Self.displayPath(root))"
+        terminal.note("building the tests with coverage and running them\(place)")
         // The live view: a status line and the failures as they happen; `--verbose` echoes the raw lines instead.
         let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
         var testRun = TestRunRequest(

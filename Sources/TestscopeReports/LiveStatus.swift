@@ -43,7 +43,11 @@ public struct LiveStatus: Sendable, Equatable {
             if let remaining { parts.append("~\(ScreenText.duration(remaining)) left") }
             var fixed = parts.joined(separator: " · ")
             while fixed.count > limit, parts.count > 3 { parts.removeLast(); fixed = parts.joined(separator: " · ") }
-            guard let running else { return ScreenText.end(fixed, width: limit) }
+            guard var running else { return ScreenText.end(fixed, width: limit) }
+            // `Module.Class/test` without its module, the part every test of the target shares.
+            if let dot = running.firstIndex(of: "."), running[dot...].contains("/") || running.hasSuffix(")") {
+                running = String(running[running.index(after: dot)...])
+            }
             let more = alsoRunning > 0 ? " (+\(alsoRunning))" : ""
             let room = limit - fixed.count - 3 - more.count
             guard room >= 12 else { return ScreenText.end(fixed, width: limit) }

@@ -119,7 +119,8 @@ final class TerminalScreenTests: XCTestCase {
             }
         }
         XCTAssertEqual(status.line(width: 200),
-                       "Testing 120/400 · 117 passed · 2 failed · 1 skipped · 1m30s · ~45s left · InventoryCoreTests.InventoryCoreTests/testAVeryLongTestNameThatGoesOnAndOnAboutDiscounts (+3)")
+                       "Testing 120/400 · 117 passed · 2 failed · 1 skipped · 1m30s · ~45s left · InventoryCoreTests/testAVeryLongTestNameThatGoesOnAndOnAboutDiscounts (+3)",
+                       "the running test without its module")
         XCTAssertEqual(status.heartbeat, "testscope: 120/400 tests, 2 failed, 1m30s, about 45s left")
     }
 

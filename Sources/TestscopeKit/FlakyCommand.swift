@@ -36,7 +36,7 @@ extension Pipeline {
         var extra = request.buildArguments
         if let configuration = request.configuration { extra = ["-c", configuration] + extra }
 
-        terminal.note("building the tests with Testscope's entry point in \(Self.displayPath(scratch)) (your .build is left as it is)")
+        terminal.note("building the tests with Testscope's entry point in \(Self.displayPath(scratch))")
         let buildStarted = Date()
         let buildLog = try LineLog(try output.file("flaky-build.log"))
         let builder = FlakyBuilder(swift: swift, packageRoot: root, scratchPath: scratch, extraBuildArguments: extra)

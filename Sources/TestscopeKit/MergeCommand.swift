@@ -12,6 +12,8 @@ extension Pipeline {
     public func merge(_ request: MergeRequest) throws -> Outcome {
         let root = request.packageRoot
         let output = request.settings.outputFolder(packageRoot: root)
+        // A bad --history file fails before anything is read or written.
+        let history = try HistoryRecording.prepare(request.settings.history, command: "merge", timeout: historyTimeout)
         let shards = try ShardSet.read(request.shards, output: output)
         for warning in shards.warnings { terminal.warning(warning) }
         let binary = try shards.testBinary(request, packageRoot: root)
@@ -30,7 +32,8 @@ extension Pipeline {
             + (shards.members.first?.manifest.swift.map { [("swift", $0)] } ?? [])
         terminal.note("merging \(shards.members.count) shard(s): \(report.profiles.count) profile(s) with \(binary.path)")
         if !report.profiles.isEmpty { report.binaries = [binary] }
-        return try render(report, tests: tests, output: output, command: "merge")
+        let toolchain = shards.members.first?.manifest.swift
+        return try render(report, tests: tests, output: output, command: "merge", history: history.map { ($0, toolchain) })
     }
 }
 

@@ -21,7 +21,9 @@ extension Pipeline {
     }
 
     /// The reports of `request`'s coverage inputs and of `tests`: every format and gate once (`report`, `merge`).
-    func render(_ request: ReportRequest, tests: TestRunResults?, output: OutputFolder, command: String) throws -> Outcome {
+    /// `history`: the merged run is appended there (with the toolchain the shards recorded), and `history.html` drawn.
+    func render(_ request: ReportRequest, tests: TestRunResults?, output: OutputFolder, command: String,
+                history: (recording: HistoryRecording, toolchain: String?)? = nil) throws -> Outcome {
         let (root, settings) = (request.packageRoot, request.settings)
         var outcome = Outcome()
         if request.hasCoverageInput {
@@ -29,11 +31,18 @@ extension Pipeline {
         }
         if let tests {
             let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
-            try TestReporting(settings: settings, terminal: terminal, environment: environment, command: command)
-                .report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
+            var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: command)
+            testReporting.history = history?.recording  // the Tests page's sparklines
+            try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         }
-        try SummaryReporting(formats: settings.formats(default: ReportFormat.coverageDefaults), terminal: terminal, environment: environment)
+        let formats = settings.formats(default: ReportFormat.coverageDefaults)
+        try SummaryReporting(formats: formats, terminal: terminal, environment: environment)
             .write(&outcome, packageRoot: root, output: output)
+        if let history {
+            try recordHistory(outcome, command: command, packageRoot: root, history: history.recording.url,
+                              startedAt: history.recording.startedAt, toolchain: history.toolchain)
+            if formats.contains(.html) { try writeHistoryPage(history: history.recording.url, packageRoot: root, output: output, command: command, into: &outcome) }
+        }
         try FinalScreen(terminal: terminal, settings: settings).show(outcome, packageRoot: root, output: output)
         return outcome
     }

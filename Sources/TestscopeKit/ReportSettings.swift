@@ -34,7 +34,7 @@ public struct ReportSettings: Sendable {
     public var keepLLVMArtifacts = false
     /// Report a profile recorded by another build of the binary, with a warning (`--allow-mismatched-profile`).
     public var allowMismatchedProfile = false
-    /// `--history FILE.sqlite` (`run`, `flaky`): the run is appended and `history.html` drawn from the file.
+    /// `--history FILE.sqlite` (`run`, `flaky`, `merge`): the run is appended and `history.html` drawn from the file.
     public var history: URL?
     /// The build folder `swift package describe` is given (`report --scratch-path`; `run` sets its own build folder).
     public var scratchPath: URL?

@@ -33,7 +33,7 @@ struct OutputOptions: ParsableArguments {
     var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor, verbose: verbose) }
 }
 
-/// `--history FILE.sqlite` of `run` and `flaky` (docs/history.md).
+/// `--history FILE.sqlite` of `run`, `flaky` and `merge` (docs/history.md).
 struct HistoryOption: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Append this run to a history file (SQLite, created if missing) and draw history.html from it (docs/history.md).", valueName: "file.sqlite"))
     var history: String?

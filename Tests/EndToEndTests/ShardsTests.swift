@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeHistory
 import XCTest
 
 /// `testscope run --shard K/N` and `testscope merge`, real runs: on Shapes (5 XCTest and 2 Swift Testing
@@ -130,6 +131,7 @@ final class ShardsTests: XCTestCase {
         XCTAssertEqual(try json(merged, "tests.json")["summary"] as? NSDictionary, try json(whole, "tests.json")["summary"] as? NSDictionary)
         let a = try coverage(whole), b = try coverage(merged)
         XCTAssertEqual(b.totals, a.totals, "the same lines, functions and regions covered")
+        try assertMergeAppendsToHistory()
         // Every count is the unsharded run's, except where a global of the Swift Testing module (`items`, two
         // `Item(sku:…)`s) is initialized once per test process: each shard's process that reads it runs
         // Item.init again (docs/shards.md).
@@ -139,6 +141,30 @@ final class ShardsTests: XCTestCase {
         XCTAssertTrue(Set(differing).isSubset(of: initLines), "\(differing.sorted())")
         func count(_ lines: [String], _ key: String) -> Int? { lines.first { $0.hasPrefix(key + "=") }.flatMap { Int($0.split(separator: "=")[1]) } }
         for key in initLines { XCTAssertGreaterThanOrEqual(try XCTUnwrap(count(b.lines, key)), try XCTUnwrap(count(a.lines, key)), key) }
+    }
+
+    /// `merge --history`: the merged run is appended once, as `merge`, with the outcomes and totals of
+    /// the merged tests.json and coverage.json; history.html is drawn; a second merge adds a second run.
+    private func assertMergeAppendsToHistory() throws {
+        let history = inventory.appendingPathComponent("history.sqlite")
+        let recorded = inventory.appendingPathComponent("merged-history")
+        for _ in 1...2 {
+            let merge = try TestscopeProcess.run(["merge", "two-1", "two-2", "--output", "merged-history", "--format", "json,html",
+                                                  "--history", history.path, "--quiet"], in: inventory)
+            XCTAssertEqual(merge.status, 1, merge.stderr)
+        }
+        let records = try HistoryStore(url: history, mode: .read).records()
+        XCTAssertEqual(records.count, 2)
+        let record = try XCTUnwrap(records.last)
+        XCTAssertEqual(record.run.command, "merge")
+        XCTAssertEqual(record.run.exitStatus, 1)
+        let tests = try XCTUnwrap(try json(recorded, "tests.json")["tests"] as? [[String: Any]])
+        XCTAssertEqual(record.executions.map { "\($0.test) \($0.outcome)" }.sorted(),
+                       tests.map { HistoryExecution.key(id: $0["id"] as? String ?? "?", arguments: $0["arguments"] as? String) + " \($0["outcome"] as? String ?? "?")" }.sorted())
+        let lines = try XCTUnwrap(try coverage(recorded).totals["lines"] as? [String: Any])
+        XCTAssertEqual(record.run.lines?.covered, lines["covered"] as? Int)
+        XCTAssertEqual(record.run.lines?.total, lines["total"] as? Int)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: recorded.appendingPathComponent("history.html").path))
     }
 
     /// `path:line` of Item.init's lines, from the function's range in coverage.json.

@@ -11,7 +11,8 @@ extension Testscope {
             Sums the shards' raw profiles with the test binary they ran (--binary, --build-path, else the binary the \
             shards recorded or one in the package's .build with their build ID), combines their test results and applies \
             every format and gate once. Shards of different builds, a shard given twice or a test in two shards: exit 65. \
-            Missing shards: a warning. Paths from other machines map with --path-equivalence (docs/shards.md).
+            Missing shards: a warning. Paths from other machines map with --path-equivalence (docs/shards.md). \
+            --history appends the merged run (give it to merge, not to the shards).
             """)
 
         @Argument(help: ArgumentHelp("The shards' output folders (of 'testscope run --shard K/N --output DIR').", valueName: "dir"))
@@ -24,6 +25,7 @@ extension Testscope {
         var buildPath: String?
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
+        @OptionGroup var history: HistoryOption
 
         func validate() throws {
             if shards.isEmpty { throw ValidationError("merge needs the shards' output folders (testscope merge DIR… --output DIR)") }
@@ -34,6 +36,7 @@ extension Testscope {
         func run() throws {
             try execute(outputOptions) { pipeline in
                 var request = MergeRequest(packageRoot: absoluteURL(packagePath), shards: shards.map(absoluteURL), settings: try coverage.settings(outputOptions))
+                request.settings.history = history.history.map(absoluteURL)
                 (request.binary, request.buildPath) = (binary.map(absoluteURL), buildPath.map(absoluteURL))
                 return try pipeline.merge(request)
             }

@@ -18,6 +18,8 @@ struct CoverageCollection {
     var settings: ReportSettings
     var terminal: Terminal
     var output: OutputFolder
+    /// `run`'s test binary's mapping, decoded while the tests ran.
+    var prefetched: MappingPrefetch?
 
     /// With `onlyProfilesOfTheseBinaries` (`--build-path`), raw profiles that another build of the
     /// binaries wrote (SwiftPM's codecov folder keeps them across builds) are left out, and a note
@@ -72,7 +74,7 @@ struct CoverageCollection {
         let mergeBox = Locked<ProfileMergeResult?>(nil)
         let merging = BlockingTask { mergeBox.withLock { $0 = ProfileCounters.merging(files: profilePaths) } }
         let mappings = binaries.enumerated().map { index, binary in
-            Result { try CoverageMappingReader.records(binaryAt: binary.path, binaryIndex: index) }
+            prefetched?.take(binary, index: index) ?? Result { try CoverageMappingReader.records(binaryAt: binary.path, binaryIndex: index) }
         }
         merging.wait()
         guard let merged = mergeBox.withLock({ $0 }) else { throw ProfileDataError.io("reading the profiles did not finish") }

@@ -86,6 +86,9 @@ extension Pipeline {
         let liveTerminal = live.terminal
         var coordinator = TestRunCoordinator(request: testRun, note: { liveTerminal.note($0) }, warn: { liveTerminal.emit($0) })
         coordinator.observer = RunObserver(buildLine: live.buildLine, testsSelected: { live.testsSelected($0, earlier: earlier) }, test: live.test)
+        // The native engine decodes the binary's mapping while the tests run (`MappingPrefetch`).
+        let prefetch = settings.engine == .native ? MappingPrefetch() : nil
+        if let prefetch { coordinator.observer?.built = { prefetch.start($0) } }
         live.start()
         let run: TestRunOutput
         do {
@@ -136,8 +139,9 @@ extension Pipeline {
             }
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
-        let sources = try CoverageCollection(settings: settings, terminal: terminal, output: output)
-            .sources(profiles: run.profiles, binaries: [binary])
+        var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
+        collection.prefetched = prefetch
+        let sources = try collection.sources(profiles: run.profiles, binaries: [binary])
         var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         coverage.pullRequest = pullRequest
         coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile

@@ -62,6 +62,8 @@ public struct RunObserver: Sendable {
     public var buildLine: @Sendable (String) -> Void
     public var testsSelected: @Sendable ([String]) -> Void
     public var test: @Sendable (LiveTestEvent) -> Void
+    /// The test binary, as soon as the build made it (before the tests run).
+    public var built: (@Sendable (URL) -> Void)?
 
     public init(buildLine: @escaping @Sendable (String) -> Void, testsSelected: @escaping @Sendable ([String]) -> Void,
                 test: @escaping @Sendable (LiveTestEvent) -> Void) {
@@ -136,6 +138,7 @@ public struct TestRunCoordinator: Sendable {
             return TestRunOutput(results: results, testBinaryStatus: 0, testBinaryStderr: "no tests found", binPath: binPath,
                                  testBinary: nil, profiles: [], buildFailed: false)
         }
+        observer?.built?(binary)
         // 2. The tests, from the binary itself; SwiftPM's --filter/--skip semantics.
         let all = try TestLister.list(binary: binary, environment: environment)
         PhaseTimer.mark("list tests")

@@ -34,11 +34,11 @@ struct PerTestReporting {
         try? FileManager.default.removeItem(at: output.url.appendingPathComponent(PerTestPages.testsFolder))
     }
 
-    /// `htmlPages`: also the HTML pages' lazily loaded data (`PerTestPages`; not in a single-file report);
-    /// returns the number of chunks of the Tests page's data then, nil without.
+    /// `htmlTemplates`: also the HTML pages' lazily loaded data and script (`PerTestPages`; not in a
+    /// single-file report); returns the number of chunks of the Tests page's data then, nil without.
     @discardableResult
     func write(from directory: URL, binary: URL, report: CoverageReport, tests: TestRunResults, output: OutputFolder,
-               htmlPages: Bool, into outcome: inout Outcome) throws -> Int? {
+               htmlTemplates: HTMLTemplates?, into outcome: inout Outcome) throws -> Int? {
         defer { try? FileManager.default.removeItem(at: directory) }
         terminal.progress("reading per-test coverage")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -63,7 +63,7 @@ struct PerTestReporting {
         let url = try output.file(Self.fileName)
         try AtomicFileWriter.write(String(decoding: try encoder.encode(perTest), as: UTF8.self), to: url)
         outcome.written.append(url.path)
-        let chunks = htmlPages ? try PerTestPages.write(perTest, report: report, into: output) : nil
+        let chunks = try htmlTemplates.map { try PerTestPages.write(perTest, report: report, templates: $0, into: output) }
         let tests = Set(perTest.contexts.dropFirst().map(\.id)).count
         terminal.note("per-test coverage of \(tests) test(s) in \(url.path)")
         if !perTest.lost.isEmpty {

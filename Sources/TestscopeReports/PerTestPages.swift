@@ -2,8 +2,8 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 
-/// The HTML report's per-test data (`run --per-test-coverage`), loaded by `report.js` only when a page
-/// is opened (a script, not `fetch`, so that it loads from `file://`), so that pages stay the size they
+/// The HTML report's per-test data (`run --per-test-coverage`), loaded by `per-test/per-test.js` (which
+/// `report.js` loads on such a run's pages only) when a page is opened (a script, not `fetch`, so that it loads from `file://`), so that pages stay the size they
 /// are whatever the number of tests:
 /// - one `files/<page>.tests.js` beside each file page: `testscopePerTest({"tests": [names],
 ///   "hrefs": [link on the Tests page, or null outside tests], "lines": {"12": [0, 3]}})`, each line
@@ -31,10 +31,11 @@ public enum PerTestPages {
         var functions: [Function] = []
     }
 
-    /// Writes the data files of the multi-page report; returns the number of chunks of the Tests page's data.
-    /// `report` is the run's coverage model (the functions of each file, in the same order as `data.files`).
+    /// Writes the data files of the multi-page report and `per-test/per-test.js` (the script that reads them,
+    /// from `templates`); returns the number of chunks of the Tests page's data. `report` is the run's
+    /// coverage model (the functions of each file, in the same order as `data.files`).
     @discardableResult
-    public static func write(_ data: PerTestCoverage, report: CoverageReport, into output: OutputFolder) throws -> Int {
+    public static func write(_ data: PerTestCoverage, report: CoverageReport, templates: HTMLTemplates, into output: OutputFolder) throws -> Int {
         let pages = HTMLPageNames.pages(for: data.files.map(\.path))
         let functions = Dictionary(report.files.map { ($0.relativePath, $0.functions) }, uniquingKeysWith: { first, _ in first })
         var byTest: [String: TestData] = [:]
@@ -68,6 +69,7 @@ public enum PerTestPages {
         var chunks = [[String: TestData]](repeating: [:], count: chunkCount)
         for id in ids { chunks[PerTestAnchor.chunk(id, of: chunkCount)][id] = byTest[id] ?? TestData() }
         _ = try output.subfolder(testsFolder)
+        try AtomicFileWriter.write(templates.assets["per-test.js"] ?? "", to: try output.file(testsFolder + "/per-test.js"))
         for (k, chunk) in chunks.enumerated() {
             try writeScript("testscopeTestCoverage(\(k), ", chunk, to: "\(testsFolder)/tests-\(k).js", in: output)
         }
@@ -102,7 +104,7 @@ public enum PerTestAnchor {
         return out
     }
 
-    /// 32-bit FNV-1a over the id's UTF-16 code units, modulo `count`: `report.js` computes the same with
+    /// 32-bit FNV-1a over the id's UTF-16 code units, modulo `count`: `per-test.js` computes the same with
     /// `charCodeAt` and `Math.imul`, so the page needs no per-test attribute to find a test's chunk.
     public static func chunk(_ id: String, of count: Int) -> Int {
         var hash: UInt32 = 2_166_136_261

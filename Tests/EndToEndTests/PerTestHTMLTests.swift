@@ -184,15 +184,56 @@ final class PerTestHTMLTests: XCTestCase {
         // Sizes: tests.html grows by the anchors only; the data is in per-test/.
         let size = { (url: URL) in (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0 }
         let plainSize = size(plain.appendingPathComponent("tests.html")), perTestSize = size(output.appendingPathComponent("tests.html"))
-        let chunks = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent(PerTestPages.testsFolder).path)
+        let chunks = try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent(PerTestPages.testsFolder).path).filter { $0.hasPrefix("tests-") }.sorted()
         print("tests.html: \(plainSize) bytes plain, \(perTestSize) bytes per-test (\(ids.count) tests, \(chunks.count) chunk(s): "
             + chunks.map { "\($0) \(size(output.appendingPathComponent("per-test/" + $0))) bytes" }.joined(separator: ", ") + ")")
         XCTAssertLessThanOrEqual(perTestSize - plainSize, ids.count * (40 + ids.map(\.utf8.count).max()! * 3), "an id per test, nothing else")
         XCTAssertEqual(size(plain.appendingPathComponent(Self.page)), size(output.appendingPathComponent(Self.page)) - #" data-per-test="1""#.utf8.count)
 
+        let plainTests = try String(contentsOf: plain.appendingPathComponent("tests.html"), encoding: .utf8)
+        XCTAssertFalse(Self.htmlTag(plainTests).contains("data-per-test") || plainTests.contains(#"id="test-"#), "a plain run's Tests page is unchanged")
+        XCTAssertTrue(Self.htmlTag(try String(contentsOf: output.appendingPathComponent("tests.html"), encoding: .utf8)).contains(#"data-per-test-chunks="1""#))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: plain.appendingPathComponent(PerTestPages.testsFolder).path))
+
         if let keep = ProcessInfo.processInfo.environment["TESTSCOPE_SCREENSHOTS"].map({ URL(fileURLWithPath: $0) }) {
             try screenshots(output, line: shared, test: test, into: keep)
         }
+        // A later run without the option leaves none of this run's per-test data behind.
+        let again = try TestscopeProcess.run(["run", "--package-path", shapes.path, "--output", output.path, "--format", "json,html"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent(PerTestPages.testsFolder).path))
+        XCTAssertFalse(Self.htmlTag(try String(contentsOf: output.appendingPathComponent("tests.html"), encoding: .utf8)).contains("data-per-test"))
+    }
+
+    /// The `<html …>` start tag of a page.
+    static func htmlTag(_ page: String) -> String {
+        page.range(of: "<html").map { String(page[$0.lowerBound...].prefix { $0 != ">" }) } ?? ""
+    }
+
+    /// The Hostile fixture (markup in its file name and function names): the per-test views show it as text only.
+    func testHostileNamesAreTextInThePerTestViews() throws {
+        let hostile = TestscopeProcess.samples.appendingPathComponent("packages/Hostile")
+        let output = folder.appendingPathComponent("hostile")
+        let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", hostile.path, "--output", output.path, "--format", "json,html"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let path = "Sources/Hostile/<script>&'q'.swift", test = "HostileTests.HostileTests/testMarkupIsJustText"
+        let names = try functions(output, path: path).filter { !$0.closure && $0.count > 0 }.map(\.name)
+        XCTAssertTrue(names.contains { $0.contains("<script>") }, "\(names)")
+        let page = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("files").path).first { $0.hasSuffix(".swift.html") })
+        let filePage = try Chromium.load(output.appendingPathComponent("files/" + page), in: folder)
+        filePage.assertClean()
+        XCTAssertNotEqual(try filePage.text("count(//td[contains(@class,'ts-ptf')])"), "0", "the tests column")
+        let testsPage = try harness(output, src: "tests.html#" + PerTestAnchor.anchor(test), script: """
+            var cov = d.getElementById('\(PerTestAnchor.anchor(test))').nextElementSibling;
+            out.functions = Array.prototype.map.call(cov.querySelectorAll('div')[1].querySelectorAll('li a'), function (a) { return a.textContent; });
+            out.file = cov.querySelector('div li a').textContent;
+            out.elements = cov.querySelectorAll('script, img').length;
+            out.alerts = d.documentElement.getAttribute('data-alerts');
+            """)
+        XCTAssertEqual(testsPage["functions"] as? [String], names)
+        XCTAssertEqual(testsPage["file"] as? String, path)
+        XCTAssertEqual(testsPage["elements"] as? Int, 0, "markup is text")
+        XCTAssertTrue(testsPage["alerts"] is NSNull, "no alert ran: \(testsPage["alerts"] ?? "")")
     }
 
     /// The file page with a line's tests listed and the filter on, its function table, and the Tests page with a test's coverage.

@@ -30,3 +30,28 @@ final class PerTestAnchorTests: XCTestCase {
         }
     }
 }
+
+/// The Tests page of a 1,000-test per-test run: it grows by each test's `id` only (what each test covered
+/// is in `per-test/`, loaded on a click).
+final class PerTestTestsPageSizeTests: XCTestCase {
+    func testAThousandTestsAddOnlyTheirAnchors() throws {
+        var run = try TestsHTMLFixture.results(crash: false)
+        let template = try XCTUnwrap(run.results.first { $0.outcome == .passed && $0.framework == .xctest })
+        run.results = (1...1000).map { n in
+            var result = template
+            result.id = "ManyTests.Suite\(n / 50)/testNumber\(n)"
+            result.name = "testNumber\(n)"
+            return result
+        }
+        let templates = try HTMLTemplates.builtIn()
+        var page = TestsHTMLPage(templates: templates, generatorVersion: "test", packageRoot: TestsHTMLFixture.packageRoot,
+                                 createdAt: Date(timeIntervalSince1970: 0))
+        let plain = try page.renderString(run)
+        page.perTestChunks = 16
+        let perTest = try page.renderString(run)
+        let anchors = run.results.reduce(0) { $0 + #" id=""#.utf8.count + PerTestAnchor.anchor($1.id).utf8.count + 1 }
+        let attribute = #" data-per-test-chunks="16""#.utf8.count
+        XCTAssertEqual(perTest.utf8.count - plain.utf8.count, anchors + attribute, "one id per test, nothing else")
+        print("tests.html of 1,000 passed tests: \(plain.utf8.count) bytes plain, \(perTest.utf8.count) bytes in a per-test run")
+    }
+}

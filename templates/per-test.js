@@ -182,6 +182,14 @@
       button.addEventListener('click', function () { show(row, button); });
       row.querySelector('td.name').appendChild(button);
     });
+    /* Sorting or filtering "All tests" moves or hides rows: the open lists close rather than stay behind. */
+    var closeAll = function () {
+      all(document, 'tr.ts-cov').forEach(function (row) { row.parentNode.removeChild(row); });
+      all(document, '.ts-cov-open[aria-expanded="true"]').forEach(function (b) { b.setAttribute('aria-expanded', 'false'); });
+    };
+    all(document, 'table.ts-all th[data-key] button').forEach(function (b) { b.addEventListener('click', closeAll, true); });
+    var filter = document.querySelector('section[data-section="all"] .filter');
+    if (filter) { filter.addEventListener('input', closeAll, true); }
     /* A link from a file page (tests.html#test-…) opens that test's list. */
     var openTarget = function () {
       var target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;

@@ -170,7 +170,12 @@ final class PerTestHTMLTests: XCTestCase {
             out.opened = row.nextElementSibling && row.nextElementSibling.classList.contains('ts-cov') ? read(row.nextElementSibling) : null;
             var other = d.querySelector('table.ts-all tr[data-test="ShapesTests.rectSquares(side:)"]');
             other.querySelector('.ts-cov-open').click();
-            setTimeout(function () { out.clicked = other.nextElementSibling.classList.contains('ts-cov') ? read(other.nextElementSibling) : null; }, 300);
+            setTimeout(function () {
+              out.clicked = other.nextElementSibling.classList.contains('ts-cov') ? read(other.nextElementSibling) : null;
+              out.open = d.querySelectorAll('tr.ts-cov').length;
+              d.querySelector('table.ts-all th[data-key="name"] button').click();
+              out.afterSort = d.querySelectorAll('tr.ts-cov').length;
+            }, 300);
             """, delay: 600)
         let opened = try XCTUnwrap(testsPage["opened"] as? [[[String]]], "the linked test's coverage opens by itself")
         XCTAssertEqual(opened.count, 2)
@@ -180,6 +185,8 @@ final class PerTestHTMLTests: XCTestCase {
         let squares = Set(data.files.filter { $0.runs.contains { data.contexts[$0.context].id == "ShapesTests.rectSquares(side:)" } }.map(\.path))
         let clicked = try XCTUnwrap(testsPage["clicked"] as? [[[String]]], "a click loads the chunk")
         XCTAssertEqual(Set(clicked.first?.map { String($0[0].split(separator: " ")[0]) } ?? []), squares)
+        XCTAssertEqual(testsPage["open"] as? Int, 2)
+        XCTAssertEqual(testsPage["afterSort"] as? Int, 0, "sorting closes the lists, which would stay behind their rows")
 
         // Sizes: tests.html grows by the anchors only; the data is in per-test/.
         let size = { (url: URL) in (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0 }

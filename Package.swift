@@ -113,7 +113,7 @@ enum TemplateFiles {
         "source-line.mustache", "ratio-cell.mustache", "flaky.mustache",
         "tests.mustache", "tests-index.mustache", "tests-counts.mustache", "tests-name.mustache", "tests-snippet.mustache",
         "file-failures.mustache", "history.mustache",
-        "report.css", "report.js", "head.js",
+        "report.css", "report.js", "head.js", "per-test.js",
     ]
 }
 

@@ -28,6 +28,7 @@ public enum BundledTemplates {
         "report.css": text(PackageResources.report_css),
         "report.js": text(PackageResources.report_js),
         "head.js": text(PackageResources.head_js),
+        "per-test.js": text(PackageResources.per_test_js),
     ]
 
     private static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -190,38 +190,12 @@
   });
 
   if (!views.length) { revealHash(); window.addEventListener('hashchange', revealHash); }
-  /* Per-test coverage (run --per-test-coverage): a file page loads files/<page>.tests.js when it exists
-     and gives each line the tests ran a button with their number; a click lists them under the line. */
-  var sourceTable = document.querySelector('table.source');
-  if (sourceTable && !views.length && document.documentElement.getAttribute('data-per-test') === '1') {
-    window.testscopePerTest = function (data) {
-      all(sourceTable, 'tr').forEach(function (row) {
-        var number = row.querySelector('td.ln'), count = row.querySelector('td.cnt');
-        var tests = number && count ? data.lines[number.textContent.trim()] : null;
-        if (!tests || !tests.length) { return; }
-        var button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'ts-pt';
-        button.textContent = tests.length + (tests.length === 1 ? ' test' : ' tests');
-        button.title = 'Tests that ran this line';
-        button.addEventListener('click', function () {
-          var next = row.nextElementSibling;
-          if (next && next.classList.contains('ts-pt-list')) { next.parentNode.removeChild(next); return; }
-          var listRow = document.createElement('tr'), cell = document.createElement('td'), list = document.createElement('ul');
-          listRow.className = 'ts-pt-list';
-          cell.colSpan = 3;
-          tests.forEach(function (index) { var item = document.createElement('li'); item.textContent = data.tests[index]; list.appendChild(item); });
-          cell.appendChild(list);
-          listRow.appendChild(cell);
-          row.parentNode.insertBefore(listRow, next);
-        });
-        count.appendChild(button);
-      });
-    };
-    var data = document.createElement('script');
-    data.src = (location.pathname.split('/').pop() || '').replace(/\.html$/, '') + '.tests.js';
-    data.onerror = function () { /* a report without per-test coverage */ };
-    document.body.appendChild(data);
+  /* Per-test coverage (run --per-test-coverage): its script, per-test/per-test.js, is written by such a run
+     only, and loads its data when a page is opened (script elements, so that it works from file://). */
+  if (!views.length && (root.getAttribute('data-per-test') === '1' || root.hasAttribute('data-per-test-chunks'))) {
+    var perTest = document.createElement('script');
+    perTest.src = (root.getAttribute('data-page') === 'file' ? '../' : '') + 'per-test/per-test.js';
+    document.body.appendChild(perTest);
   }
 
   root.setAttribute('data-ready', '1');

@@ -91,7 +91,7 @@ public struct OutputFolder: Sendable {
     public init(_ url: URL) { self.url = url.standardizedFileURL }
 
     /// The folders Testscope writes into inside the output folder (checked before anything is written).
-    public static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work"]
+    public static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work", "per-test"]
 
     /// Creates the folder (and parents) if needed; refuses it if one of the folders Testscope writes
     /// into is a symbolic link, so that nothing is written before the refusal.

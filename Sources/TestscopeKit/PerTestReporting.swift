@@ -31,11 +31,14 @@ struct PerTestReporting {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? [] where name.hasSuffix(".tests.js") {
             try? FileManager.default.removeItem(at: files.appendingPathComponent(name))
         }
+        try? FileManager.default.removeItem(at: output.url.appendingPathComponent(PerTestPages.testsFolder))
     }
 
-    /// `htmlPages`: also the file pages' lazily loaded data (`PerTestPages`; not in a single-file report).
+    /// `htmlTemplates`: also the HTML pages' lazily loaded data and script (`PerTestPages`; not in a
+    /// single-file report); returns the number of chunks of the Tests page's data then, nil without.
+    @discardableResult
     func write(from directory: URL, binary: URL, report: CoverageReport, tests: TestRunResults, output: OutputFolder,
-               htmlPages: Bool, into outcome: inout Outcome) throws {
+               htmlTemplates: HTMLTemplates?, into outcome: inout Outcome) throws -> Int? {
         defer { try? FileManager.default.removeItem(at: directory) }
         terminal.progress("reading per-test coverage")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -60,12 +63,13 @@ struct PerTestReporting {
         let url = try output.file(Self.fileName)
         try AtomicFileWriter.write(String(decoding: try encoder.encode(perTest), as: UTF8.self), to: url)
         outcome.written.append(url.path)
-        if htmlPages { try PerTestPages.write(perTest, into: output) }
+        let chunks = try htmlTemplates.map { try PerTestPages.write(perTest, report: report, templates: $0, into: output) }
         let tests = Set(perTest.contexts.dropFirst().map(\.id)).count
         terminal.note("per-test coverage of \(tests) test(s) in \(url.path)")
         if !perTest.lost.isEmpty {
             terminal.warning("per-test coverage lost for \(perTest.lost.count) test(s) (their process crashed or was killed during the test): "
                 + perTest.lost.prefix(5).joined(separator: ", ") + (perTest.lost.count > 5 ? ", …" : ""))
         }
+        return chunks
     }
 }

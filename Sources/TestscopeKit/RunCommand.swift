@@ -149,8 +149,9 @@ extension Pipeline {
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         if let perTest = testRun.perTest, let report = outcome.coverage {
             let pages = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) && !settings.htmlSingleFile
-            try PerTestReporting(terminal: terminal).write(from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
-                                                           htmlPages: pages, into: &outcome)
+            testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
+                from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
+                htmlTemplates: pages ? try settings.htmlReport().templates : nil, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

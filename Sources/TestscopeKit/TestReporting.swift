@@ -17,6 +17,8 @@ struct TestReporting {
     var packageName: String?
     /// `--history`: the earlier runs, for the sparklines of the Tests page.
     var history: HistoryRecording?
+    /// `run --per-test-coverage` with HTML: the chunks of `per-test/` the Tests page loads (`PerTestPages`).
+    var perTestChunks: Int?
 
     /// Writes the test reports; a failed test makes the outcome `testsFailed`.
     func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
@@ -60,6 +62,7 @@ struct TestReporting {
         var page = TestsHTMLPage(templates: templates, generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
         page.packageName = packageName
         page.landingIndex = !withCoverage
+        page.perTestChunks = perTestChunks
         if let history { page.sparklines = history.timelines(current: tests) }
         let pages = PagesManifest.read(in: output)
             .replacing(.testReport, with: withCoverage ? [.coverage] + page.pageKinds : page.pageKinds, command: command, in: output)

@@ -15,7 +15,7 @@ public struct HTMLTemplates: Sendable {
         "tests-snippet", "file-failures", "history",
     ]
     /// The assets (copied to `assets/` or inlined).
-    public static let assetNames = ["report.css", "report.js", "head.js"]
+    public static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]
 
     let library: MustacheLibrary
     let assets: [String: String]

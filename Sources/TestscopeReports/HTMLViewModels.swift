@@ -70,6 +70,8 @@ struct LayoutModel: HTMLViewModel {
     var script: String?
     /// `run --per-test-coverage` wrote `files/<page>.tests.js` for this report's file pages.
     var perTestData = false
+    /// The Tests page of a per-test run: the chunks of `per-test/` (`PerTestPages`).
+    var perTestChunks: String?
 
     /// The layout of a page with `templates`' assets (inlined when `inline`).
     init(common: PageCommon, title: String, pageKind: String, body: String, inline: Bool, templates: HTMLTemplates) {
@@ -95,6 +97,7 @@ struct LayoutModel: HTMLViewModel {
         case "css": return css
         case "script": return script
         case "perTestData": return perTestData
+        case "perTestChunks": return perTestChunks.orFalse
         default: return common.child(named: name)
         }
     }

@@ -16,6 +16,8 @@ struct TestsHTMLModel {
     let snippets = TestSourceSnippets()
     /// The test's last runs from `--history` (by `HistoryExecution.key`), drawn as a sparkline in "All tests".
     var sparklines: [String: [HistoryTimelinePoint]] = [:]
+    /// `run --per-test-coverage`: each test's first "All tests" row carries its `PerTestAnchor` id.
+    var testAnchors = false
 
     /// Where a result's details are: its index in `run.results`, counted from 1 (`t3`).
     func anchor(_ index: Int) -> String { "\(anchorPrefix)t\(index + 1)" }
@@ -63,6 +65,7 @@ struct TestsHTMLModel {
             .sorted { ($0.element.duration!, $1.offset) > ($1.element.duration!, $0.offset) }.prefix(slowestCount)
         let linked = Set(failures.map(\.offset) + known.map(\.offset) + skipped.map(\.offset))
         let all = indexed.sorted { (Self.rank($0.element.outcome), $0.offset) < (Self.rank($1.element.outcome), $1.offset) }
+        var anchored = Set<String>()
         return TestsPageModel(
             package: package, facts: facts, prefix: anchorPrefix, counts: Self.counts(run), summary: run.summaryLine,
             relaunches: run.relaunches > 0 ? "The test binary was relaunched \(run.relaunches) time\(run.relaunches == 1 ? "" : "s") after a crash or a timeout, so the tests after it still ran." : nil,
@@ -80,6 +83,7 @@ struct TestsHTMLModel {
                 ResultRow(names: names(r), rank: String(Self.rank(r.outcome)), durationSort: r.duration.map { String($0) } ?? "-1",
                           duration: r.duration.map(TestText.seconds), framework: r.framework.rawValue,
                           href: linked.contains(i) ? "#" + anchor(i) : nil,
+                          testAnchor: testAnchors && anchored.insert(r.id).inserted ? anchorPrefix + PerTestAnchor.anchor(r.id) : nil,
                           sparkline: sparklines[HistoryExecution.key(id: r.id, arguments: r.arguments)].map {
                               HistoryCharts.sparkline($0, label: "last \($0.count) runs of \(r.id)")
                           })

@@ -41,6 +41,9 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     public var packageName: String?
     /// Each test's last runs from `--history` (by `HistoryExecution.key`): a sparkline in its "All tests" row.
     public var sparklines: [String: [HistoryTimelinePoint]] = [:]
+    /// `run --per-test-coverage`: the chunks of `per-test/` (`PerTestPages`); each test's first "All tests"
+    /// row gets its `PerTestAnchor` id and, in the page, a button that lists what it covered.
+    public var perTestChunks: Int?
 
     var package: String {
         if let packageName { return packageName }
@@ -49,7 +52,8 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     }
 
     public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
-        try out.write(try page(title: "Tests · \(package)", kind: "tests", body: try body(run, anchorPrefix: ""), current: .tests))
+        try out.write(try page(title: "Tests · \(package)", kind: "tests", body: try body(run, anchorPrefix: ""), current: .tests,
+                               perTestChunks: perTestChunks))
     }
 
     /// The page's content without the layout; every `id` starts with `anchorPrefix` (the single-file
@@ -57,6 +61,7 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     public func body(_ run: TestRunResults, anchorPrefix: String) throws -> String {
         var model = TestsHTMLModel(run: run, paths: paths, anchorPrefix: anchorPrefix, slowestCount: slowestCount)
         model.sparklines = sparklines
+        model.testAnchors = perTestChunks != nil
         return try templates.render("tests", model.model(package: package, facts: facts(run)))
     }
 
@@ -82,12 +87,13 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     }
 
     /// The layout around a body, with the CSS and script inlined.
-    func page(title: String, kind: String, body: String, current: HTMLNavigationItem?) throws -> String {
+    func page(title: String, kind: String, body: String, current: HTMLNavigationItem?, perTestChunks: Int? = nil) throws -> String {
         let common = PageCommon(root: "", package: package, packageRoot: paths.root, generator: "testscope \(generatorVersion)",
                                 createdAt: UTCTimestamp.iso8601(createdAt),
                                 nav: navigation.map { NavigationLink(title: $0.title, href: $0.href, current: $0 == current) })
-        return try templates.render("layout", LayoutModel(common: common, title: title, pageKind: kind, body: body, inline: true,
-                                                          templates: templates))
+        var layout = LayoutModel(common: common, title: title, pageKind: kind, body: body, inline: true, templates: templates)
+        layout.perTestChunks = perTestChunks.map(String.init)
+        return try templates.render("layout", layout)
     }
 
     func facts(_ run: TestRunResults) -> [FactModel] {

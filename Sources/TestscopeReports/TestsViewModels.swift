@@ -295,11 +295,14 @@ struct ResultRow: HTMLViewModel {
     var duration: String?
     var framework: String
     var href: String?
+    /// The row's `id` (`PerTestAnchor`) on a per-test run's page: the first row of each test.
+    var testAnchor: String? = nil
     /// The inline SVG of the test's last runs (`--history`), nil without history.
     var sparkline: String? = nil
 
     func child(named name: String) -> Any? {
         switch name {
+        case "testAnchor": return testAnchor.orFalse
         case "sparkline": return sparkline.orFalse
         case "rank": return rank
         case "durationSort": return durationSort

@@ -34,14 +34,15 @@ struct Chromium {
     /// A PNG screenshot of `page` in a `width`×`height` window (CSS pixels), in the `light` or `dark`
     /// theme (head.js reads `?theme=`), written to `png`; returns its size in bytes.
     @discardableResult
-    static func screenshot(_ page: URL, theme: String, width: Int, height: Int, to png: URL, in folder: URL) throws -> Int {
+    static func screenshot(_ page: URL, theme: String, width: Int, height: Int, to png: URL, in folder: URL,
+                           extraArguments: [String] = []) throws -> Int {
         let chromium = try executable(["chromium", "chromium-browser", "google-chrome"], package: "chromium")
         let profile = folder.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
         let result = try ProcessRunner.run(chromium, [
             "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--user-data-dir=\(profile.path)",
             "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--virtual-time-budget=10000",
-            "--hide-scrollbars", "--window-size=\(width),\(height)", "--screenshot=\(png.path)", page.absoluteString + "?theme=\(theme)",
-        ])
+            "--hide-scrollbars", "--window-size=\(width),\(height)", "--screenshot=\(png.path)",
+        ] + extraArguments + [page.absoluteString + "?theme=\(theme)"])
         XCTAssertEqual(result.status, 0, result.stderrText)
         return (try? FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int) ?? 0
     }

@@ -58,9 +58,17 @@
           var listRow = document.createElement('tr'), cell = document.createElement('td'), list = document.createElement('ul');
           listRow.className = 'ts-pt-list';
           cell.colSpan = 3;
-          tests.forEach(function (index) {
+          var counts = (data.counts || {})[line] || [];
+          tests.forEach(function (index, position) {
             var item = document.createElement('li'), href = data.hrefs[index];
             item.appendChild(href ? link(href, data.tests[index]) : document.createTextNode(data.tests[index]));
+            /* How often that test ran the line (the exact number; the count column rounds). */
+            if (counts[position] != null) {
+              var times = document.createElement('span');
+              times.className = 'ts-pt-count';
+              times.textContent = ' · ' + counts[position] + (counts[position] === 1 ? ' time' : ' times');
+              item.appendChild(times);
+            }
             list.appendChild(item);
           });
           cell.appendChild(list);

@@ -14,7 +14,7 @@ public struct PerTestProcess: Sendable {
     }
 }
 
-/// Counter deltas → the lines each context ran, with the native engine's own rules: a context's
+/// Counter deltas → the lines each context ran and how often, with the native engine's own rules: a context's
 /// deltas become a profile of the functions it touched, and every function of the files those
 /// functions map to (zero-count ones too, so that a closure nobody ran still splits its parent's
 /// lines) is evaluated and swept into segments and lines exactly as the aggregate is. Lines are kept
@@ -39,8 +39,8 @@ public enum PerTestBuilder {
 
         var contexts: [PerTestCoverage.Context] = [PerTestCoverage.Context(id: PerTestCoverage.outsideTests)]
         var contextNumber: [PerTestCoverage.Context: Int] = [contexts[0]: 0]
-        // file index → context → lines
-        var lines: [Int: [Int: Set<UInt32>]] = [:]
+        // file index → context → line → count
+        var lines: [Int: [Int: [UInt32: UInt64]]] = [:]
         for process in processes {
             let records = process.layout.records
             let counterCount = records.map { $0.counterOffset / 8 + $0.counters.count }.max() ?? 0
@@ -48,7 +48,7 @@ public enum PerTestBuilder {
             for (index, record) in records.enumerated() {
                 for slot in 0..<record.counters.count { owner[record.counterOffset / 8 + slot] = Int32(index) }
             }
-            let results = Parallel.map(process.blocks.count) { b -> [Int: Set<UInt32>] in
+            let results = Parallel.map(process.blocks.count) { b -> [Int: [UInt32: UInt64]] in
                 linesRun(by: process.blocks[b], records: records, owner: owner, mapped: mapped, byName: byName,
                          byFile: byFile, reportIndex: reportIndex, coveredInReport: coveredInReport)
             }
@@ -59,7 +59,8 @@ public enum PerTestBuilder {
                     contextNumber[context] = contexts.count - 1
                     return contexts.count - 1
                 }()
-                for (file, set) in fileLines { lines[file, default: [:]][number, default: []].formUnion(set) }
+                // A context seen in two processes (outside tests: the XCTest and the Swift Testing one) adds up.
+                for (file, counts) in fileLines { lines[file, default: [:]][number, default: [:]].merge(counts, uniquingKeysWith: &+) }
             }
         }
         let recorded = Set(contexts.map(\.id))
@@ -71,8 +72,10 @@ public enum PerTestBuilder {
             return PerTestCoverage.File(
                 path: report.files[index].relativePath, lastLine: report.files[index].lines.last?.line ?? 0,
                 runs: runs.keys.sorted().compactMap { context in
-                    let set = runs[context]!
-                    return set.isEmpty ? nil : PerTestCoverage.Run(context: context, lines: PerTestCoverage.text(PerTestCoverage.ranges(of: set)))
+                    let counts = runs[context]!
+                    guard !counts.isEmpty else { return nil }
+                    return PerTestCoverage.Run(context: context, lines: PerTestCoverage.text(PerTestCoverage.ranges(of: Set(counts.keys))),
+                                               counts: counts.keys.sorted().map { String(counts[$0]!) }.joined(separator: ","))
                 })
         }
         return PerTestCoverage(contexts: contexts, lost: lost, files: files)
@@ -89,10 +92,10 @@ public enum PerTestBuilder {
         return PerTestCoverage.Context(id: id, testCase: parts.count == 2 ? Int(parts[1]) : nil)
     }
 
-    /// The report lines one block ran, by report file index.
+    /// The report lines one block ran, with their counts, by report file index.
     static func linesRun(by block: PerTestContextBlock, records: [RawProfileRecord], owner: [Int32], mapped: [MappedFunction],
                          byName: [UInt64: [Int]], byFile: [String: [Int]], reportIndex: [String: Int],
-                         coveredInReport: [Set<UInt32>]) -> [Int: Set<UInt32>] {
+                         coveredInReport: [Set<UInt32>]) -> [Int: [UInt32: UInt64]] {
         var touched: [Int: [UInt64]] = [:]
         for (index, delta) in zip(block.indexes, block.deltas) where Int(index) < owner.count {
             let record = Int(owner[Int(index)])
@@ -111,11 +114,13 @@ public enum PerTestBuilder {
         guard !files.isEmpty else { return [:] }
         let subset = Set(files.flatMap { byFile[$0] ?? [] }).sorted()
         let evaluated = NativeFunctionRecords.build(subset.map { mapped[$0] }, counters: ProfileCounters(functions: functions))
-        var result: [Int: Set<UInt32>] = [:]
+        var result: [Int: [UInt32: UInt64]] = [:]
         for file in NativeFileCoverage.files(evaluated.functions) {
             guard files.contains(file.filename), let index = reportIndex[file.filename] else { continue }
-            let covered = LineCoverageBuilder.lines(from: file.segments ?? []).filter(\.isCovered).map(\.line)
-            let kept = Set(covered).intersection(coveredInReport[index])
+            var kept: [UInt32: UInt64] = [:]
+            for line in LineCoverageBuilder.lines(from: file.segments ?? []) where line.isCovered && coveredInReport[index].contains(line.line) {
+                kept[line.line] = line.count
+            }
             if !kept.isEmpty { result[index] = kept }
         }
         return result

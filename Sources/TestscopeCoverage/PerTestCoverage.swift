@@ -40,13 +40,24 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
         }
     }
 
-    /// `lines`: ranges as text, `"3-7,12"` (ascending, disjoint).
+    /// `lines`: ranges as text, `"3-7,12"` (ascending, disjoint); `counts`: how often the context ran each
+    /// of those lines, in the same order, `"8,8,1,2,2,2"` (llvm-cov's line rules applied to the context's
+    /// counters alone). Absent in files written before counts were recorded.
     public struct Run: Codable, Sendable, Equatable {
         public var context: Int
         public var lines: String
-        public init(context: Int, lines: String) {
+        public var counts: String?
+        public init(context: Int, lines: String, counts: String? = nil) {
             self.context = context
             self.lines = lines
+            self.counts = counts
+        }
+
+        /// Each line of the run with its count (nil counts when the file has none, or they do not match).
+        public var lineCounts: [(line: UInt32, count: UInt64?)] {
+            let lines = PerTestCoverage.ranges(self.lines).flatMap { Array($0) }
+            let counts = self.counts.map { $0.split(separator: ",").map { UInt64($0) } } ?? []
+            return lines.enumerated().map { ($1, counts.count == lines.count ? counts[$0] : nil) }
         }
     }
 

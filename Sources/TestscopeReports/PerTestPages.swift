@@ -6,8 +6,8 @@ import TestscopeExecution
 /// `report.js` loads on such a run's pages only) when a page is opened (a script, not `fetch`, so that it loads from `file://`), so that pages stay the size they
 /// are whatever the number of tests:
 /// - one `files/<page>.tests.js` beside each file page: `testscopePerTest({"tests": [names],
-///   "hrefs": [link on the Tests page, or null outside tests], "lines": {"12": [0, 3]}})`, each line
-///   listing indexes into this file's `tests`; the function table's "tests" column and the "covered only
+///   "hrefs": [link on the Tests page, or null outside tests], "lines": {"12": [0, 3]}, "counts": {"12": [8, 1]}})`,
+///   each line listing indexes into this file's `tests` and how often each ran it; the function table's "tests" column and the "covered only
 ///   by" filter are computed from it in the page;
 /// - `per-test/tests-<k>.js`: `testscopeTestCoverage(k, {"<test id>": {"files": […], "functions": […]}})`, what each test covered (files with line counts, functions), the tests
 ///   spread over chunks by `PerTestAnchor.chunk`, so that the Tests page loads one small file per click.
@@ -21,6 +21,8 @@ public enum PerTestPages {
         var tests: [String]
         var hrefs: [String?]
         var lines: [String: [Int]]
+        /// How often each of a line's `lines` entries ran it, in the same order (null: not recorded).
+        var counts: [String: [UInt64?]]
     }
 
     /// What one test covered, for its entry on the Tests page.
@@ -44,17 +46,20 @@ public enum PerTestPages {
         for (file, page) in zip(data.files, pages) {
             var names: [String] = [], hrefs: [String?] = []
             var lines: [UInt32: [Int]] = [:]
+            var counts: [UInt32: [UInt64?]] = [:]
             var linesOf: [String: Set<UInt32>] = [:]
             for run in file.runs where data.contexts.indices.contains(run.context) {
                 let context = data.contexts[run.context]
                 names.append(run.context == 0 ? "(outside tests)" : context.id + (context.testCase.map { " [case \($0)]" } ?? ""))
                 hrefs.append(run.context == 0 ? nil : "../tests.html#" + PerTestAnchor.anchor(context.id))
-                for range in PerTestCoverage.ranges(run.lines) {
-                    for line in range { lines[line, default: []].append(names.count - 1) }
-                    if run.context > 0 { linesOf[context.id, default: []].formUnion(range) }
+                for (line, count) in run.lineCounts {
+                    lines[line, default: []].append(names.count - 1)
+                    counts[line, default: []].append(count)
+                    if run.context > 0 { linesOf[context.id, default: []].insert(line) }
                 }
             }
-            let body = FileData(tests: names, hrefs: hrefs, lines: Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), $0.value) }))
+            let body = FileData(tests: names, hrefs: hrefs, lines: Dictionary(uniqueKeysWithValues: lines.map { (String($0.key), $0.value) }),
+                                counts: Dictionary(uniqueKeysWithValues: counts.map { (String($0.key), $0.value) }))
             try writeScript("testscopePerTest(", body, to: "files/" + String(page.dropLast(".html".count)) + ".tests.js", in: output)
             for (test, set) in linesOf {
                 byTest[test, default: TestData()].files.append(.init(path: file.path, href: "files/" + page, lines: set.count))

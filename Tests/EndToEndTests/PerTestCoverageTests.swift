@@ -29,6 +29,8 @@ final class PerTestCoverageTests: XCTestCase {
         var lost: [String]
         /// path → context → lines
         var lines: [String: [Int: Set<Int>]]
+        /// path → context → line → how often the context ran it
+        var counts: [String: [Int: [Int: UInt64]]]
     }
 
     func perTest(_ output: URL) throws -> PerTest {
@@ -36,14 +38,22 @@ final class PerTestCoverageTests: XCTestCase {
         XCTAssertEqual(object["version"] as? Int, 1)
         let contexts = try XCTUnwrap(object["contexts"] as? [[String: Any]]).map { ($0["id"] as? String ?? "?", $0["case"] as? Int) }
         var lines: [String: [Int: Set<Int>]] = [:]
+        var counts: [String: [Int: [Int: UInt64]]] = [:]
         for file in try XCTUnwrap(object["files"] as? [[String: Any]]) {
             let path = try XCTUnwrap(file["path"] as? String)
             lines[path] = [:]
             for run in try XCTUnwrap(file["runs"] as? [[String: Any]]) {
-                lines[path]![try XCTUnwrap(run["context"] as? Int)] = Self.lines(try XCTUnwrap(run["lines"] as? String))
+                let context = try XCTUnwrap(run["context"] as? Int)
+                let text = try XCTUnwrap(run["lines"] as? String)
+                lines[path]![context] = Self.lines(text)
+                // `counts`: one per line of `lines`, in line order.
+                let numbers = try XCTUnwrap(run["counts"] as? String).split(separator: ",").compactMap { UInt64($0) }
+                let ordered = Self.lines(text).sorted()
+                XCTAssertEqual(numbers.count, ordered.count, "\(path) context \(context)")
+                counts[path, default: [:]][context] = Dictionary(uniqueKeysWithValues: zip(ordered, numbers))
             }
         }
-        return PerTest(contexts: contexts, lost: object["lost"] as? [String] ?? ["?"], lines: lines)
+        return PerTest(contexts: contexts, lost: object["lost"] as? [String] ?? ["?"], lines: lines, counts: counts)
     }
 
     static func lines(_ ranges: String) -> Set<Int> {
@@ -91,6 +101,24 @@ final class PerTestCoverageTests: XCTestCase {
             let union = (data.lines[path] ?? [:]).values.reduce(into: Set<Int>()) { $0.formUnion($1) }
             XCTAssertEqual(union, covered, path)
         }
+        // Each context's counts against the aggregate's: every count is at least 1; a line run by one context
+        // alone has the aggregate's count; otherwise the aggregate lies between the largest and the sum.
+        var soleLines = 0
+        for (path, aggregate) in expected {
+            for (line, total) in aggregate where total > 0 {
+                let perContext = (data.counts[path] ?? [:]).values.compactMap { $0[line] }
+                XCTAssertFalse(perContext.isEmpty, "\(path):\(line)")
+                XCTAssertTrue(perContext.allSatisfy { $0 >= 1 }, "\(path):\(line) \(perContext)")
+                if perContext.count == 1 {
+                    XCTAssertEqual(perContext[0], UInt64(total), "\(path):\(line)")
+                    soleLines += 1
+                } else {
+                    XCTAssertLessThanOrEqual(perContext.max()!, UInt64(total), "\(path):\(line)")
+                    XCTAssertGreaterThanOrEqual(perContext.reduce(0, +), UInt64(total), "\(path):\(line)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(soleLines, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: perTestOutput.appendingPathComponent("per-test-work").path),
                        "no per-test profile is kept")
 

@@ -105,7 +105,21 @@ final class PerTestHTMLTests: XCTestCase {
             select.value = ''; select.dispatchEvent(new w.Event('change')); out.off = marked().length;
             """)
         let href = { (id: String) in "../tests.html#" + PerTestAnchor.anchor(id) }
-        let list = try XCTUnwrap(filePage["list"] as? [[String]])
+        var list = try XCTUnwrap(filePage["list"] as? [[String]])
+        // Each entry ends with how often that test (or case, or code outside tests) ran the line: per-test.json's count.
+        var countOf: [String: UInt64] = [:]
+        for run in file.runs {
+            let context = data.contexts[run.context]
+            let name = run.context == 0 ? "(outside tests)" : context.id + (context.testCase.map { " [case \($0)]" } ?? "")
+            if let count = run.lineCounts.first(where: { $0.line == UInt32(shared) })?.count { countOf[name] = count }
+        }
+        XCTAssertEqual(list.count, countOf.count, "\(list)")
+        for (index, entry) in list.enumerated() {
+            let name = String(entry[0].components(separatedBy: " · ")[0])
+            let count = try XCTUnwrap(countOf[name], entry[0])
+            XCTAssertEqual(entry[0], "\(name) · \(count) time\(count == 1 ? "" : "s")")
+            list[index][0] = name
+        }
         let listed = Set(list.filter { !$0[1].isEmpty }.map { $0[0].replacingOccurrences(of: #" \[case \d+\]$"#, with: "", options: .regularExpression) })
         XCTAssertEqual(listed, testsOf[shared], "line \(shared) lists the tests that ran it")
         XCTAssertEqual(filePage["button"] as? String, "\(testsOf[shared]!.count) tests", "distinct tests: a parameterized test's cases are one")

@@ -8,6 +8,8 @@ import TestscopeReports
 struct FinalScreen {
     var terminal: Terminal
     var settings: ReportSettings
+    /// `run --quiet` printed each failure as it happened: the screen does not repeat them.
+    var failuresShownLive = false
 
     func show(_ outcome: Outcome, packageRoot: URL, output: OutputFolder) throws {
         let screen = ResultScreen(terminal: terminal, packageRoot: packageRoot.path, files: settings.showFiles,
@@ -22,7 +24,7 @@ struct FinalScreen {
         for failure in outcome.gateFailures { terminal.diagnosticLine(CoverageReporting.gateMessage(failure)) }
         if let tests = outcome.tests {
             let failures = try screen.failures(tests)
-            if !failures.isEmpty, !(terminal.quiet && !tests.hasFailures) { terminal.print("\n" + failures) }
+            if !failures.isEmpty, !(terminal.quiet && (!tests.hasFailures || failuresShownLive)) { terminal.print("\n" + failures) }
         }
         guard !terminal.quiet else { return }
         if let report = outcome.coverage {

@@ -26,7 +26,9 @@ extension Pipeline {
             if formats.contains(.html) { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
         if outcome.tests != nil || outcome.coverage != nil {
-            try FinalScreen(terminal: terminal, settings: request.settings).show(outcome, packageRoot: root, output: output)
+            var screen = FinalScreen(terminal: terminal, settings: request.settings)
+            screen.failuresShownLive = LiveView.mode(for: terminal) == .quiet
+            try screen.show(outcome, packageRoot: root, output: output)
         }
         return outcome
     }

@@ -201,11 +201,11 @@ public final class LiveView: Console {
     private func emit(_ state: inout State, _ lines: [String]) {
         guard !lines.isEmpty else { return }
         var text = state.drawn ? "\r\u{1B}[K" : ""
-        // On a terminal, long lines (a failure's message, a warning) are wrapped with an indent rather than
-        // left to the terminal, which would start them at column 0.
-        let fitted = mode == .interactive ? lines.flatMap { line in
-            line.split(separator: "\n", omittingEmptySubsequences: false).flatMap { ScreenText.wrap(String($0), width: base.width) }
-        } : lines
+        // On a terminal (`--quiet` too), long lines (a failure's message, a warning) are wrapped with an
+        // indent rather than left to the terminal, which would start them at column 0.
+        let fitted = base.columns.map { width in lines.flatMap { line in
+            line.split(separator: "\n", omittingEmptySubsequences: false).flatMap { ScreenText.wrap(String($0), width: width) }
+        } } ?? lines
         text += fitted.joined(separator: "\n") + "\n"
         state.drawn = false
         if mode == .interactive, !state.stopped { text += statusText(&state) }

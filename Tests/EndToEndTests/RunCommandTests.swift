@@ -88,6 +88,20 @@ final class RunCommandTests: XCTestCase {
         }
     }
 
+    /// `--quiet`: the failures (once: as they happen), the errors and the verdict; nothing else.
+    func testQuietRunPrintsEachFailureOnceAndTheVerdict() throws {
+        let result = try TestscopeProcess.run(["run", "--package-path", package("Inventory").path, "--output", output.path, "--format", "json", "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let both = result.stdout + result.stderr
+        let failures = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("tests.json"))) as? [String: Any])["tests"] as? [[String: Any]]
+        let failed = try XCTUnwrap(failures).filter { $0["outcome"] as? String == "failed" }.compactMap { $0["id"] as? String }
+        XCTAssertFalse(failed.isEmpty)
+        for id in failed { XCTAssertEqual(both.components(separatedBy: "FAILED \(id)").count - 1, 1, "\(id) once\n\(both)") }
+        XCTAssertTrue(result.stdout.hasPrefix("\n✗ Tests: "), result.stdout)
+        XCTAssertTrue(result.stdout.contains("\nCoverage: lines "), result.stdout)
+        XCTAssertFalse(both.contains("TOTAL") || both.contains("HTML report") || both.contains("testscope: building"), both)
+    }
+
     func testRunWithFailingTestsStillGetsCoverage() throws {
         let result = try TestscopeProcess.run(["run", "--package-path", package("Inventory").path, "--output", output.path, "--format", "json,lcov"])
         XCTAssertEqual(result.status, 1, "tests failed → exit 1\n\(result.stderr)")

@@ -341,6 +341,8 @@ final class ReliabilityTests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         environment[marker] = markerValue
+        // On a terminal, as a user at it: CI's variables (set where the suite runs in CI) turn the status line off.
+        if terminal != nil { for key in ["CI", "GITHUB_ACTIONS", "COLUMNS"] { environment.removeValue(forKey: key) } }
         for (key, value) in extra { environment[key] = value }
         return try LaunchedTestscope(TestscopeProcess.executable, arguments, environment: environment, logs: output.deletingLastPathComponent()
             .appendingPathComponent(output.lastPathComponent + "-logs"), terminal: terminal)

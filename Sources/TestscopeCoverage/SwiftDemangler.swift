@@ -123,11 +123,14 @@ public struct SwiftDemangler: Sendable {
     }
 }
 
-/// Names fed to two running `swift-demangle` processes as they become known; their output is
-/// consumed line by line as it arrives (only what the display names need is kept), and `finish()`
-/// returns the display names (mangled names when the tool is missing or fails).
+/// Names demangled in process by the toolchain's library when it has one (`DemanglerLibrary`), else
+/// fed to two running `swift-demangle` processes as they become known, their output consumed line by
+/// line as it arrives (only what the display names need is kept); `finish()` returns the display
+/// names (mangled names when the tool is missing or fails).
 public final class DemangleSession: Sendable {
     private let added = Locked(0)
+    /// The library's way, when the toolchain has it (then no processes are started).
+    private let inProcess: InProcessDemangling?
     /// Names (one a line) not yet handed to the writers.
     private let queued = Locked<[UInt8]>([])
     private let simplifiedWriter = DispatchQueue(label: "testscope.demangle.simplified")
@@ -140,7 +143,8 @@ public final class DemangleSession: Sendable {
     private let simplifiedNames = Locked<[String]>([])
     private let fullFacts = Locked<(returnTypes: [String?], modules: Set<String>)>(([], SwiftDemangler.knownModules))
 
-    init(tool: URL?) {
+    /// `inProcess: false` keeps the processes even where the library exists (to compare both ways).
+    init(tool: URL?, inProcess: Bool = true) {
         let simplifiedNames = self.simplifiedNames, fullFacts = self.fullFacts
         let simplifiedLines = LineSplitter { line in
             let name = String(decoding: line, as: UTF8.self)
@@ -155,6 +159,12 @@ public final class DemangleSession: Sendable {
         }
         self.simplifiedLines = simplifiedLines
         self.fullLines = fullLines
+        self.inProcess = inProcess ? tool.flatMap { DemanglerLibrary.beside(tool: $0) }.map(InProcessDemangling.init) : nil
+        guard self.inProcess == nil else {
+            simplified = nil
+            full = nil
+            return
+        }
         simplified = tool.flatMap { try? IncrementalProcess($0, ["--simplified"], onStdout: simplifiedLines.feed) }
         full = simplified == nil ? nil : tool.flatMap { try? IncrementalProcess($0, [], onStdout: fullLines.feed) }
     }
@@ -165,6 +175,7 @@ public final class DemangleSession: Sendable {
     /// to one writer thread per process (a pipe write blocks while its process is behind).
     @discardableResult
     public func add(_ mangled: String) -> Int32 {
+        if let inProcess { return inProcess.add(SwiftDemangler.symbol(in: mangled)) }
         guard simplified != nil else {
             return added.withLock { count in defer { count += 1 }; return Int32(count) }
         }
@@ -188,6 +199,7 @@ public final class DemangleSession: Sendable {
     }
 
     public func finish() -> DemangledNames {
+        if let inProcess { return inProcess.finish() }
         guard let simplified else { return DemangledNames(display: []) }
         let rest = queued.withLock { queued in defer { queued = [] }; return queued }
         if !rest.isEmpty { hand(rest) }

@@ -17,7 +17,7 @@ final class DiffCoverageTests: XCTestCase {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("diffcov-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: repo.appendingPathComponent("packages"), withIntermediateDirectories: true)
         // `cp -p` keeps the modification times: the sources are not newer than the recorded data.
-        try XCTUnwrap(TestscopeProcess.output(of: ["cp", "-Rp", TestscopeProcess.samples.appendingPathComponent("packages/Inventory").path, package.path]))
+        _ = try XCTUnwrap(TestscopeProcess.output(of: ["cp", "-Rp", TestscopeProcess.samples.appendingPathComponent("packages/Inventory").path, package.path]))
         try? FileManager.default.removeItem(at: package.appendingPathComponent(".build"))
     }
 

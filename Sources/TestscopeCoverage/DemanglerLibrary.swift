@@ -1,0 +1,147 @@
+import Foundation
+import TestscopeExecution
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The toolchain's demangler library (`libswiftDemangle`, in the `lib` folder beside the `bin` that
+/// holds `swift-demangle`), called in process: the same demangler and the same options as
+/// `swift-demangle` and `swift-demangle --simplified`, without two processes reading names a
+/// character at a time from a pipe (those processes were 23 % of a JSON report's CPU samples on the
+/// 400-file package, a third of it in their stdin reading).
+final class DemanglerLibrary: Sendable {
+    /// `size_t f(const char *mangled, char *buffer, size_t length)`: the length of the demangled name
+    /// (copied with `strlcpy`, so a result ≥ `length` was cut), or 0 when the name is not mangled.
+    typealias Entry = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int
+
+    private let simplifiedEntry: Entry
+    private let fullEntry: Entry
+
+    private init(simplified: Entry, full: Entry) {
+        simplifiedEntry = simplified
+        fullEntry = full
+    }
+
+    /// Loaded once per library path; nil when the toolchain has no such library (then names go
+    /// through `swift-demangle` processes).
+    private static let loaded = Locked<[String: DemanglerLibrary?]>([:])
+
+    /// `TESTSCOPE_DEMANGLER=process` keeps the `swift-demangle` processes (the tests compare both ways).
+    static func beside(tool: URL, environment: [String: String] = ProcessInfo.processInfo.environment) -> DemanglerLibrary? {
+        guard environment["TESTSCOPE_DEMANGLER"] != "process" else { return nil }
+        #if os(macOS)
+        let name = "libswiftDemangle.dylib"
+        #else
+        let name = "libswiftDemangle.so"
+        #endif
+        let path = tool.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib").appendingPathComponent(name).path
+        return loaded.withLock { cache in
+            if let known = cache[path] { return known }
+            let library = open(path)
+            cache[path] = library
+            return library
+        }
+    }
+
+    private static func open(_ path: String) -> DemanglerLibrary? {
+        guard FileManager.default.fileExists(atPath: path), let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else { return nil }
+        // The handle stays open for the life of the process: the entries are called until it ends.
+        guard let simplified = dlsym(handle, "swift_demangle_getSimplifiedDemangledName"),
+              let full = dlsym(handle, "swift_demangle_getDemangledName") else {
+            dlclose(handle)
+            return nil
+        }
+        return DemanglerLibrary(simplified: unsafeBitCast(simplified, to: Entry.self), full: unsafeBitCast(full, to: Entry.self))
+    }
+
+    /// What the two forms of `swift-demangle` tell of one symbol: the simplified name, and from the
+    /// full name the module of a plain function and the return type. A name the library does not
+    /// demangle is taken as it is, as `swift-demangle` prints it back.
+    func demangle(_ symbol: String) -> Demangled {
+        let name = call(simplifiedEntry, symbol) { String(decoding: $0, as: UTF8.self) } ?? symbol
+        // A closure's full name names no module first and its display name takes no return type:
+        // the second demangling would be thrown away.
+        if SwiftDemangler.isClosure(name) { return Demangled(name: name) }
+        var copy = symbol
+        let facts = call(fullEntry, symbol) { SwiftDemangler.fullNameFacts($0) } ?? copy.withUTF8 { SwiftDemangler.fullNameFacts($0) }
+        return Demangled(name: name, module: facts.module, returnType: facts.returnType)
+    }
+
+    /// One symbol's simplified name and what its full name tells.
+    struct Demangled: Sendable {
+        var name: String
+        var module: String? = nil
+        var returnType: String? = nil
+    }
+
+    /// Calls `entry` with a stack buffer, and with a heap buffer of the right size when the name is longer.
+    private func call<T>(_ entry: Entry, _ symbol: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        symbol.withCString { name -> T? in
+            let first: (length: Int, value: T?) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
+                let length = entry(name, buffer.baseAddress, buffer.count)
+                guard length > 0, length < buffer.count else { return (length, nil) }
+                return (length, buffer.baseAddress!.withMemoryRebound(to: UInt8.self, capacity: length) { body(UnsafeBufferPointer(start: $0, count: length)) })
+            }
+            guard first.length >= 1024 else { return first.value }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: first.length + 1)
+            defer { buffer.deallocate() }
+            let length = entry(name, buffer, first.length + 1)
+            guard length > 0, length <= first.length else { return nil }
+            return buffer.withMemoryRebound(to: UInt8.self, capacity: length) { body(UnsafeBufferPointer(start: $0, count: length)) }
+        }
+    }
+}
+
+/// A demangling session on the library: names are demangled a chunk at a time on Dispatch's
+/// workers while the caller goes on reading (the reading is mostly one thread, so they use the
+/// other core, as the `swift-demangle` processes did; demangling everything in `finish()` instead
+/// made the JSON report 14 % slower on the 400-file package).
+final class InProcessDemangling: Sendable {
+    private let library: DemanglerLibrary
+    /// Names added so far, and those not yet handed to a worker.
+    private let state = Locked<(count: Int, pending: [String])>((0, []))
+    /// Demangled chunks by their first index, in the order the workers finished them.
+    private let chunks = Locked<[(start: Int, names: [DemanglerLibrary.Demangled])]>([])
+    private let group = DispatchGroup()
+    static let chunkSize = 1024
+
+    init(_ library: DemanglerLibrary) { self.library = library }
+
+    func add(_ symbol: String) -> Int32 {
+        let (index, chunk) = state.withLock { state -> (Int, (start: Int, symbols: [String])?) in
+            defer { state.count += 1 }
+            state.pending.append(symbol)
+            guard state.pending.count >= Self.chunkSize else { return (state.count, nil) }
+            defer { state.pending = [] }
+            return (state.count, (state.count + 1 - state.pending.count, state.pending))
+        }
+        if let chunk { submit(chunk.start, chunk.symbols) }
+        return Int32(index)
+    }
+
+    private func submit(_ start: Int, _ symbols: [String]) {
+        let library = self.library, chunks = self.chunks
+        DispatchQueue.global().async(group: group) {
+            let names = symbols.map(library.demangle)
+            chunks.withLock { $0.append((start, names)) }
+        }
+    }
+
+    /// The display names: the simplified name, plus ` -> ` and the return type (its known modules
+    /// stripped) for functions.
+    func finish() -> DemangledNames {
+        let rest = state.withLock { state in defer { state.pending = [] }; return (start: state.count - state.pending.count, symbols: state.pending) }
+        if !rest.symbols.isEmpty { submit(rest.start, rest.symbols) }
+        group.wait()
+        let demangled = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }.flatMap(\.names)
+        var modules = SwiftDemangler.knownModules
+        for entry in demangled { if let module = entry.module { modules.insert(module) } }
+        return DemangledNames(display: demangled.map { entry in
+            guard let type = entry.returnType, SwiftDemangler.takesReturnType(entry.name) else { return entry.name }
+            return entry.name + " -> " + SwiftDemangler.stripModules(type, modules: modules)
+        })
+    }
+}

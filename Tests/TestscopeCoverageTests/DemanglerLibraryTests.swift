@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+@testable import TestscopeCoverage
+import TestscopeExecution
+
+/// The toolchain's demangler library in process gives the display names the `swift-demangle`
+/// processes give, name for name, on every function name of the recorded samples.
+final class DemanglerLibraryTests: XCTestCase {
+    /// Every function name of the recorded exports, as the profiles name them.
+    func recordedNames() throws -> [String] {
+        var names: [String] = []
+        for sample in RecordedSamples.names {
+            let data = try Data(contentsOf: RecordedSamples.file(sample, "coverage.json"))
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            for export in try XCTUnwrap(json["data"] as? [[String: Any]]) {
+                for function in export["functions"] as? [[String: Any]] ?? [] { names.append(try XCTUnwrap(function["name"] as? String)) }
+            }
+        }
+        return names
+    }
+
+    func displayNames(_ names: [String], inProcess: Bool) throws -> [String] {
+        let session = DemangleSession(tool: try XCTUnwrap(try Toolchain.locate().swiftDemangle), inProcess: inProcess)
+        let indices = names.map { session.add($0) }
+        let demangled = session.finish()
+        return zip(names, indices).map { demangled.displayName(at: $1, mangled: $0) }
+    }
+
+    func testTheLibraryGivesWhatTheProcessesGive() throws {
+        let tool = try XCTUnwrap(try Toolchain.locate().swiftDemangle)
+        XCTAssertNotNil(DemanglerLibrary.beside(tool: tool, environment: [:]), "the toolchain beside \(tool.path) has libswiftDemangle")
+        XCTAssertNil(DemanglerLibrary.beside(tool: tool, environment: ["TESTSCOPE_DEMANGLER": "process"]))
+        var names = try recordedNames()
+        XCTAssertGreaterThan(names.count, 500, "the samples' functions")
+        // Not mangled, not Swift, a file-local name, and one whose demangled form passes the stack buffer.
+        names += ["main", "", "$sGarbage", "_Z3fooi", "Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ",
+                  "$s4main" + "2000" + String(repeating: "a", count: 2000) + "yyF"]
+        let inProcess = try displayNames(names, inProcess: true)
+        let processes = try displayNames(names, inProcess: false)
+        XCTAssertEqual(inProcess.count, names.count)
+        for (i, name) in names.enumerated() where inProcess[i] != processes[i] {
+            XCTFail("\(name): library \(inProcess[i]), swift-demangle \(processes[i])")
+        }
+        XCTAssertTrue(inProcess.contains("add(_:_:) -> Int") || inProcess.contains("static Calc.add(_:_:) -> Int"), "\(inProcess.suffix(6))")
+        XCTAssertTrue(inProcess.last?.hasPrefix(String(repeating: "a", count: 2000)) ?? false, "the long name, whole")
+    }
+}

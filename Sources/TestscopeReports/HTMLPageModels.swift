@@ -93,25 +93,29 @@ enum HTMLModels {
         var watermarks: Watermarks
         var fold: String? = nil
 
-        func value(_ name: String) -> String? {
-            switch name {
-            case "kind": return isClosure ? "closure" : "function"
-            case "hit": return function.isCovered ? "hit" : "missed"
-            case "anchor": return anchor
-            case "name": return function.name
-            case "fold": return fold
-            case "line": return String(function.line)
-            case "count": return HTMLFormat.abbreviatedCount(function.count)
-            case "exact": return "\(function.count) \(function.count == 1 ? "call" : "calls")"
-            case "linesText": return Format.percent(function.lines)
-            case "linesLevel": return HTMLModels.level(function.lines, watermarks)
-            case "linesWidth": return HTMLModels.width(function.lines)
-            case "linesRatio": return "\(function.lines.covered)/\(function.lines.total)"
-            case "regionsText": return Format.percent(function.regions)
-            case "regionsLevel": return HTMLModels.level(function.regions, watermarks)
-            case "regionsWidth": return HTMLModels.width(function.regions)
-            case "regionsRatio": return "\(function.regions.covered)/\(function.regions.total)"
-            default: return nil
+        enum Field: String {
+            case kind, hit, anchor, name, fold, line, count, exact
+            case linesText, linesLevel, linesWidth, linesRatio, regionsText, regionsLevel, regionsWidth, regionsRatio
+        }
+
+        func value(_ field: Field) -> String? {
+            switch field {
+            case .kind: return isClosure ? "closure" : "function"
+            case .hit: return function.isCovered ? "hit" : "missed"
+            case .anchor: return anchor
+            case .name: return function.name
+            case .fold: return fold
+            case .line: return String(function.line)
+            case .count: return HTMLFormat.abbreviatedCount(function.count)
+            case .exact: return "\(function.count) \(function.count == 1 ? "call" : "calls")"
+            case .linesText: return Format.percent(function.lines)
+            case .linesLevel: return HTMLModels.level(function.lines, watermarks)
+            case .linesWidth: return HTMLModels.width(function.lines)
+            case .linesRatio: return "\(function.lines.covered)/\(function.lines.total)"
+            case .regionsText: return Format.percent(function.regions)
+            case .regionsLevel: return HTMLModels.level(function.regions, watermarks)
+            case .regionsWidth: return HTMLModels.width(function.regions)
+            case .regionsRatio: return "\(function.regions.covered)/\(function.regions.total)"
             }
         }
     }
@@ -122,6 +126,7 @@ enum HTMLModels {
     static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
                              _ watermarks: Watermarks) -> String {
         var out: [UInt8] = []
+        let template = template.compiled(for: FunctionRow.self)
         for function in functionOrder(file.functions) {
             out.append(contentsOf: function.closures.isEmpty ? "<tbody>".utf8 : "<tbody class=\"group\">".utf8)
             template.render(FunctionRow(function: function, isClosure: false, anchor: "\(anchorPrefix)L\(function.line)",

@@ -32,33 +32,38 @@ struct HTMLSourceView {
         /// A line the change since `--diff-base` added (class `chg` beside the state).
         var changed = false
 
-        func value(_ name: String) -> String? {
-            switch name {
-            case "anchor": return String(decoding: anchorPrefix, as: UTF8.self) + "L" + String(number)
-            case "number": return String(number)
-            case "state": return changed ? state.rawValue + " chg" : state.rawValue
-            case "count": return count
-            case "exact": return exact
-            case "code": return String(decoding: code, as: UTF8.self)
-            default: return nil
+        enum Field: String { case anchor, number, state, count, exact, code }
+
+        func value(_ field: Field) -> String? {
+            switch field {
+            case .anchor: return String(decoding: anchorPrefix, as: UTF8.self) + "L" + String(number)
+            case .number: return String(number)
+            case .state: return changed ? state.rawValue + " chg" : state.rawValue
+            case .count: return count
+            case .exact: return exact
+            case .code: return String(decoding: code, as: UTF8.self)
             }
         }
 
-        func append(_ name: String, escaped: Bool, to out: inout [UInt8]) {
-            switch name {
-            case "code" where !escaped:
+        func append(_ field: Field, escaped: Bool, to out: inout [UInt8]) {
+            switch field {
+            case .code where !escaped:
                 out.append(contentsOf: code)
-            case "number":
+            case .number:
                 HTMLFormat.appendDecimal(UInt64(number), to: &out)
-            case "anchor":
+            case .anchor:
                 out.append(contentsOf: anchorPrefix)
                 out.append(UInt8(ascii: "L"))
                 HTMLFormat.appendDecimal(UInt64(number), to: &out)
-            case "state":
+            case .state:
                 out.append(contentsOf: state.rawValue.utf8)
                 if changed { out.append(contentsOf: " chg".utf8) }
+            case .count where escaped:
+                HTMLEscaping.appendEscaped(count.utf8, to: &out)
+            case .exact where escaped:
+                HTMLEscaping.appendEscaped(exact.utf8, to: &out)
             default:
-                guard let text = value(name) else { return }
+                guard let text = value(field) else { return }
                 if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
             }
         }
@@ -88,6 +93,7 @@ struct HTMLSourceView {
         }
         result.rows.reserveCapacity(lineCount * 120 + (source?.bytes.count ?? 0) * 2)
         let prefix = Array(anchorPrefix.utf8)
+        let template = template.compiled(for: Row.self)
         var coverageIndex = 0
         var tokenIndex = 0
         var code: [UInt8] = []

@@ -124,7 +124,7 @@ enum HTMLModels {
     /// the functions that never ran first, then the rest in source order. Closures are folded by
     /// report.js (`tbody.open` shows them); without scripts every row shows.
     static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
-                             _ watermarks: Watermarks) -> String {
+                             _ watermarks: Watermarks) -> [UInt8] {
         var out: [UInt8] = []
         let template = template.compiled(for: FunctionRow.self)
         for function in functionOrder(file.functions) {
@@ -137,7 +137,7 @@ enum HTMLModels {
             }
             out.append(contentsOf: "</tbody>\n".utf8)
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// The table's order: functions that never ran first, each part in source order.

@@ -180,18 +180,21 @@ public struct HTMLReport: PageWriter, Sendable {
     /// A file page's body; `href(i)` links to file i from this page.
     func fileBody(_ report: CoverageReport, index: Int, root: String, anchorPrefix: String, indexHref: String,
                   href: (Int) -> String) throws -> String {
-        let (body, rows) = try fileBodyShell(report, index: index, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref, href: href)
-        return body.replacingOccurrences(of: Self.sourceRowsMark, with: String(decoding: rows, as: UTF8.self))
+        let shell = try fileBodyShell(report, index: index, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref, href: href)
+        return shell.body.replacingOccurrences(of: Self.sourceRowsMark, with: String(decoding: shell.rows, as: UTF8.self))
+            .replacingOccurrences(of: Self.functionRowsMark, with: String(decoding: shell.functionRows, as: UTF8.self))
     }
 
     /// Where a file page's source rows go: the templates render around this mark and the rows are
     /// spliced in as bytes when the page is written. The rows are most of a page (200 KB of the
     /// 400-file package's pages); through Mustache they were copied twice more, 11 % of the report.
     static let sourceRowsMark = "\u{1}testscope-source-rows\u{1}"
+    /// The same for the function table's rows (a third of a page's bytes on the 400-file package).
+    static let functionRowsMark = "\u{1}testscope-function-rows\u{1}"
 
-    /// The file page's body with `sourceRowsMark` in place of the source rows, and the rows.
+    /// The file page's body with the marks in place of the source rows and the function rows, and those rows.
     func fileBodyShell(_ report: CoverageReport, index: Int, root: String, anchorPrefix: String, indexHref: String,
-                       href: (Int) -> String) throws -> (body: String, rows: [UInt8]) {
+                       href: (Int) -> String) throws -> (body: String, rows: [UInt8], functionRows: [UInt8]) {
         let file = report.files[index]
         let source = SourceText.read(URL(fileURLWithPath: file.path))
         let changes = report.diff?.files.first { $0.path == file.relativePath }
@@ -213,13 +216,14 @@ public struct HTMLReport: PageWriter, Sendable {
             indexHref: indexHref, totals: HTMLModels.totals(file.summary, watermarks), notices: view.notices, testFailures: failures,
             anchorPrefix: anchorPrefix, functionsLabel: labels.functions, notRunLabel: labels.notRun, closuresLabel: labels.closures,
             hasFunctions: !file.functions.isEmpty,
-            functionRows: HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks),
+            functionRows: Self.functionRowsMark,
             uncoveredLines: String(view.uncoveredLines), partialLines: String(view.partialLines),
             unreliableLines: String(view.unreliableLines),
             sourceLines: Self.sourceRowsMark,
             previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
             next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
-        return (try templates.render("file", model), view.rows)
+        return (try templates.render("file", model), view.rows,
+                HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks))
     }
 
     func neighbour(_ file: FileCoverage, href: String) -> NeighbourModel {
@@ -239,24 +243,27 @@ public struct HTMLReport: PageWriter, Sendable {
         try makeFolder(folder, "files")
         let name = packageName(report)
         _ = try renderConcurrently(report.files.count) { i -> Bool in
-            let (body, rows) = try fileBodyShell(report, index: i, root: "../", anchorPrefix: "", indexHref: "../index.html",
-                                                 href: { pages[$0] })
-            let text = try page(report, title: "\(report.files[i].relativePath) · \(name)", kind: "file", root: "../", body: body, inline: false)
+            let shell = try fileBodyShell(report, index: i, root: "../", anchorPrefix: "", indexHref: "../index.html",
+                                          href: { pages[$0] })
+            let text = try page(report, title: "\(report.files[i].relativePath) · \(name)", kind: "file", root: "../", body: shell.body, inline: false)
             let writer = try AtomicFileWriter(destination: try folder.file("files/" + pages[i]))
-            // The mark is control characters that no escaped value contains: each one is where a
+            // A mark is control characters that no escaped value contains: each one is where a
             // template placed the rows. Found on the bytes (Foundation's `components(separatedBy:)`
             // took a third of the report's time).
-            let bytes = Array(text.utf8), mark = Array(Self.sourceRowsMark.utf8)
+            let bytes = Array(text.utf8)
+            let splices = [(Array(Self.sourceRowsMark.utf8), shell.rows), (Array(Self.functionRowsMark.utf8), shell.functionRows)]
             var start = 0, i = 0
-            while i + mark.count <= bytes.count {
-                if bytes[i] == mark[0], bytes[i..<(i + mark.count)].elementsEqual(mark) {
-                    try writer.write(bytes: bytes[start..<i])
-                    try writer.write(bytes: rows)
-                    i += mark.count
-                    start = i
-                } else {
-                    i += 1
+            scan: while i < bytes.count {
+                if bytes[i] == 0x01 {
+                    for (mark, rows) in splices where i + mark.count <= bytes.count && bytes[i..<(i + mark.count)].elementsEqual(mark) {
+                        try writer.write(bytes: bytes[start..<i])
+                        try writer.write(bytes: rows)
+                        i += mark.count
+                        start = i
+                        continue scan
+                    }
                 }
+                i += 1
             }
             try writer.write(bytes: bytes[start...])
             try writer.commit()

@@ -118,6 +118,26 @@ enum HTMLModels {
             case .regionsRatio: return "\(function.regions.covered)/\(function.regions.total)"
             }
         }
+
+        /// Numbers and fixed words as bytes (nothing in them needs escaping); the rest through `value`.
+        func append(_ field: Field, escaped: Bool, to out: inout [UInt8]) {
+            switch field {
+            case .kind: out.append(contentsOf: isClosure ? "closure".utf8 : "function".utf8)
+            case .hit: out.append(contentsOf: function.isCovered ? "hit".utf8 : "missed".utf8)
+            case .line: HTMLFormat.appendDecimal(UInt64(function.line), to: &out)
+            case .exact:
+                HTMLFormat.appendDecimal(function.count, to: &out)
+                out.append(contentsOf: function.count == 1 ? " call".utf8 : " calls".utf8)
+            case .linesRatio, .regionsRatio:
+                let ratio = field == .linesRatio ? function.lines : function.regions
+                HTMLFormat.appendDecimal(UInt64(ratio.covered), to: &out)
+                out.append(UInt8(ascii: "/"))
+                HTMLFormat.appendDecimal(UInt64(ratio.total), to: &out)
+            default:
+                guard let text = value(field) else { return }
+                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
+            }
+        }
     }
 
     /// The function table's bodies: one `<tbody>` per function (the function's row, then its closures'),

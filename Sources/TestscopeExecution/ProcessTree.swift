@@ -96,9 +96,13 @@ public enum ProcessTree {
         // Under the spawn lock: a child that was just spawned is tracked before it can be seen here.
         spawnLock.lock()
         defer { spawnLock.unlock() }
+        // The tracked children before the snapshot: under `flaky --jobs 2` another job reaps and
+        // untracks its own test process at any moment, and read the other way round that process
+        // could be in the snapshot yet no longer tracked, so it looked like something left running
+        // (seen: a leftover whose /proc entry was gone by the time it was described).
+        let tracked = trackedChildren()
         let entries = table()
         let me = getpid()
-        let tracked = trackedChildren()
         let spawned = Set(tracked.map(\.pid))
         let runningGroups = Set(tracked.filter(\.leadsGroup).map(\.pid))
         var leftovers: [Leftover] = []
@@ -106,10 +110,9 @@ public enum ProcessTree {
         for entry in entries.values.sorted(by: { $0.pid < $1.pid })
         where entry.parent == me && !spawned.contains(entry.pid) && (entry.group == group || !runningGroups.contains(entry.group)) {
             let subtree = [entry.pid] + descendants(of: entry.pid, in: entries)
-            // Described before the kill (a zombie has no command line left).
-            // An empty command line is a process already on its way out (the kernel has released its
-            // memory; seen for a crashed test's helper under `flaky --jobs 2`): killed and reaped with
-            // the rest, but not reported as something a test left running.
+            // Described before the kill (a zombie has no command line left). An empty command line
+            // is a process gone or on its way out since the snapshot: killed and reaped with the
+            // rest, but not reported as something a test left running.
             for pid in subtree where entries[pid]?.state != "Z" {
                 let command = commandLine(pid)
                 guard !command.isEmpty else { continue }

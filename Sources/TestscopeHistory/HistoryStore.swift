@@ -34,17 +34,31 @@ public final class HistoryStore {
             // so a full file is SQLite's SQLITE_FULL: rolled back, reported in one line.
             signal(SIGXFSZ, SIG_IGN)
         }
-        do {
-            // Reading opens read-write when it may (nothing is written): then the last connection to close
-            // removes the `-wal`/`-shm` files a read-only one would leave beside the file.
-            let readOnly = mode == .read && !(FileManager.default.isWritableFile(atPath: path)
-                && FileManager.default.isWritableFile(atPath: url.deletingLastPathComponent().path))
-            let connection = try SQLiteConnection(path: path, create: mode == .write, readOnly: readOnly, busyTimeout: busyTimeout)
-            self.connection = connection
-            try prepareSchema(connection)
-        } catch {
-            connection = nil
-            throw translate(error)
+        // Reading opens read-write when it may (nothing is written): then the last connection to close
+        // removes the `-wal`/`-shm` files a read-only one would leave beside the file.
+        let readOnly = mode == .read && !(FileManager.default.isWritableFile(atPath: path)
+            && FileManager.default.isWritableFile(atPath: url.deletingLastPathComponent().path))
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        var attempt = 0
+        while true {
+            do {
+                let connection = try SQLiteConnection(path: path, create: mode == .write, readOnly: readOnly, busyTimeout: busyTimeout)
+                self.connection = connection
+                try prepareSchema(connection)
+                return
+            } catch let failure as SQLiteFailure where (failure.primary == SQLITE_BUSY || failure.primary == SQLITE_LOCKED) && Date() < deadline {
+                // Processes creating one new history at once: switching the new file to WAL needs a lock
+                // another's read holds, and SQLite fails one side at once instead of deadlocking (its busy
+                // handler is not called then; seen in CI: "locked … (waited 30 s)" after 1.5 s). Opened
+                // again after a pause, the file is in WAL and the tables exist or are made under the lock.
+                connection?.close()
+                connection = nil
+                attempt += 1
+                usleep(UInt32(min(200_000, 5_000 * attempt)))
+            } catch {
+                connection = nil
+                throw translate(error)
+            }
         }
     }
 
@@ -61,9 +75,13 @@ public final class HistoryStore {
 
     /// Checks the identity and version; creates or migrates the tables in write mode.
     private func prepareSchema(_ db: SQLiteConnection) throws {
+        // The three values from one snapshot: read one statement at a time, another process's creation
+        // could commit in between and leave "tables but no application id", which is a foreign file.
         func inspect() throws -> (id: Int64, version: Int, tables: Int64) {
-            (try db.integer("PRAGMA application_id"), Int(try db.integer("PRAGMA user_version")),
-             try db.integer("SELECT count(*) FROM sqlite_master"))
+            try db.readTransaction {
+                (try db.integer("PRAGMA application_id"), Int(try db.integer("PRAGMA user_version")),
+                 try db.integer("SELECT count(*) FROM sqlite_master"))
+            }
         }
         let path = url.path
         func check(_ state: (id: Int64, version: Int, tables: Int64)) throws -> Bool {

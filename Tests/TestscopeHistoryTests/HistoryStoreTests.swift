@@ -93,6 +93,37 @@ final class HistoryStoreTests: XCTestCase {
     }
 
     /// Another process holds the write lock past the timeout: one `locked` error, the stored runs unchanged.
+    /// Several writers creating the same new history at once all succeed (switching a new file to WAL
+    /// can fail one of them at once with SQLITE_BUSY, without SQLite's busy handler: seen in CI as
+    /// "locked … (waited 30 s)" after 1.5 s); every run is stored once.
+    func testWritersCreatingOneNewHistoryAtOnceAllSucceed() throws {
+        for round in 0..<20 {
+            let url = folder.appendingPathComponent("new-\(round).sqlite")
+            let failures = Locked<[String]>([])
+            let records = (0..<6).map { record($0, outcomes: ["M.C/test\($0)": "passed"]) }
+            // Six threads (not Dispatch's two workers on a 2-core machine), released together.
+            let gate = DispatchSemaphore(value: 0), done = DispatchGroup()
+            for i in 0..<6 {
+                done.enter()
+                Thread {
+                    gate.wait()
+                    do {
+                        let store = try HistoryStore(url: url, mode: .write)
+                        try store.append(records[i])
+                        try store.close()
+                    } catch {
+                        failures.withLock { $0.append("writer \(i): \(error)") }
+                    }
+                    done.leave()
+                }.start()
+            }
+            for _ in 0..<6 { gate.signal() }
+            done.wait()
+            XCTAssertEqual(failures.withLock { $0 }, [], "round \(round)")
+            XCTAssertEqual(try HistoryStore(url: url, mode: .read).records().count, 6, "round \(round)")
+        }
+    }
+
     func testLockedFileIsReportedAndLeftIntact() throws {
         let url = folder.appendingPathComponent("h.sqlite")
         let store = try HistoryStore(url: url, mode: .write)

@@ -65,23 +65,17 @@ final class SQLiteConnection {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the write lock taken up front, so a second
     /// writer waits in the busy handler instead of failing at its first write); rolled back on error.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
+    func transaction<T>(_ body: () throws -> T) throws -> T { try inTransaction("BEGIN IMMEDIATE", body) }
 
     /// Runs `body` in one read transaction (`BEGIN`): its statements see one snapshot of the file.
     /// Inside a transaction already, that one is the snapshot.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
         guard sqlite3_get_autocommit(handle) != 0 else { return try body() }
-        try execute("BEGIN")
+        return try inTransaction("BEGIN", body)
+    }
+
+    private func inTransaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        try execute(begin)
         do {
             let value = try body()
             try execute("COMMIT")

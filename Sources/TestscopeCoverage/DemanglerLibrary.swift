@@ -139,9 +139,8 @@ final class InProcessDemangling: Sendable {
         let demangled = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }.flatMap(\.names)
         var modules = SwiftDemangler.knownModules
         for entry in demangled { if let module = entry.module { modules.insert(module) } }
-        return DemangledNames(display: demangled.map { entry in
-            guard let type = entry.returnType, SwiftDemangler.takesReturnType(entry.name) else { return entry.name }
-            return entry.name + " -> " + SwiftDemangler.stripModules(type, modules: modules)
+        return DemangledNames(display: demangled.map {
+            SwiftDemangler.displayName(simplified: $0.name, returnType: $0.returnType, modules: modules)
         })
     }
 }

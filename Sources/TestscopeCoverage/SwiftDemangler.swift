@@ -27,6 +27,13 @@ public struct SwiftDemangler: Sendable {
     /// Functions get their return type; closures (whose simplified name has none) do not.
     static func takesReturnType(_ simplified: String) -> Bool { !isClosure(simplified) && simplified.hasSuffix(")") }
 
+    /// The display name from the simplified name and the full name's return type, with the
+    /// qualifiers of `modules` stripped from the type (both ways of demangling end here).
+    static func displayName(simplified: String, returnType: String?, modules: Set<String>) -> String {
+        guard let returnType, takesReturnType(simplified) else { return simplified }
+        return simplified + " -> " + stripModules(returnType, modules: modules)
+    }
+
     /// From one line of the full form: the module of a plain function (the first identifier of
     /// `Shapes.f(…)`) and the return type.
     static func fullNameFacts(_ line: UnsafeBufferPointer<UInt8>) -> (module: String?, returnType: String?) {
@@ -219,9 +226,7 @@ public final class DemangleSession: Sendable {
         let facts = fullFacts.withLock { facts in defer { facts.returnTypes = [] }; return facts }
         let returnTypes = fullSucceeded && facts.returnTypes.count == added ? facts.returnTypes : nil
         for i in display.indices {
-            if let returnTypes, let type = returnTypes[i], SwiftDemangler.takesReturnType(display[i]) {
-                display[i] += " -> " + SwiftDemangler.stripModules(type, modules: facts.modules)
-            }
+            display[i] = SwiftDemangler.displayName(simplified: display[i], returnType: returnTypes?[i], modules: facts.modules)
         }
         return DemangledNames(display: display)
     }

@@ -106,7 +106,7 @@ public struct Mutator {
             var mutator = Mutator(seed: seed &+ UInt64(index), tokens: tokens)
             for iteration in 0..<iterations {
                 let mutated = mutator.mutate(input.bytes)
-                if let last { FileManager.default.createFile(atPath: last, contents: Data(mutated)) }
+                if let last { _ = FileManager.default.createFile(atPath: last, contents: Data(mutated)) }
                 let began = Date()
                 XCTAssertTrue(accepts(input.name, mutated), "\(input.name) iteration \(iteration) (seed \(seed)): untyped error", file: file, line: line)
                 XCTAssertLessThan(Date().timeIntervalSince(began), slowest, "\(input.name) iteration \(iteration) (seed \(seed)) too slow",

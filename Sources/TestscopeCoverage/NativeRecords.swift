@@ -5,7 +5,8 @@ import TestscopeProfileData
 /// One evaluated region of a function record (llvm's `CountedRegion`), with the count as llvm
 /// holds it: the signed 64-bit evaluation stored as `UInt64`, so a negative result has wrapped.
 /// Export prints the count clamped to `Int64.max` (`exportRegion`); segments are built from the
-/// unclamped value, as llvm does.
+/// unclamped value, as llvm does. 32 bytes (file ids in 16 bits, the false count of branches in
+/// `CountedBranch`): every region of every function is held at once, 388,522 at 800 files.
 public struct CountedRegion: Sendable, Equatable {
     public var lineStart: UInt32
     public var columnStart: UInt32
@@ -13,24 +14,22 @@ public struct CountedRegion: Sendable, Equatable {
     /// Gap bit cleared; whole-line regions keep 4294967295, as llvm-cov prints them.
     public var columnEnd: UInt32
     public var count: UInt64
-    /// Branch regions: the false count (0 otherwise).
-    public var falseCount: UInt64
-    public var fileID: UInt32
-    public var expandedFileID: UInt32
+    private var fileID16: UInt16
+    private var expandedFileID16: UInt16
     public var kind: MappingRegionKind
     private var flags: UInt8
 
     public init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32, count: UInt64,
-                falseCount: UInt64 = 0, fileID: UInt32 = 0, expandedFileID: UInt32 = 0, kind: MappingRegionKind = .code,
+                fileID: UInt32 = 0, expandedFileID: UInt32 = 0, kind: MappingRegionKind = .code,
                 isUnreliable: Bool = false, trueFolded: Bool = false, falseFolded: Bool = false) {
         self.lineStart = lineStart
         self.columnStart = columnStart
         self.lineEnd = lineEnd
         self.columnEnd = columnEnd
         self.count = count
-        self.falseCount = falseCount
-        self.fileID = fileID
-        self.expandedFileID = expandedFileID
+        // The decoder refuses mappings over more than 65,536 files (`MappingDecoder.decode`).
+        self.fileID16 = UInt16(truncatingIfNeeded: fileID)
+        self.expandedFileID16 = UInt16(truncatingIfNeeded: expandedFileID)
         self.kind = kind
         self.flags = (isUnreliable ? 1 : 0) | (trueFolded ? 2 : 0) | (falseFolded ? 4 : 0)
     }
@@ -42,6 +41,8 @@ public struct CountedRegion: Sendable, Equatable {
                   expandedFileID: region.expandedFileID, kind: MappingRegionKind(rawValue: region.kind.rawValue) ?? .code)
     }
 
+    public var fileID: UInt32 { UInt32(fileID16) }
+    public var expandedFileID: UInt32 { UInt32(expandedFileID16) }
     /// True when evaluating the region's counters went negative somewhere (the result or a
     /// sub-expression): the profile's counters are inconsistent, typically lost updates from
     /// tests running in parallel. The count is then not to be trusted ("counter race").
@@ -62,6 +63,18 @@ public struct CountedRegion: Sendable, Equatable {
     }
 }
 
+/// A branch region (`CountedBranchRegions`): its true side as a `CountedRegion`, and the false count.
+public struct CountedBranch: Sendable, Equatable {
+    public var region: CountedRegion
+    public var falseCount: UInt64
+
+    public var count: UInt64 { region.count }
+    public var fileID: UInt32 { region.fileID }
+    public var isUnreliable: Bool { region.isUnreliable }
+    public var trueFolded: Bool { region.trueFolded }
+    public var falseFolded: Bool { region.falseFolded }
+}
+
 /// Export's `clamp_uint64_to_int64`: counts above `Int64.max` (wrapped negatives) print as `Int64.max`.
 @inline(__always)
 func exportClamped(_ count: UInt64) -> UInt64 { min(count, UInt64(Int64.max)) }
@@ -75,13 +88,13 @@ public struct CountedFunction: Sendable {
     /// Code, expansion, skipped and gap regions in mapping order (`CountedRegions`).
     public var regions: [CountedRegion]
     /// Branch and MC/DC branch regions (`CountedBranchRegions`).
-    public var branches: [CountedRegion]
+    public var branches: [CountedBranch]
     /// The count of the first region (`ExecutionCount`), unclamped.
     public var executionCount: UInt64
     /// Which binary (in the order given) the record came from.
     public var binaryIndex: Int
 
-    public init(name: String, filenames: [String], regions: [CountedRegion], branches: [CountedRegion] = [],
+    public init(name: String, filenames: [String], regions: [CountedRegion], branches: [CountedBranch] = [],
                 executionCount: UInt64, binaryIndex: Int = 0) {
         self.name = name
         self.filenames = filenames
@@ -156,13 +169,15 @@ public struct NativeFunctionRecords: Sendable {
             var evaluator = CounterEvaluator()
             return ranges[chunk].map { outcome(of: mapped[$0], counters: counters, evaluator: &evaluator) }
         }
-        return kept(outcomes.joined())
+        return kept(outcomes.joined(), count: mapped.count)
     }
 
     /// The same over binaries' undecoded records: each is decoded, evaluated and its decoded form
     /// dropped in one step. The first decoding error (binary order, then covfun order) is thrown.
     public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
-        var all: [Outcome] = []
+        // Chunks are kept as they came and walked in order: concatenating them copied every
+        // outcome once more (6 % of the page faults of an 800-file report).
+        var all: [[Outcome]] = []
         for binary in binaries {
             let ranges = Parallel.chunks(binary.count)
             let outcomes = Parallel.map(ranges.count) { chunk -> Result<[Outcome], any Error> in
@@ -172,10 +187,10 @@ public struct NativeFunctionRecords: Sendable {
                 }
             }
             for chunk in outcomes {
-                do { all += try chunk.get() } catch { throw DecodingFailure(binaryIndex: binary.binaryIndex, error: error) }
+                do { all.append(try chunk.get()) } catch { throw DecodingFailure(binaryIndex: binary.binaryIndex, error: error) }
             }
         }
-        return kept(all)
+        return kept(all.joined(), count: all.reduce(0) { $0 + $1.count })
     }
 
     /// A record of binary `binaryIndex` could not be decoded (`error` is the reader's).
@@ -186,9 +201,14 @@ public struct NativeFunctionRecords: Sendable {
 
     /// Each record is evaluated on its own (on every core, a chunk of records per evaluator);
     /// what depends on order (duplicates, diagnostics) is decided here, in the given order.
-    private static func kept(_ outcomes: some Sequence<Outcome>) -> NativeFunctionRecords {
+    private static func kept(_ outcomes: some Sequence<Outcome>, count: Int) -> NativeFunctionRecords {
         var result = NativeFunctionRecords(functions: [])
-        var seen = Set<ProvenanceKey>()
+        result.functions.reserveCapacity(count)
+        // llvm's `RecordProvenance`: a record is a duplicate when a kept one has the same filenames
+        // and name. Kept records are found by a hash of those and compared in place; a byte key
+        // per record (names and paths concatenated) was ~12 MB at 800 files, all at the peak.
+        var seen: [Int: [Int32]] = [:]
+        seen.reserveCapacity(count)
         for outcome in outcomes {
             switch outcome {
             case .unnamed: result.diagnostics.unnamed += 1
@@ -197,10 +217,12 @@ public struct NativeFunctionRecords: Sendable {
             case .evaluationError(let pgoName): result.diagnostics.evaluationErrors.append(pgoName)
             case .kept(let record, let key, let profiled):
                 if profiled { result.diagnostics.profiled += 1 }
-                guard seen.insert(key).inserted else {
+                let kept = seen[key, default: []]
+                if kept.contains(where: { Self.sameProvenance(result.functions[Int($0)], record) }) {
                     result.diagnostics.duplicates += 1
                     continue
                 }
+                seen[key, default: []].append(Int32(result.functions.count))
                 result.functions.append(record)
             }
         }
@@ -213,7 +235,8 @@ public struct NativeFunctionRecords: Sendable {
         case hashMismatch(String)
         case zeroRegionDummy
         case evaluationError(String)
-        case kept(CountedFunction, ProvenanceKey, profiled: Bool)
+        /// The record, the hash of its provenance (filenames and name), whether the profile had it.
+        case kept(CountedFunction, Int, profiled: Bool)
     }
 
     private static func outcome(of function: MappedFunction, counters: ProfileCounters,
@@ -245,42 +268,45 @@ public struct NativeFunctionRecords: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The identity llvm's `RecordProvenance` keeps, compared as bytes (length-prefixed, so names cannot run together).
-    private static func provenanceKey(_ filenames: [String], _ name: String) -> ProvenanceKey {
-        var key: [UInt8] = []
+    /// The identity llvm's `RecordProvenance` keeps, hashed: each name length-prefixed, so names
+    /// cannot run together (the hash picks candidates; `sameProvenance` decides).
+    private static func provenanceKey(_ filenames: [String], _ name: String) -> Int {
+        var hasher = Hasher()
         func add(_ s: String) {
-            var n = UInt64(s.utf8.count)
-            withUnsafeBytes(of: &n) { key.append(contentsOf: $0) }
-            key.append(contentsOf: s.utf8)
+            var s = s
+            hasher.combine(s.utf8.count)
+            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
         for filename in filenames { add(filename) }
         add(name)
-        return ProvenanceKey(bytes: key)
+        return hasher.finalize()
     }
 
-    /// Bytes hashed in one call: `[UInt8]`'s own `Hashable` feeds the hasher a byte at a time,
-    /// which was 10 % of a 400-file report's time (perf, release build).
-    private struct ProvenanceKey: Hashable {
-        let bytes: [UInt8]
-        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    /// Same filenames and name, compared as bytes (as llvm compares its `StringRef`s).
+    private static func sameProvenance(_ a: CountedFunction, _ b: CountedFunction) -> Bool {
+        a.filenames.count == b.filenames.count && ByteString.equal(a.name, b.name)
+            && zip(a.filenames, b.filenames).allSatisfy { ByteString.equal($0, $1) }
     }
 
     private static func evaluate(_ function: MappedFunction, name: String, evaluator: inout CounterEvaluator) -> CountedFunction? {
         var regions: [CountedRegion] = []
         regions.reserveCapacity(function.regions.count)
-        var branches: [CountedRegion] = []
+        var branches: [CountedBranch] = []
         for region in function.regions where region.kind != .mcdcDecision {
             guard let count = evaluator.evaluate(region.counter),
                   let falseCount = evaluator.evaluate(region.falseCounter) else { return nil }
             let isBranch = region.kind == .branch || region.kind == .mcdcBranch
             let counted = CountedRegion(
                 lineStart: region.lineStart, columnStart: region.columnStart, lineEnd: region.lineEnd,
-                columnEnd: region.columnEnd, count: UInt64(bitPattern: count.value),
-                falseCount: UInt64(bitPattern: falseCount.value), fileID: region.fileID,
+                columnEnd: region.columnEnd, count: UInt64(bitPattern: count.value), fileID: region.fileID,
                 expandedFileID: region.expandedFileID, kind: region.kind,
                 isUnreliable: count.wentNegative || falseCount.wentNegative,
                 trueFolded: isBranch && region.counter == .zero, falseFolded: isBranch && region.falseCounter == .zero)
-            if isBranch { branches.append(counted) } else { regions.append(counted) }
+            if isBranch {
+                branches.append(CountedBranch(region: counted, falseCount: UInt64(bitPattern: falseCount.value)))
+            } else {
+                regions.append(counted)
+            }
         }
         return CountedFunction(name: name, filenames: function.filenames, regions: regions, branches: branches,
                                executionCount: regions.first?.count ?? 0, binaryIndex: function.binaryIndex)
@@ -305,13 +331,13 @@ struct CounterEvaluator {
 
     private var expressions: [MappingExpression] = []
     /// nil: the function is not in the profile, every counter is 0.
-    private var counts: [UInt64]?
+    private var counts: ArraySlice<UInt64>?
     /// Indexed by node = expression index × 2 + (1 for subtract).
     private var states: [State] = []
     private var values: [Value] = []
     private var stack: [Int] = []
 
-    mutating func reset(expressions: [MappingExpression], counts: [UInt64]?) {
+    mutating func reset(expressions: [MappingExpression], counts: ArraySlice<UInt64>?) {
         self.expressions = expressions
         self.counts = counts
         states.removeAll(keepingCapacity: true)
@@ -358,7 +384,7 @@ struct CounterEvaluator {
         case .counter(let id):
             guard let counts else { return Value(value: 0, wentNegative: false) }
             guard Int(id) < counts.count else { return nil }
-            let value = Int64(bitPattern: counts[Int(id)])
+            let value = Int64(bitPattern: counts[counts.startIndex + Int(id)])
             return Value(value: value, wentNegative: value < 0)
         case .add, .subtract:
             guard let n = node(counter), states[n] == .done else { return nil }

@@ -29,21 +29,55 @@ public enum InputFile {
         return try readToEnd(fd, sizeHint: (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : 0)
     }
 
-    /// Reads `fd` until end of file (EINTR retried).
+    /// Reads `fd` until end of file (EINTR retried), straight into the result: a profile or an
+    /// export is read once, not through a second buffer (at 800 files a 7 MB profile was copied
+    /// twice, 14 MB of page faults).
     public static func readToEnd(_ fd: Int32, sizeHint: Int) throws(Failure) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(sizeHint + 1)
-        var chunk = [UInt8](repeating: 0, count: max(1 << 16, min(sizeHint + 1, 1 << 24)))
+        // One byte past the hint, so a regular file's end is seen without growing the buffer.
+        var bytes = [UInt8](repeating: 0, count: max(sizeHint + 1, 1 << 16))
+        var count = 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress, $0.count) }
-            if n == 0 { return bytes }
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+            let n = bytes.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress! + count, $0.count - count) }
+            if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Failure(reason: SystemErrorText.posix(errno), missing: false)
             }
-            bytes.append(contentsOf: chunk[0..<n])
+            count += n
         }
+        bytes.removeLast(bytes.count - count)
+        return bytes
     }
+
+    /// Reads up to `count` bytes of `fd` at `offset` into `bytes[start...]`, which must have room;
+    /// returns how many (fewer only at the end of the file). Pieces of a file are read in place,
+    /// without a `Data` in between.
+    public static func read(_ fd: Int32, offset: UInt64, count: Int, into bytes: inout [UInt8], at start: Int) throws(Failure) -> Int {
+        precondition(start >= 0 && count >= 0 && start + count <= bytes.count, "InputFile.read: no room for \(count) bytes at \(start)")
+        var done = 0
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes {
+                systemPread(fd, $0.baseAddress! + start + done, count - done, off_t(offset) + off_t(done))
+            }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(reason: SystemErrorText.posix(errno), missing: false)
+            }
+            done += n
+        }
+        return done
+    }
+}
+
+@inline(__always)
+private func systemPread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, _ offset: off_t) -> Int {
+    #if canImport(Glibc)
+    return Glibc.pread(fd, buffer, count, offset)
+    #else
+    return Darwin.pread(fd, buffer, count, offset)
+    #endif
 }
 
 @inline(__always)

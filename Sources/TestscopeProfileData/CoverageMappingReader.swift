@@ -24,7 +24,7 @@ public struct CoverageMappingRecords: Sendable {
     let covfun: [UInt8]
     let records: [Record]
     /// NameRef → PGO name, from the binary's names section.
-    let names: [UInt64: String]
+    let names: NameTable
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
     public let buildID: String?
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
@@ -80,11 +80,7 @@ public enum CoverageMappingReader {
             throw ProfileDataError.unsupported("compressed ELF section \(section.name)")
         }
         // Several covfun sections (relocatable objects) are concatenated, each padded to 8.
-        var covfun: [UInt8] = []
-        for section in covfunSections {
-            covfun += try elf.bytes(of: section)
-            while covfun.count % 8 != 0 { covfun.append(0) }
-        }
+        let covfun = try elf.bytes(of: covfunSections, aligningEachTo: 8)
         let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
         return try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
                            buildID: try elf.buildID(), binaryIndex: binaryIndex)

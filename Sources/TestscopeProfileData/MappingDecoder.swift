@@ -17,6 +17,10 @@ public enum MappingDecoder {
     public static func decode(_ reader: ByteReader, filenameCount: Int) throws -> Decoded {
         var reader = reader
         let fileCount = try size(&reader, "number of file ids")
+        // The evaluated regions keep file ids in 16 bits; a function spanning more files is left to llvm-cov.
+        guard fileCount <= Int(UInt16.max) + 1 else {
+            throw ProfileDataError.unsupported("a function mapping over \(fileCount) files")
+        }
         var fileIndices: [Int] = []
         for _ in 0..<fileCount {
             let index = try reader.uleb128("filename index")

@@ -14,29 +14,33 @@ public struct ProfileCountersBuilder: Sendable {
         public var source: String
     }
 
-    public private(set) var counters = ProfileCounters()
+    public internal(set) var counters = ProfileCounters()
     public private(set) var mismatches: [CountMismatch] = []
     /// How many counter additions saturated at UInt64.max (llvm warns `counter_overflow`).
     public private(set) var saturatedAdditions = 0
 
     public init() {}
 
-    public mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: [UInt64], source: String) {
-        guard var existing = counters.functions[nameRef]?[funcHash] else {
-            counters.functions[nameRef, default: [:]][funcHash] = new
-            return
-        }
-        guard existing.count == new.count else {
-            mismatches.append(CountMismatch(nameRef: nameRef, funcHash: funcHash, expected: existing.count,
+    public mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: some Collection<UInt64>, source: String) {
+        switch counters.add(nameRef: nameRef, funcHash: funcHash, counters: new) {
+        case .inserted:
+            break
+        case .summed(let saturated):
+            saturatedAdditions += saturated
+        case .countMismatch(let expected):
+            mismatches.append(CountMismatch(nameRef: nameRef, funcHash: funcHash, expected: expected,
                                             found: new.count, source: source))
-            return
         }
-        for index in existing.indices {
-            let (sum, overflow) = existing[index].addingReportingOverflow(new[index])
-            if overflow { saturatedAdditions += 1 }
-            existing[index] = overflow ? UInt64.max : sum
+    }
+
+    /// Another builder's records, in the order they were first added, with its mismatches and saturations.
+    public mutating func add(_ other: ProfileCountersBuilder, source: String) {
+        other.counters.forEach { nameRef, funcHash, counts in
+            add(nameRef: nameRef, funcHash: funcHash, counters: counts, source: source)
         }
-        counters.functions[nameRef]?[funcHash] = existing
+        mismatches += other.mismatches
+        saturatedAdditions += other.saturatedAdditions
+        counters.binaryIDs.formUnion(other.counters.binaryIDs)
     }
 
     public mutating func add(_ profile: RawProfile, source: String) {
@@ -80,8 +84,18 @@ extension ProfileCounters {
                 let bytes = try FileBytes.readAll(path: path)
                 // Read everything first, so a file that fails halfway adds nothing.
                 if bytes.count >= 8, bytes.prefix(8).elementsEqual([0xff, 0x6c, 0x70, 0x72, 0x6f, 0x66, 0x69, 0x81]) {
-                    let profile = try IndexedProfileReader.read(bytes: bytes)
-                    builder.add(profile, source: path)
+                    // Summed into a builder of its own first (its records straight from the reader),
+                    // so that a file failing halfway adds nothing; the first file is taken whole.
+                    var file = ProfileCountersBuilder()
+                    let (_, ids) = try IndexedProfileReader.read(bytes: bytes) { _, nameRef, hash, counters in
+                        file.add(nameRef: nameRef, funcHash: hash, counters: counters, source: path)
+                    }
+                    file.counters.binaryIDs.formUnion(ids)
+                    if builder.counters.isEmpty && builder.counters.binaryIDs.isEmpty && builder.mismatches.isEmpty {
+                        builder = file
+                    } else {
+                        builder.add(file, source: path)
+                    }
                 } else {
                     let profiles = try RawProfileReader.read(bytes: bytes)
                     for profile in profiles { builder.add(profile, source: path) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// One function's record in a raw profile: its key and its counters.
 public struct RawProfileRecord: Sendable, Equatable {
@@ -17,8 +18,12 @@ public struct RawProfile: Sendable {
     /// GNU build IDs of the instrumented binaries, lower-case hex.
     public var binaryIDs: [String]
     public var records: [RawProfileRecord]
+    /// The names section as stored: the counters are keyed by NameRef, so a report never needs
+    /// the names, and decoding a String per function of every profile was wasted work.
+    var namesSection: [UInt8]
+
     /// The PGO names of the names section, in order.
-    public var names: [String]
+    public func names() throws -> [String] { try ProfileNames.decode(namesSection, context: "profraw names") }
 }
 
 /// Reads `.profraw` files as written by compiler-rt for a 64-bit little-endian target, raw version
@@ -174,9 +179,8 @@ public enum RawProfileReader {
         }
 
         let namesBytes = Array(reader.bytes[namesOffset..<(namesOffset + Int(namesSize))])
-        let names = try ProfileNames.decode(namesBytes, context: "profraw names")
         try reader.seek(to: values.offset)
-        return RawProfile(version: version, binaryIDs: binaryIDs, records: records, names: names)
+        return RawProfile(version: version, binaryIDs: binaryIDs, records: records, namesSection: namesBytes)
     }
 
     /// [u64 length][bytes][zero padding to 8], repeated: the binary-IDs layout of raw and indexed files.
@@ -222,10 +226,10 @@ public enum RawProfileReader {
 
 /// Reading files, or parts of them, into byte arrays with typed errors.
 enum FileBytes {
+    /// The whole file, read once into its array (no `Data` in between).
     static func readAll(path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProfileDataError.io("cannot read \(path)")
+        do { return try InputFile.read(URL(fileURLWithPath: path)) } catch {
+            throw ProfileDataError.io("cannot read \(path) (\(error.reason))")
         }
-        return [UInt8](data)
     }
 }

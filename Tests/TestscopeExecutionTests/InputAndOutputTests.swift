@@ -32,6 +32,27 @@ final class InputAndOutputTests: XCTestCase {
         XCTAssertEqual(read, payload)
     }
 
+    /// A regular file is read whole in one buffer; a range is read in place, short only at the end.
+    func testRegularFilesAndRangesAreReadExactly() throws {
+        let folder = try temporaryFolder()
+        let file = folder.appendingPathComponent("bytes")
+        let payload = [UInt8]((0..<70_000).map { UInt8($0 % 253) })
+        try Data(payload).write(to: file)
+        XCTAssertEqual(try InputFile.read(file), payload)
+        let empty = folder.appendingPathComponent("empty")
+        try Data().write(to: empty)
+        XCTAssertEqual(try InputFile.read(empty), [])
+        let fd = open(file.path, O_RDONLY)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0xee, count: 12)
+        XCTAssertEqual(try InputFile.read(fd, offset: 100, count: 8, into: &buffer, at: 2), 8)
+        XCTAssertEqual(Array(buffer[2..<10]), Array(payload[100..<108]))
+        XCTAssertEqual(buffer[0], 0xee)
+        XCTAssertEqual(buffer[10], 0xee)
+        XCTAssertEqual(try InputFile.read(fd, offset: 69_996, count: 8, into: &buffer, at: 0), 4, "short at the end of the file")
+    }
+
     func testMissingFilesAndFoldersAreFailuresInOurWords() throws {
         let folder = try temporaryFolder()
         XCTAssertThrowsError(try InputFile.read(folder.appendingPathComponent("nope"))) { error in

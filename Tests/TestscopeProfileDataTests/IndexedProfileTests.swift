@@ -40,7 +40,7 @@ final class IndexedProfileTests: XCTestCase {
         XCTAssertNil(result.files[3].error)
         for record in single.records {
             let doubled = record.counters.map { $0 * 2 }
-            XCTAssertEqual(result.counters.counters(nameRef: record.nameRef, funcHash: record.funcHash), .found(doubled))
+            XCTAssertEqual(result.counters.counters(nameRef: record.nameRef, funcHash: record.funcHash), .found(ArraySlice(doubled)))
         }
         XCTAssertEqual(result.counters.binaryIDs, Set(single.binaryIDs))
         XCTAssertTrue(result.mismatches.isEmpty)

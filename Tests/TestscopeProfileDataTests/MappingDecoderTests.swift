@@ -97,6 +97,16 @@ final class MappingDecoderTests: XCTestCase {
         XCTAssertEqual(String(decoding: PathJoin.joinAndRemoveDots(Array("rel".utf8), Array("../../x".utf8)), as: UTF8.self), "../x")
     }
 
+    /// File ids are kept in 16 bits: a mapping over more files is left to llvm-cov, not misread.
+    func testMappingOverMoreThan65536FilesIsUnsupported() {
+        let count = 65_537
+        var mapping: [UInt8] = [0x81, 0x80, 0x04]  // ULEB128 65,537 file ids
+        mapping += [UInt8](repeating: 0, count: count)  // each file id → filename 0
+        XCTAssertThrowsError(try MappingDecoder.decode(mapping, filenameCount: 1)) { error in
+            XCTAssertEqual((error as? ProfileDataError)?.isUnsupported, true, "\(error)")
+        }
+    }
+
     func testCovmapVersionGate() {
         // A header with version 7 (a future mapping format) is unsupported, not corrupt.
         let header: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0]

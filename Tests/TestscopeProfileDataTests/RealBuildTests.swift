@@ -16,9 +16,9 @@ final class RealBuildTests: XCTestCase {
             print("read \(path) in \(String(format: "%.2f", Date().timeIntervalSince(start) * 1000)) ms")
             XCTAssertEqual(profiles.count, 1)
             for profile in profiles {
-                XCTAssertEqual(profile.records.count, profile.names.count)
+                XCTAssertEqual(profile.records.count, try profile.names().count)
                 builder.add(profile, source: path)
-                for name in profile.names { names[MD5.nameRef(of: name)] = name }
+                for name in try profile.names() { names[MD5.nameRef(of: name)] = name }
                 binaryIDs.formUnion(profile.binaryIDs)
             }
         }

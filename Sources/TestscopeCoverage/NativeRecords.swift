@@ -182,8 +182,11 @@ public struct NativeFunctionRecords: Sendable {
             let ranges = Parallel.chunks(binary.count)
             let outcomes = Parallel.map(ranges.count) { chunk -> Result<[Outcome], any Error> in
                 var evaluator = CounterEvaluator()
+                var filenames = FilenameListCache()
                 return Result {
-                    try ranges[chunk].map { outcome(of: try binary.function(at: $0), counters: counters, evaluator: &evaluator) }
+                    try ranges[chunk].map {
+                        outcome(of: try binary.function(at: $0, cache: &filenames), counters: counters, evaluator: &evaluator)
+                    }
                 }
             }
             for chunk in outcomes {

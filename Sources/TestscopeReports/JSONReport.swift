@@ -22,9 +22,9 @@ public struct JSONReport: ReportRenderer {
         try out.write("\n  ],\n  \"directories\": [")
         try out.write(report.directories.map { "\n    {\"path\": \(Self.string($0.name)), \"files\": \($0.files), \"summary\": \(Self.summary($0.summary))}" }.joined(separator: ","))
         try out.write("\n  ],\n  \"files\": [")
-        for (index, file) in report.files.enumerated() {
-            try out.write(index == 0 ? "\n" : ",\n")
-            try writeFile(file, to: &out)
+        try PiecesInParallel.write(report.files, to: &out) { index, file, piece in
+            try piece.write(index == 0 ? "\n" : ",\n")
+            try writeFile(file, to: &piece)
         }
         try out.write("\n  ]")
         if let diff = report.diff { try out.write(",\n  \"diff\": " + Self.diff(diff)) }

@@ -8,7 +8,7 @@ public struct LCOVReport: ReportRenderer {
     public init() {}
 
     public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
-        for file in report.files {
+        try PiecesInParallel.write(report.files, to: &out) { _, file, out in
             var chunk = "TN:\nSF:\(Self.clean(file.path))\n"
             var seen = Set<String>()
             var functions: [(name: String, function: FunctionCoverage)] = []

@@ -146,7 +146,7 @@ extension Pipeline {
         let screen = FlakyScreen(terminal: terminal)
         terminal.printLine("")
         terminal.printLine(screen.verdict(report))
-        if let line = gateLine(report, request: request) { line.error ? terminal.error(line.text) : terminal.warning(line.text) }
+        if let line = gateLine(report, request: request) { terminal.emit(Diagnostic(line.error ? .error : .warning, line.text)) }
         let findings = screen.findings(report)
         if !findings.isEmpty, !terminal.quiet || !report.gatingFailures.isEmpty || !report.gatingFlaky.isEmpty {
             terminal.print("\n" + findings.map { $0 + "\n" }.joined())

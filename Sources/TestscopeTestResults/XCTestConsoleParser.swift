@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Reads XCTest console output line by line (live or from a log) into results. Lines that belong
 /// to no known kind become the running test's output; a process that dies mid-test leaves that

@@ -112,7 +112,7 @@ final class PipelineTests: XCTestCase {
         var settings = ReportSettings(output: output)
         settings.keepLLVMArtifacts = true  // the native engine's report, and llvm-cov's export of the same profiles
         var request = RunRequest(packageRoot: package("Shapes"), settings: settings)
-        request.scratchPath = package("Shapes").appendingPathComponent(".build-kit-tests")
+        request.selection.scratchPath = package("Shapes").appendingPathComponent(".build-kit-tests")
         let outcome = try pipeline.run(request)
         XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
         let tests = try XCTUnwrap(outcome.tests)

@@ -44,15 +44,11 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                var request = RunRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
-                request.settings.history = history.history.map(absoluteURL)
-                request.configuration = build.configuration
-                request.scratchPath = build.scratchPath.map(absoluteURL)
-                request.filters = selection.filter
-                request.skips = selection.skip
-                (request.testTimeout, request.buildArguments, request.atomicCounters) = (testTimeout, buildArguments, atomicCounters)
+                var request = RunRequest(packageRoot: absoluteURL(packagePath),
+                                         settings: try coverage.settings(outputOptions.settings(history: history)))
+                (request.selection, request.testTimeout) = (build.selection(selection), testTimeout)
+                (request.buildArguments, request.atomicCounters, request.perTestCoverage) = (buildArguments, atomicCounters, perTestCoverage)
                 (request.shard, request.shardTimings) = (shard.flatMap(TestShard.init(parsing:)), shardTimings.map(absoluteURL))
-                request.perTestCoverage = perTestCoverage
                 return try pipeline.run(request)
             }
         }

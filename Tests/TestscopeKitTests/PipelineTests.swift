@@ -144,4 +144,24 @@ final class PipelineTests: XCTestCase {
         request.mode = .order([victim, polluter], repeat: 1)
         XCTAssertEqual(try pipeline.flaky(request).status, .success, console.outputText)
     }
+
+    /// `flaky` detection in-process: three seeded orders of the fixture's CacheTests find the planted
+    /// victim with its polluter and its cleaner (as `testscope flaky --filter CacheTests --seed 1 --runs 3`).
+    func testFlakyDetectsThePlantedVictimInProcess() throws {
+        let victim = "FlakyTests.CacheTests/testA_lookupStartsEmpty"
+        var request = FlakyRequest(packageRoot: package("Flaky"), settings: ReportSettings(formats: [.json], output: output))
+        request.selection.filters = ["CacheTests"]
+        (request.seed, request.runs, request.jobs) = (1, 3, 2)
+        let outcome = try pipeline.flaky(request)
+        XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
+        let findings = try XCTUnwrap(outcome.flaky?.findings)
+        XCTAssertEqual(findings.filter(\.classification.isFlaky).map(\.id), [victim])
+        let finding = try XCTUnwrap(findings.first { $0.id == victim })
+        XCTAssertEqual(finding.classification, .odVictim)
+        XCTAssertEqual(finding.polluterGroups, [["FlakyTests.CacheTests/testB_storeKeepsValue"]])
+        XCTAssertEqual(finding.cleaners, ["FlakyTests.CacheTests/testC_clearEmptiesCache"])
+        XCTAssertEqual(finding.failingOrder, ["FlakyTests.CacheTests/testB_storeKeepsValue", victim])
+        XCTAssertTrue(console.diagnosticsText.contains("testscope: warning: 1 flaky test(s): \(victim) (od-victim)"), console.diagnosticsText)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("flaky.json").path))
+    }
 }

@@ -106,8 +106,8 @@ public enum ProcessTree {
             let runningGroups = Set(tracked.filter(\.leadsGroup).map(\.pid))
             var leftovers: [Leftover] = []
             var killed: [Int32] = []
-            for entry in entries.values.sorted(by: { $0.pid < $1.pid })
-            where entry.parent == me && !spawned.contains(entry.pid) && (entry.group == group || !runningGroups.contains(entry.group)) {
+            for entry in entries.values.sorted(by: { $0.pid < $1.pid }) where entry.parent == me && !spawned.contains(entry.pid)
+                && (entry.group == group || !runningGroups.contains(entry.group)) {
                 let subtree = [entry.pid] + descendants(of: entry.pid, in: entries)
                 // Described before the kill (a zombie has no command line left). An empty command line
                 // is a process gone or on its way out since the snapshot: killed and reaped with the

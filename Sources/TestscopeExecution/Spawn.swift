@@ -105,7 +105,9 @@ struct SpawnPipe {
     init() throws {
         var fds: [Int32] = [0, 0]
         try spawnLock.withLock { _ in
-            guard pipe(&fds) == 0 else { throw ExecutionError.launchFailed(tool: "pipe", reason: String(cString: strerror(errno))) }
+            guard pipe(&fds) == 0 else {
+                throw ExecutionError.launchFailed(tool: "pipe", reason: String(cString: strerror(errno)))
+            }
             _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         }

@@ -136,7 +136,10 @@ struct CandidateAnalysis {
     mutating func culprits(in runs: [Int], wanted: Verdict) throws -> TestFinding {
         let victim = wanted == .fail
         var prefixes: [[String]] = []
-        for run in runs { let p = executions[run].prefix(of: id) ?? []; if !p.isEmpty, !prefixes.contains(p) { prefixes.append(p) } }
+        for run in runs {
+            let prefix = executions[run].prefix(of: id) ?? []
+            if !prefix.isEmpty, !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
         let groups = try culpritGroups(in: prefixes, wanted: wanted)
         guard let first = groups.first else {
             let missed = victim ? "no failing prefix failed again" : "no passing prefix passed again"

@@ -86,7 +86,8 @@ struct CoverageCollection {
         }
         for file in failed {
             terminal.emit(.warning("\(file.path) is not a readable profile (\(file.error.map { "\($0)" } ?? "")); "
-                + "reporting from the other \(merged.files.count - failed.count) (a test process killed while writing it leaves it truncated)"))
+                + "reporting from the other \(merged.files.count - failed.count) "
+                + "(a test process killed while writing it leaves it truncated)"))
         }
         var mapped: [CoverageMappingRecords] = []
         for (binary, result) in zip(binaries, mappings) {
@@ -120,7 +121,8 @@ struct CoverageCollection {
         if diagnostics.unnamed > 0 { throw ProfileDataError.unsupported("\(diagnostics.unnamed) function record(s) without a name") }
         if !diagnostics.evaluationErrors.isEmpty {
             terminal.emit(.warning("\(diagnostics.evaluationErrors.count) function(s) left out: their mapping refers to counters "
-                + "the profile does not have (a profile from another build?): " + diagnostics.evaluationErrors.prefix(3).joined(separator: ", ")))
+                + "the profile does not have (a profile from another build?): "
+                + diagnostics.evaluationErrors.prefix(3).joined(separator: ", ")))
         }
         return NativeRecordSource(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
                                   inputs: profiles.map(\.path) + binaries.map(\.path), functions: records.functions)

@@ -64,7 +64,8 @@ struct BuildOptions: ParsableArguments {
 
     /// These options with the filters of `tests`: the build selection `run` and `flaky` share.
     func selection(_ tests: TestSelectionOptions) -> BuildSelection {
-        BuildSelection(filters: tests.filter, skips: tests.skip, configuration: configuration, scratchPath: scratchPath.map(absoluteURL))
+        BuildSelection(filters: tests.filter, skips: tests.skip, configuration: configuration,
+                       scratchPath: scratchPath.map(absoluteURL))
     }
 }
 

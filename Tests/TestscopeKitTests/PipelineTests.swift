@@ -161,7 +161,8 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(finding.polluterGroups, [["FlakyTests.CacheTests/testB_storeKeepsValue"]])
         XCTAssertEqual(finding.cleaners, ["FlakyTests.CacheTests/testC_clearEmptiesCache"])
         XCTAssertEqual(finding.failingOrder, ["FlakyTests.CacheTests/testB_storeKeepsValue", victim])
-        XCTAssertTrue(console.diagnosticsText.contains("testscope: warning: 1 flaky test(s): \(victim) (od-victim)"), console.diagnosticsText)
+        XCTAssertTrue(console.diagnosticsText.contains("testscope: warning: 1 flaky test(s): \(victim) (od-victim)"),
+                      console.diagnosticsText)
         XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("flaky.json").path))
     }
 }

@@ -70,8 +70,8 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                var request = FlakyRequest(packageRoot: absoluteURL(packagePath),
-                                           settings: try outputOptions.settings(supported: ReportFormat.flakyFormats, history: history))
+                let settings = try outputOptions.settings(supported: ReportFormat.flakyFormats, history: history)
+                var request = FlakyRequest(packageRoot: absoluteURL(packagePath), settings: settings)
                 request.seed = try seed.map(OrderPlan.parseSeed)
                 if let replay { request.mode = .replay(run: replay, repeat: `repeat`) }
                 if let orderFile { request.mode = .orderFile(absoluteURL(orderFile), repeat: `repeat`) }

@@ -27,7 +27,8 @@ extension Testscope {
             func run() throws {
                 try execute(terminal: Terminal.detect(quiet: quiet, noColor: true)) { pipeline in
                     var request = HistoryRequest(file: absoluteURL(file))
-                    (request.since, request.branch, request.output) = (try since.map(HistoryRequest.since), branch, output.map(absoluteURL))
+                    request.since = try since.map(HistoryRequest.since)
+                    (request.branch, request.output) = (branch, output.map(absoluteURL))
                     return try pipeline.history(request)
                 }
             }

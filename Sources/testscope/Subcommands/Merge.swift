@@ -36,7 +36,8 @@ extension Testscope {
         func run() throws {
             try execute(outputOptions) { pipeline in
                 let settings = try coverage.settings(outputOptions.settings(history: history))
-                var request = MergeRequest(packageRoot: absoluteURL(packagePath), shards: shards.map(absoluteURL), settings: settings)
+                var request = MergeRequest(packageRoot: absoluteURL(packagePath), shards: shards.map(absoluteURL),
+                                           settings: settings)
                 (request.binary, request.buildPath) = (binary.map(absoluteURL), buildPath.map(absoluteURL))
                 return try pipeline.merge(request)
             }

@@ -47,8 +47,9 @@ extension Testscope {
                 var request = RunRequest(packageRoot: absoluteURL(packagePath),
                                          settings: try coverage.settings(outputOptions.settings(history: history)))
                 (request.selection, request.testTimeout) = (build.selection(selection), testTimeout)
-                (request.buildArguments, request.atomicCounters, request.perTestCoverage) = (buildArguments, atomicCounters, perTestCoverage)
-                (request.shard, request.shardTimings) = (shard.flatMap(TestShard.init(parsing:)), shardTimings.map(absoluteURL))
+                (request.buildArguments, request.atomicCounters) = (buildArguments, atomicCounters)
+                (request.perTestCoverage, request.shardTimings) = (perTestCoverage, shardTimings.map(absoluteURL))
+                request.shard = shard.flatMap(TestShard.init(parsing:))
                 return try pipeline.run(request)
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// A committed or archived snapshot of a report's counts (`--baseline FILE`, docs/baseline.md):
 /// counts, never percentages, so that deleting covered code is not mistaken for a regression.
@@ -97,7 +98,7 @@ public struct BaselineComparison: Equatable, Sendable {
     public var totalDropped: Bool
     public var regressions: [FileRegression]
     /// Why the comparison may mislead (another toolchain, a commit that is not an ancestor).
-    public var warnings: [String]
+    public var warnings: [Diagnostic]
 
     public var passed: Bool { !totalDropped && regressions.isEmpty }
 }

@@ -45,6 +45,16 @@ public enum ErrorClass: Sendable {
     case testsFailed
     /// Testscope itself, or a tool it runs, failed unexpectedly (70).
     case internalError
+
+    /// The documented exit status of the class (README "Exit status").
+    public var exitStatus: Int32 {
+        switch self {
+        case .usage: return 64
+        case .badInput: return 65
+        case .testsFailed: return 1
+        case .internalError: return 70
+        }
+    }
 }
 
 /// An error with a class; its `errorDescription` is one line in Testscope's words.

@@ -104,7 +104,8 @@ public enum ProcessRunner {
         closeFD(out.write)
         closeFD(err.write)
         onStart?(child.pid)
-        let lock = NSLock()
+        // The two pipes' chunks reach the terminal and the log one at a time (a line is not cut by the other's).
+        let echoAndLog = Locked(log)
         let capturedErr = OutputBox()
         let ended = ExitMark()
 
@@ -112,10 +113,10 @@ public enum ProcessRunner {
             BlockingTask {
                 var pending = Data()
                 _ = SpawnPipe.readAll(fd, until: ended) { chunk in
-                    lock.lock()
-                    if echo { target.write(chunk) }
-                    log?.write(chunk)
-                    lock.unlock()
+                    echoAndLog.withLock { log in
+                        if echo { target.write(chunk) }
+                        log?.write(chunk)
+                    }
                     if captureErr { capturedErr.appendErr(chunk) }
                     if let onLine {
                         pending.append(chunk)

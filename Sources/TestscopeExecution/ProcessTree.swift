@@ -94,36 +94,36 @@ public enum ProcessTree {
     public static func killLeftovers(ofGroup group: Int32) -> [Leftover] {
         guard Interruption.reapsOrphans else { return [] }
         // Under the spawn lock: a child that was just spawned is tracked before it can be seen here.
-        spawnLock.lock()
-        defer { spawnLock.unlock() }
-        // The tracked children before the snapshot: under `flaky --jobs 2` another job reaps and
-        // untracks its own test process at any moment, and read the other way round that process
-        // could be in the snapshot yet no longer tracked, so it looked like something left running
-        // (seen: a leftover whose /proc entry was gone by the time it was described).
-        let tracked = trackedChildren()
-        let entries = table()
-        let me = getpid()
-        let spawned = Set(tracked.map(\.pid))
-        let runningGroups = Set(tracked.filter(\.leadsGroup).map(\.pid))
-        var leftovers: [Leftover] = []
-        var killed: [Int32] = []
-        for entry in entries.values.sorted(by: { $0.pid < $1.pid })
-        where entry.parent == me && !spawned.contains(entry.pid) && (entry.group == group || !runningGroups.contains(entry.group)) {
-            let subtree = [entry.pid] + descendants(of: entry.pid, in: entries)
-            // Described before the kill (a zombie has no command line left). An empty command line
-            // is a process gone or on its way out since the snapshot: killed and reaped with the
-            // rest, but not reported as something a test left running.
-            for pid in subtree where entries[pid]?.state != "Z" {
-                let command = commandLine(pid)
-                guard !command.isEmpty else { continue }
-                let started = entries[pid]?.startedAfterBoot.map(dateAfterBoot)
-                leftovers.append(Leftover(pid: pid, command: command, started: started.map { $0...$0.addingTimeInterval(tick) }))
+        return spawnLock.withLock { _ in
+            // The tracked children before the snapshot: under `flaky --jobs 2` another job reaps and
+            // untracks its own test process at any moment, and read the other way round that process
+            // could be in the snapshot yet no longer tracked, so it looked like something left running
+            // (seen: a leftover whose /proc entry was gone by the time it was described).
+            let tracked = trackedChildren()
+            let entries = table()
+            let me = getpid()
+            let spawned = Set(tracked.map(\.pid))
+            let runningGroups = Set(tracked.filter(\.leadsGroup).map(\.pid))
+            var leftovers: [Leftover] = []
+            var killed: [Int32] = []
+            for entry in entries.values.sorted(by: { $0.pid < $1.pid }) where entry.parent == me && !spawned.contains(entry.pid)
+                && (entry.group == group || !runningGroups.contains(entry.group)) {
+                let subtree = [entry.pid] + descendants(of: entry.pid, in: entries)
+                // Described before the kill (a zombie has no command line left). An empty command line
+                // is a process gone or on its way out since the snapshot: killed and reaped with the
+                // rest, but not reported as something a test left running.
+                for pid in subtree where entries[pid]?.state != "Z" {
+                    let command = commandLine(pid)
+                    guard !command.isEmpty else { continue }
+                    let started = entries[pid]?.startedAfterBoot.map(dateAfterBoot).map { $0...$0.addingTimeInterval(tick) }
+                    leftovers.append(Leftover(pid: pid, command: command, started: started))
+                }
+                for pid in subtree { kill(pid, SIGKILL) }
+                killed += subtree
             }
-            for pid in subtree { kill(pid, SIGKILL) }
-            killed += subtree
+            reap(killed)
+            return leftovers
         }
-        reap(killed)
-        return leftovers
     }
 
     /// Reaps killed processes that are (or become, as their parents die) Testscope's children, for up to 2 s.
@@ -148,22 +148,22 @@ public enum ProcessTree {
     /// SIGKILL to every descendant still there. No child is spawned meanwhile (the spawn lock is held,
     /// and `Interruption` parks spawning threads).
     static func stopAllChildren() {
-        spawnLock.lock()
-        defer { spawnLock.unlock() }
-        let me = getpid()
-        let tracked = trackedChildren()
-        for child in tracked {
-            if child.leadsGroup { kill(-child.pid, SIGINT) }
-            kill(child.pid, SIGINT)
+        spawnLock.withLock { _ in
+            let me = getpid()
+            let tracked = trackedChildren()
+            for child in tracked {
+                if child.leadsGroup { kill(-child.pid, SIGINT) }
+                kill(child.pid, SIGINT)
+            }
+            let deadline = Date().addingTimeInterval(1)
+            var alive = livingDescendants(of: me, tracked: tracked.map(\.pid))
+            while !alive.isEmpty, Date() < deadline, testscope_interrupt_hurried() == 0 {
+                usleep(20_000)
+                alive = livingDescendants(of: me, tracked: tracked.map(\.pid))
+            }
+            for child in tracked where child.leadsGroup { kill(-child.pid, SIGKILL) }
+            for pid in alive { kill(pid, SIGKILL) }
         }
-        let deadline = Date().addingTimeInterval(1)
-        var alive = livingDescendants(of: me, tracked: tracked.map(\.pid))
-        while !alive.isEmpty, Date() < deadline, testscope_interrupt_hurried() == 0 {
-            usleep(20_000)
-            alive = livingDescendants(of: me, tracked: tracked.map(\.pid))
-        }
-        for child in tracked where child.leadsGroup { kill(-child.pid, SIGKILL) }
-        for pid in alive { kill(pid, SIGKILL) }
     }
 
     /// Linux: every descendant that has not ended. Elsewhere the table comes from `ps`, which cannot be

@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Serializes pipe creation and spawning (see `SpawnedProcess.start`).
-let spawnLock = NSLock()
+/// Serializes pipe creation and spawning (see `SpawnedProcess.start`); it guards no value, only that
+/// no child is spawned while a pipe is made, a child is tracked, or `ProcessTree` reads the children.
+let spawnLock = Locked(())
 
 /// A child process started with `posix_spawn`.
 ///
@@ -69,14 +70,14 @@ struct SpawnedProcess {
         // before it is marked close-on-exec; tracked under it too, so that `ProcessTree` never sees
         // a child of ours that it does not know (and would take for a process a test left behind).
         Interruption.checkpoint()
-        spawnLock.lock()
-        if Interruption.isInterrupted {
-            spawnLock.unlock()
-            Interruption.park()
+        let spawned: Int32? = spawnLock.withLock { _ in
+            // Interrupted meanwhile: no child now; parked outside the lock, which the interrupt needs.
+            guard !Interruption.isInterrupted else { return nil }
+            let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, env)
+            if status == 0 { _ = testscope_track_child(pid, newProcessGroup ? 1 : 0) }
+            return status
         }
-        let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, env)
-        if status == 0 { _ = testscope_track_child(pid, newProcessGroup ? 1 : 0) }
-        spawnLock.unlock()
+        guard let status = spawned else { Interruption.park() }
         guard status == 0 else {
             throw ExecutionError.launchFailed(tool: executable.lastPathComponent, reason: String(cString: strerror(status)))
         }
@@ -103,11 +104,13 @@ struct SpawnPipe {
 
     init() throws {
         var fds: [Int32] = [0, 0]
-        spawnLock.lock()
-        defer { spawnLock.unlock() }
-        guard pipe(&fds) == 0 else { throw ExecutionError.launchFailed(tool: "pipe", reason: String(cString: strerror(errno))) }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        try spawnLock.withLock { _ in
+            guard pipe(&fds) == 0 else {
+                throw ExecutionError.launchFailed(tool: "pipe", reason: String(cString: strerror(errno)))
+            }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        }
         read = fds[0]
         write = fds[1]
     }

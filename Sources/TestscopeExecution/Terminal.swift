@@ -96,21 +96,17 @@ public struct Terminal: Sendable {
         console.diagnostics("testscope: \(message)\n")
     }
 
-    /// A warning on stderr; always shown.
-    public func warning(_ message: String) {
-        console.diagnostics("testscope: warning: \(message)\n")
-    }
-
     /// An error line on stderr; always shown.
     public func error(_ message: String) {
         console.diagnostics("testscope: error: \(message)\n")
     }
 
-    /// A diagnostic value, rendered the one way diagnostics are shown (notes obey `--quiet`).
+    /// A diagnostic value, rendered the one way diagnostics are shown: notes obey `--quiet`, warnings
+    /// and errors are always shown (a warning has no other way out: it is a value until here).
     public func emit(_ diagnostic: Diagnostic) {
         switch diagnostic.kind {
         case .note: note(diagnostic.description)
-        case .warning: warning(diagnostic.description)
+        case .warning: console.diagnostics("testscope: warning: \(diagnostic.description)\n")
         case .error: error(diagnostic.description)
         }
     }

@@ -126,44 +126,40 @@ struct CandidateAnalysis {
         known[failingPrefix + [id]] = .fail
         known[passingPrefix + [id]] = .pass
         known[[id]] = alone[0]
-        return alone[0] == .pass ? try victim(fails) : try brittle(passes)
+        return alone[0] == .pass ? try culprits(in: fails, wanted: .fail) : try culprits(in: passes, wanted: .pass)
     }
 
-    /// Passes alone, fails after its polluters.
-    mutating func victim(_ fails: [Int]) throws -> TestFinding {
+    /// The tests that decide this one, from the prefixes of `runs`: a victim (passes alone) fails after
+    /// its polluters, so they are searched for in failing prefixes (`wanted` .fail), and a cleaner between
+    /// them and it; a brittle test (fails alone) passes after its state-setters, searched for in passing
+    /// prefixes (`wanted` .pass). One search, so that both kinds are confirmed by the same rules.
+    mutating func culprits(in runs: [Int], wanted: Verdict) throws -> TestFinding {
+        let victim = wanted == .fail
         var prefixes: [[String]] = []
-        for run in fails { let p = executions[run].prefix(of: id) ?? []; if !p.isEmpty, !prefixes.contains(p) { prefixes.append(p) } }
-        let groups = try culpritGroups(in: prefixes, wanted: .fail)
+        for run in runs {
+            let prefix = executions[run].prefix(of: id) ?? []
+            if !prefix.isEmpty, !prefixes.contains(prefix) { prefixes.append(prefix) }
+        }
+        let groups = try culpritGroups(in: prefixes, wanted: wanted)
         guard let first = groups.first else {
-            finding.note = finding.note ?? "no failing prefix failed again during the search"
+            let missed = victim ? "no failing prefix failed again" : "no passing prefix passed again"
+            finding.note = finding.note ?? missed + " during the search"
             return classified(.nod)
         }
-        guard let verified = try repeated(first + [id], label: "minimal order (polluter, victim)") else { return budgetSpent() }
-        guard verified.allSatisfy({ $0 == .fail }) else { return classified(.nod) }
+        let label = victim ? "minimal order (polluter, victim)" : "minimal order (setter, brittle)"
+        guard let verified = try repeated(first + [id], label: label) else { return budgetSpent() }
+        guard verified.allSatisfy({ $0 == wanted }) else { return classified(.nod) }
+        guard victim else {
+            finding.setterGroups = groups
+            (finding.failingOrder, finding.passingOrder) = ([id], first + [id])
+            return classified(.odBrittle)
+        }
         finding.polluterGroups = groups
-        finding.failingOrder = first + [id]
-        finding.passingOrder = [id]
+        (finding.failingOrder, finding.passingOrder) = (first + [id], [id])
         for group in groups {
             for cleaner in try cleaners(after: group) where !finding.cleaners.contains(cleaner) { finding.cleaners.append(cleaner) }
         }
         return classified(.odVictim)
-    }
-
-    /// Fails alone, passes after its state-setters.
-    mutating func brittle(_ passes: [Int]) throws -> TestFinding {
-        var prefixes: [[String]] = []
-        for run in passes { let p = executions[run].prefix(of: id) ?? []; if !p.isEmpty, !prefixes.contains(p) { prefixes.append(p) } }
-        let groups = try culpritGroups(in: prefixes, wanted: .pass)
-        guard let first = groups.first else {
-            finding.note = finding.note ?? "no passing prefix passed again during the search"
-            return classified(.nod)
-        }
-        guard let verified = try repeated(first + [id], label: "minimal order (setter, brittle)") else { return budgetSpent() }
-        guard verified.allSatisfy({ $0 == .pass }) else { return classified(.nod) }
-        finding.setterGroups = groups
-        finding.failingOrder = [id]
-        finding.passingOrder = first + [id]
-        return classified(.odBrittle)
     }
 
     /// Groups of tests that give the test `wanted` when run before it: each prefix is minimized, the

@@ -69,7 +69,8 @@ public struct FlakyBuilder {
         guard build.succeeded else {
             throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: log?.path ?? "the output above")
         }
-        guard let binary = BuildArtifacts.testBinary(in: try binPath(common: common)) else {
+        let bin = try BuildArtifacts.binPath(swift: swift, buildArguments: common, environment: environment)
+        guard let binary = BuildArtifacts.testBinary(in: bin) else {
             throw FlakinessError.noTests(package: packageRoot.path)
         }
         let listed = try Self.listTests(binary: binary, environment: environment,
@@ -86,18 +87,6 @@ public struct FlakyBuilder {
             try AtomicFileWriter.write(source, to: entryPointFile)
         }
         return entryPointFile
-    }
-
-    /// The bin folder: SwiftPM's `<scratch>/debug` (or `release`) link when there, else `--show-bin-path`.
-    func binPath(common: [String]) throws -> URL {
-        let configuration = extraBuildArguments.firstIndex(of: "-c").flatMap { extraBuildArguments.indices.contains($0 + 1) ? extraBuildArguments[$0 + 1] : nil }
-            ?? extraBuildArguments.first { $0.hasPrefix("--configuration=") }.map { String($0.dropFirst("--configuration=".count)) }
-            ?? (extraBuildArguments.contains("--configuration") ? nil : "debug")
-        if let configuration, !extraBuildArguments.contains(where: { $0.hasPrefix("--triple") || $0.hasPrefix("--swift-sdk") }) {
-            let link = scratchPath.appendingPathComponent(configuration)
-            if (try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) != nil { return link.resolvingSymlinksInPath() }
-        }
-        return try BuildArtifacts.binPath(swift: swift, buildArguments: common, environment: environment)
     }
 
     /// The package's name, from `swift package dump-package`; kept beside the entry point with the

@@ -85,8 +85,9 @@ struct CoverageCollection {
             throw CoverageError.unusableProfiles(paths: failed.map(\.path), detail: "\(error)")
         }
         for file in failed {
-            terminal.warning("\(file.path) is not a readable profile (\(file.error.map { "\($0)" } ?? "")); "
-                + "reporting from the other \(merged.files.count - failed.count) (a test process killed while writing it leaves it truncated)")
+            terminal.emit(.warning("\(file.path) is not a readable profile (\(file.error.map { "\($0)" } ?? "")); "
+                + "reporting from the other \(merged.files.count - failed.count) "
+                + "(a test process killed while writing it leaves it truncated)"))
         }
         var mapped: [CoverageMappingRecords] = []
         for (binary, result) in zip(binaries, mappings) {
@@ -114,13 +115,14 @@ struct CoverageCollection {
         if diagnostics.profiled == 0, !records.functions.isEmpty, !merged.counters.isEmpty {
             let error = CoverageError.unrelatedProfile(binaries: binaries.map(\.path), profiles: merged.files.filter { $0.error == nil }.map(\.path))
             guard settings.allowMismatchedProfile else { throw error }
-            terminal.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)")
+            terminal.emit(.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)"))
         }
         // llvm-cov fails a whole load on a record without a name; let it say so.
         if diagnostics.unnamed > 0 { throw ProfileDataError.unsupported("\(diagnostics.unnamed) function record(s) without a name") }
         if !diagnostics.evaluationErrors.isEmpty {
-            terminal.warning("\(diagnostics.evaluationErrors.count) function(s) left out: their mapping refers to counters the profile does not have "
-                + "(a profile from another build?): " + diagnostics.evaluationErrors.prefix(3).joined(separator: ", "))
+            terminal.emit(.warning("\(diagnostics.evaluationErrors.count) function(s) left out: their mapping refers to counters "
+                + "the profile does not have (a profile from another build?): "
+                + diagnostics.evaluationErrors.prefix(3).joined(separator: ", ")))
         }
         return NativeRecordSource(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
                                   inputs: profiles.map(\.path) + binaries.map(\.path), functions: records.functions)
@@ -145,7 +147,7 @@ struct CoverageCollection {
         let error = CoverageError.mismatchedProfile(binary: binary.path, buildID: buildID, profileIDs: recorded.sorted(),
                                                     profiles: profiles.files.filter { $0.error == nil }.map(\.path))
         guard settings.allowMismatchedProfile else { throw error }
-        terminal.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)")
+        terminal.emit(.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)"))
     }
 
     /// The llvm-cov path: `llvm-profdata merge` (when needed) and `llvm-cov export` into the output folder.

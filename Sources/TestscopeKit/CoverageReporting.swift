@@ -55,10 +55,12 @@ struct CoverageReporting {
         PhaseTimer.mark("diff + baseline")
         for warning in report.warnings { terminal.emit(warning) }
         if report.files.isEmpty {
-            terminal.warning("no source files matched under \(packageRoot.path); check --package-path, --include/--exclude and --path-equivalence")
+            terminal.emit(.warning("no source files matched under \(packageRoot.path); "
+                + "check --package-path, --include/--exclude and --path-equivalence"))
         } else if report.totals.functions.total > 0, report.totals.functions.covered == 0 {
             // llvm-cov reads a profile of another program as "nothing ran"; say it rather than show 0 % as fact.
-            terminal.warning("no function under \(packageRoot.path) ran according to the coverage data: the tests do not call them, or the profile belongs to another build or program (re-run the tests)")
+            terminal.emit(.warning("no function under \(packageRoot.path) ran according to the coverage data: "
+                + "the tests do not call them, or the profile belongs to another build or program (re-run the tests)"))
         }
         try output.prepare()
         var written: [String] = []
@@ -68,7 +70,7 @@ struct CoverageReporting {
             plain.terminal.useColor = false
             written.append(try plain.write(report, into: output))
         }
-        for warning in report.baseline?.warnings ?? [] { terminal.warning(warning) }
+        for warning in report.baseline?.warnings ?? [] { terminal.emit(warning) }
         PhaseTimer.mark("text")
         // JSON, LCOV, Cobertura and SonarQube are independent files: written side by side (JSON on this
         // thread), in this order in `written`.

@@ -32,9 +32,9 @@ extension Pipeline {
         }
         let output = request.settings.outputFolder(packageRoot: root)
         try output.prepare()
-        let scratch = request.scratchPath ?? FlakyBuilder.defaultScratchPath(packageRoot: root)
+        let scratch = request.selection.scratchPath ?? FlakyBuilder.defaultScratchPath(packageRoot: root)
         var extra = request.buildArguments
-        if let configuration = request.configuration { extra = ["-c", configuration] + extra }
+        if let configuration = request.selection.configuration { extra = ["-c", configuration] + extra }
 
         terminal.note("building the tests with Testscope's entry point in \(Self.displayPath(scratch))")
         let buildStarted = Date()
@@ -66,8 +66,8 @@ extension Pipeline {
         })
         let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try output.file("flaky-logs"))
         let jobs = request.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        let options = FlakyOptions(runs: request.runs, seed: seed, jobs: jobs, filters: request.filters, skips: request.skips,
-                                   quarantine: quarantine,
+        let options = FlakyOptions(runs: request.runs, seed: seed, jobs: jobs,
+                                   filters: request.selection.filters, skips: request.selection.skips, quarantine: quarantine,
                                    forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition",
                                    shuffleSwiftTestingTests: request.shuffleSwiftTestingTests,
                                    maxJobs: request.jobs == nil ? FlakyDefaults.maxJobsPerCore * jobs : nil)
@@ -146,7 +146,7 @@ extension Pipeline {
         let screen = FlakyScreen(terminal: terminal)
         terminal.printLine("")
         terminal.printLine(screen.verdict(report))
-        if let line = gateLine(report, request: request) { line.error ? terminal.error(line.text) : terminal.warning(line.text) }
+        if let line = gateLine(report, request: request) { terminal.emit(Diagnostic(line.error ? .error : .warning, line.text)) }
         let findings = screen.findings(report)
         if !findings.isEmpty, !terminal.quiet || !report.gatingFailures.isEmpty || !report.gatingFlaky.isEmpty {
             terminal.print("\n" + findings.map { $0 + "\n" }.joined())

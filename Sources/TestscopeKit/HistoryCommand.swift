@@ -14,6 +14,17 @@ public struct HistoryRequest: Sendable {
     public var output: URL?
 
     public init(file: URL) { self.file = file }
+
+    /// `--since`: a date (`2026-11-01`, midnight UTC) or an ISO 8601 instant (`2026-11-01T12:00:00Z`).
+    public static func since(_ text: String) throws -> Date {
+        let instant = ISO8601DateFormatter()
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        guard let date = instant.date(from: text) ?? day.date(from: text) else {
+            throw UsageError("--since takes a date (2026-11-01) or an ISO 8601 instant (2026-11-01T12:00:00Z), not \(text)")
+        }
+        return date
+    }
 }
 
 extension Pipeline {

@@ -15,7 +15,7 @@ extension Pipeline {
         // A bad --history file fails before anything is read or written.
         let history = try HistoryRecording.prepare(request.settings.history, command: "merge", timeout: historyTimeout)
         let shards = try ShardSet.read(request.shards, output: output)
-        for warning in shards.warnings { terminal.warning(warning) }
+        for warning in shards.warnings { terminal.emit(warning) }
         let binary = try shards.testBinary(request, packageRoot: root)
         var report = ReportRequest(packageRoot: root, settings: request.settings)
         var tests = TestRunResults()
@@ -47,7 +47,7 @@ struct ShardSet {
 
     var members: [Member]
     /// Missing shards, other test lists, other toolchains: merged anyway, with a warning.
-    var warnings: [String] = []
+    var warnings: [Diagnostic] = []
 
     /// The shards in `folders`: one error line (exit 65) for a folder that is not a shard's, shards of
     /// different splits or builds, a shard given twice, or a test in two shards.
@@ -90,16 +90,18 @@ struct ShardSet {
             let missing = (1...count).filter { k in !shards.contains { $0.index == k } }.map { "\($0)/\(count)" }
             if !missing.isEmpty {
                 let named = missing.count > 10 ? missing.prefix(10).joined(separator: ", ") + " and \(missing.count - 10) more" : missing.joined(separator: ", ")
-                set.warnings.append("shard(s) \(named) missing: the merged report has only the tests of "
-                    + set.members.map(\.manifest.shard).joined(separator: ", ") + " and their coverage")
+                set.warnings.append(.warning("shard(s) \(named) missing: the merged report has only the tests of "
+                    + set.members.map(\.manifest.shard).joined(separator: ", ") + " and their coverage"))
             }
         }
         if Set(members.map(\.manifest.partitioned)).count > 1 {
-            set.warnings.append("the shards were cut from different numbers of tests (" + set.members.map { "\($0.manifest.partitioned) in \($0.manifest.shard)" }.joined(separator: ", ")
-                + "): some tests may have run in no shard; run every shard with the same --filter/--skip")
+            let counts = set.members.map { "\($0.manifest.partitioned) in \($0.manifest.shard)" }.joined(separator: ", ")
+            set.warnings.append(.warning("the shards were cut from different numbers of tests (\(counts)): "
+                + "some tests may have run in no shard; run every shard with the same --filter/--skip"))
         }
         if Set(members.compactMap(\.manifest.toolchain)).count > 1 {
-            set.warnings.append("the shards recorded different toolchains (" + Set(members.compactMap(\.manifest.toolchain)).sorted().joined(separator: "; ") + ")")
+            let toolchains = Set(members.compactMap(\.manifest.toolchain)).sorted().joined(separator: "; ")
+            set.warnings.append(.warning("the shards recorded different toolchains (\(toolchains))"))
         }
         return set
     }

@@ -68,7 +68,9 @@ extension Pipeline {
             guard data.contexts.contains(where: { $0.id == test }) || data.lost.contains(test) else {
                 throw PerTestError.unknownTest(test: test, data: url.path)
             }
-            if data.lost.contains(test) { terminal.warning("\(test)'s coverage was lost (its process crashed or was killed during the test)") }
+            if data.lost.contains(test) {
+                terminal.emit(.warning("\(test)'s coverage was lost (its process crashed or was killed during the test)"))
+            }
             for (path, ranges) in data.lines(coveredBy: test) { terminal.printLine("\(path):\(PerTestCoverage.text(ranges))") }
         }
         return Outcome()

@@ -51,7 +51,8 @@ struct PerTestReporting {
                 let contexts = try PerTestContextFile.read(path: directory.appendingPathComponent(name).path)
                 processes.append(PerTestProcess(layout: layout, blocks: contexts.blocks))
             } catch {
-                terminal.warning("per-test coverage of test process \(pid) is unreadable (\(error)); its tests are reported as lost")
+                terminal.emit(.warning("per-test coverage of test process \(pid) is unreadable (\(error)); "
+                    + "its tests are reported as lost"))
             }
         }
         let mapping = try CoverageMappingReader.records(binaryAt: binary.path)
@@ -67,8 +68,9 @@ struct PerTestReporting {
         let tests = Set(perTest.contexts.dropFirst().map(\.id)).count
         terminal.note("per-test coverage of \(tests) test(s) in \(url.path)")
         if !perTest.lost.isEmpty {
-            terminal.warning("per-test coverage lost for \(perTest.lost.count) test(s) (their process crashed or was killed during the test): "
-                + perTest.lost.prefix(5).joined(separator: ", ") + (perTest.lost.count > 5 ? ", …" : ""))
+            terminal.emit(.warning("per-test coverage lost for \(perTest.lost.count) test(s) "
+                + "(their process crashed or was killed during the test): "
+                + perTest.lost.prefix(5).joined(separator: ", ") + (perTest.lost.count > 5 ? ", …" : "")))
         }
         return chunks
     }

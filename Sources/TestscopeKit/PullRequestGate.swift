@@ -30,7 +30,7 @@ struct PullRequestContext {
     var changes: ChangeSet?
     var baseline: CoverageBaseline?
     /// Said once the report is built (files with uncommitted changes that the diff leaves out).
-    var warnings: [String] = []
+    var warnings: [Diagnostic] = []
 
     static func prepare(_ settings: PullRequestSettings, packageRoot: URL, environment: [String: String]) throws -> PullRequestContext? {
         guard !settings.isEmpty else { return nil }
@@ -42,7 +42,9 @@ struct PullRequestContext {
             if !settings.includeUncommitted, let dirty = try repository.output(["diff", "--name-only", "HEAD", "--", packageRoot.path]),
                !dirty.isEmpty {
                 let count = dirty.split(separator: "\n").count
-                context.warnings.append("\(count) file\(count == 1 ? " has" : "s have") uncommitted changes that --diff-base leaves out (the diff is HEAD's, the coverage the working tree's); commit them or pass --diff-include-uncommitted")
+                context.warnings.append(.warning("\(count) file\(count == 1 ? " has" : "s have") uncommitted changes "
+                    + "that --diff-base leaves out (the diff is HEAD's, the coverage the working tree's); "
+                    + "commit them or pass --diff-include-uncommitted"))
             }
         } else if settings.baseline != nil {
             // Only for the commit and the ancestry warning: a baseline works outside git too.
@@ -103,7 +105,7 @@ struct PullRequestContext {
 
     /// Adds the diff coverage and the baseline comparison to `report` (or writes the baseline).
     func apply(to report: inout CoverageReport, equivalences: [PathEquivalence], terminal: Terminal) throws {
-        for warning in warnings { terminal.warning(warning) }
+        for warning in warnings { terminal.emit(warning) }
         if let changes {
             report.diff = DiffCoverage.classify(changes, report: report, packageRoot: packageRoot.path, equivalences: equivalences)
         }
@@ -123,10 +125,12 @@ struct PullRequestContext {
         }
         var comparison = baseline.compare(with: report, renames: renames, tolerance: settings.baselineTolerance)
         if let old = baseline.toolchain, let now = report.metadata.toolchain, old != now {
-            comparison.warnings.append("the baseline was made with another toolchain (\(old), now \(now)); region mapping may differ: re-create it with --update-baseline")
+            comparison.warnings.append(.warning("the baseline was made with another toolchain (\(old), now \(now)); "
+                + "region mapping may differ: re-create it with --update-baseline"))
         }
         if let commit = baseline.commit, let repository, !(try repository.isAncestorOfHead(commit)) {
-            comparison.warnings.append("the baseline's commit \(commit.prefix(12)) is not an ancestor of HEAD (or not fetched); it may describe other code")
+            comparison.warnings.append(.warning("the baseline's commit \(commit.prefix(12)) is not an ancestor of HEAD "
+                + "(or not fetched); it may describe other code"))
         }
         report.baseline = comparison
     }

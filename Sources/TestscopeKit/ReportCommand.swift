@@ -7,8 +7,10 @@ import TestscopeTestResults
 
 extension Pipeline {
     /// `testscope report`: coverage and/or test results from existing artifacts.
-    /// Without inputs, it reports the last `run` into the output folder again (`.testscope-run.json`).
+    /// Without inputs, it reports the last `run` into the output folder again (`.testscope-run.json`);
+    /// with a per-test question, it answers that instead (`perTest`).
     public func report(_ request: ReportRequest) throws -> Outcome {
+        if let query = request.perTest { return try perTest(query, packageRoot: request.packageRoot, settings: request.settings) }
         let root = request.packageRoot
         let settings = request.settings
         let output = settings.outputFolder(packageRoot: root)

@@ -79,6 +79,47 @@ public struct ReportSettings: Sendable {
     }
 }
 
+extension ReportSettings {
+    /// Sets `--watermarks`, `--show-files` and `--path-equivalence` from their text and checks every
+    /// value (`validate()`), in the order the command line has always checked them, so that of several
+    /// mistakes the same one is named first. Throws a `UsageError`, or the path equivalence's own error.
+    public mutating func parse(watermarks: String, showFiles: String, pathEquivalences: [String]) throws {
+        guard let parsedWatermarks = Watermarks(parsing: watermarks) else {
+            throw UsageError("--watermarks takes LOW,HIGH percentages with LOW <= HIGH, e.g. 50,80")
+        }
+        guard let rows = FileRows(parsing: showFiles) else {
+            throw UsageError("--show-files takes a number of files or 'all', not \(showFiles)")
+        }
+        (self.watermarks, self.showFiles) = (parsedWatermarks, rows)
+        try validate()
+        self.pathEquivalences = try pathEquivalences.map(PathEquivalence.init(parsing:))
+    }
+
+    /// Checks the values a request cannot take: thresholds outside 0–100, a negative count, diff
+    /// thresholds without `--diff-base`, `--update-baseline` without a file, globs that do not parse.
+    public func validate() throws {
+        let percentages: [(CoverageGate.Threshold, Double?)] = [
+            (.lines, gate.lines), (.functions, gate.functions), (.regions, gate.regions), (.fileLines, gate.perFileLines),
+            (.diffLines, gate.diffLines), (.diffRegions, gate.diffRegions),
+        ]
+        for (threshold, value) in percentages {
+            if let value, !(0...100).contains(value) {
+                throw UsageError("\(CoverageReporting.option(threshold)) takes a percentage from 0 to 100, not \(value)")
+            }
+        }
+        if (gate.maxUncoveredDiffLines ?? 0) < 0 || !(0...100).contains(pullRequest.baselineTolerance) {
+            throw UsageError("--max-uncovered-diff-lines takes a count >= 0, --baseline-tolerance 0 to 100 points")
+        }
+        if pullRequest.diffBase == nil, gate.diffLines != nil || gate.diffRegions != nil || gate.maxUncoveredDiffLines != nil {
+            throw UsageError("--fail-under-diff, --fail-under-diff-regions and --max-uncovered-diff-lines need --diff-base REF")
+        }
+        if pullRequest.updateBaseline, pullRequest.baseline == nil {
+            throw UsageError("--update-baseline needs --baseline FILE (the file to write)")
+        }
+        for pattern in include + exclude { _ = try Glob(pattern) }
+    }
+}
+
 /// Testscope's version, written into reports.
 public enum TestscopeVersion {
     public static let current = "0.1.0"

@@ -1,16 +1,44 @@
 import Foundation
 import TestscopeExecution
+import TestscopeFlakiness
 import TestscopeTestResults
+
+/// Which tests `run` and `flaky` build and run, and how: the options the two share.
+public struct BuildSelection: Sendable, Equatable {
+    /// SwiftPM's `--filter`/`--skip` regular expressions.
+    public var filters: [String]
+    public var skips: [String]
+    /// `-c`: debug or release (nil: SwiftPM's default, debug).
+    public var configuration: String?
+    /// `--scratch-path`; nil: the command's own build folder.
+    public var scratchPath: URL?
+
+    public init(filters: [String] = [], skips: [String] = [], configuration: String? = nil, scratchPath: URL? = nil) {
+        self.filters = filters
+        self.skips = skips
+        self.configuration = configuration
+        self.scratchPath = scratchPath
+    }
+
+    /// Checks the patterns (regular expressions, as SwiftPM reads them) and the configuration; the first
+    /// problem is a `UsageError` that names the option.
+    public func validate() throws {
+        for (name, patterns) in [("--filter", filters), ("--skip", skips)] {
+            for pattern in patterns where (try? NSRegularExpression(pattern: pattern)) == nil {
+                throw UsageError("\(name) '\(pattern)' is not a regular expression")
+            }
+        }
+        if let configuration, !["debug", "release"].contains(configuration) {
+            throw UsageError("-c/--configuration takes debug or release, not \(configuration)")
+        }
+    }
+}
 
 /// `testscope run`: build the tests with coverage, run them, report coverage and results.
 public struct RunRequest: Sendable {
     public var packageRoot: URL
-    /// `-c`: debug or release.
-    public var configuration: String?
-    public var scratchPath: URL?
-    /// SwiftPM's `--filter`/`--skip` regular expressions.
-    public var filters: [String] = []
-    public var skips: [String] = []
+    /// `--filter`/`--skip`, `-c` and `--scratch-path` (default: `.build/testscope`, see `atomicCounters`).
+    public var selection = BuildSelection()
     /// Kill a test that runs longer (seconds).
     public var testTimeout: Double?
     /// Arguments after `--`: for `swift build`, except `--disable-xctest`/`--disable-swift-testing`.
@@ -66,6 +94,8 @@ public struct ReportRequest: Sendable {
     public var junit: [URL] = []
     /// `swift test list` output (module names XCTest logs omit).
     public var testList: URL?
+    /// `--tests-for`/`--covered-by`: a question to the output folder's `per-test.json`, answered instead of a report.
+    public var perTest: PerTestQuery?
     public var settings: ReportSettings
 
     public init(packageRoot: URL, settings: ReportSettings = ReportSettings()) {
@@ -101,14 +131,12 @@ public struct FlakyRequest: Sendable {
     /// nil: adaptive (one per core, more while the CPUs sit idle).
     public var jobs: Int?
     public var testTimeout: Double = 120
-    public var filters: [String] = []
-    public var skips: [String] = []
+    /// `--filter`/`--skip`, `-c` and `--scratch-path` (default: `.build/testscope-flaky`).
+    public var selection = BuildSelection()
     /// Known flaky tests (one id per line): run and reported, never counted.
     public var quarantineFile: URL?
     public var failOnFlaky = false
     public var shuffleSwiftTestingTests = false
-    public var scratchPath: URL?
-    public var configuration: String?
     public var buildArguments: [String] = []
     /// The first words of every reproduction command (`testscope flaky --package-path …` as the user typed it).
     public var commandPrefix = "testscope flaky"
@@ -118,4 +146,35 @@ public struct FlakyRequest: Sendable {
         self.packageRoot = packageRoot
         self.settings = settings
     }
+}
+
+extension FlakyRequest {
+    /// `--order`'s test ids: separated by commas, blanks around them ignored.
+    public static func orderIDs(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `testscope flaky [--package-path P] [--scratch-path S] [--shuffle-swift-testing-tests] [-c C] [--filter …]
+    /// [--skip …]`, the first words of every reproduction command: the paths as the user typed them
+    /// (`packagePath`, `scratchPath`), not resolved; a replay writes no report, so `--output` is left out.
+    public func reproductionPrefix(packagePath: String, scratchPath: String?) -> String {
+        var parts = ["testscope", "flaky"]
+        if packagePath != "." { parts += ["--package-path", Reproduction.quote(packagePath)] }
+        if let scratchPath { parts += ["--scratch-path", Reproduction.quote(scratchPath)] }
+        if shuffleSwiftTestingTests { parts.append("--shuffle-swift-testing-tests") }
+        if let configuration = selection.configuration { parts += ["-c", configuration] }
+        for filter in selection.filters { parts += ["--filter", Reproduction.quote(filter)] }
+        for skip in selection.skips { parts += ["--skip", Reproduction.quote(skip)] }
+        return parts.joined(separator: " ")
+    }
+}
+
+/// A value the command line gave that the request cannot take (exit 64); the message names the option.
+public struct UsageError: LocalizedError, ClassifiedError, Equatable, Sendable {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var errorDescription: String? { message }
+    public var errorClass: ErrorClass { .usage }
 }

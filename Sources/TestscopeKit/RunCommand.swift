@@ -52,17 +52,18 @@ extension Pipeline {
         PerTestReporting.removeStale(in: output)
 
         var buildArguments = ["--package-path", root.path]
-        if let configuration = request.configuration { buildArguments += ["-c", configuration] }
+        if let configuration = request.selection.configuration { buildArguments += ["-c", configuration] }
+        let ownFolder = root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
         if request.atomicCounters {
             // Counters updated atomically, so parallel tests lose no increment (the counts do not depend
             // on thread timing; measured: no slower on swift-algorithms, ~20% on a worst case, see
             // docs/performance.md). In a build folder of their own: SwiftPM does not reliably recompile
             // every object when only this flag changes, so sharing `.build` with plain `swift test`
             // builds could mix atomic and plain objects.
-            settings.scratchPath = request.scratchPath ?? root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
+            settings.scratchPath = request.selection.scratchPath ?? ownFolder
             buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
         } else {
-            settings.scratchPath = request.scratchPath ?? (request.perTestCoverage ? root.appendingPathComponent(".build/testscope-pertest") : nil)
+            settings.scratchPath = request.selection.scratchPath ?? (request.perTestCoverage ? ownFolder : nil)
         }
         // Every swift call (the build and `describe`) uses this build folder.
         if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
@@ -75,7 +76,7 @@ extension Pipeline {
         // The live view: a status line and the failures as they happen; `--verbose` echoes the raw lines instead.
         let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
         var testRun = TestRunRequest(
-            swift: swift, buildArguments: buildArguments, filters: request.filters, skips: request.skips,
+            swift: swift, buildArguments: buildArguments, filters: request.selection.filters, skips: request.selection.skips,
             extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: live.mode == .verbose)
         (testRun.shard, testRun.shardDurations) = (request.shard, durations)
         if request.perTestCoverage, let scratchPath = settings.scratchPath {

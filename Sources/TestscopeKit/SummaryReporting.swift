@@ -26,7 +26,7 @@ struct SummaryReporting {
             let text = try MarkdownSummary(packageRoot: packageRoot.path, limit: MarkdownSummary.stepSummaryLimit).renderString(content)
             // GitHub owns this file and other steps' summaries are in it: appended, not replaced.
             guard let handle = FileHandle(forWritingAtPath: path) else {
-                terminal.warning("cannot open $GITHUB_STEP_SUMMARY (\(path)) for writing; the step summary is left out")
+                terminal.emit(.warning("cannot open $GITHUB_STEP_SUMMARY (\(path)) for writing; the step summary is left out"))
                 return
             }
             handle.seekToEndOfFile()

@@ -37,8 +37,9 @@ struct TestReporting {
             written.append(try sonar.write(tests, into: output))
             let unplaced = sonar.grouped(tests).unplaced
             if !unplaced.isEmpty {
-                terminal.warning("\(unplaced.count) test(s) left out of sonarqube-tests.xml: no test file declares them "
-                    + "(\(unplaced.prefix(5).map(\.id).joined(separator: ", "))\(unplaced.count > 5 ? ", …" : "")); SonarQube needs each test's file")
+                let named = unplaced.prefix(5).map(\.id).joined(separator: ", ") + (unplaced.count > 5 ? ", …" : "")
+                terminal.emit(.warning("\(unplaced.count) test(s) left out of sonarqube-tests.xml: no test file declares them "
+                    + "(\(named)); SonarQube needs each test's file"))
             }
         }
         if formats.contains(.html) {

@@ -61,6 +61,19 @@ public struct ByteReader: Sendable {
         offset += try require(count, what())
     }
 
+    /// Skips one value-profile blob (`ValueProfData`: a u32 total size, at least 8 and a multiple of 8,
+    /// that counts itself), which raw and indexed profiles carry per record and coverage does not use;
+    /// `format` (`profraw`, `profdata`) names the file in the error.
+    public mutating func skipValueProfileData(_ format: String) throws {
+        let start = offset
+        let totalSize = try u32("ValueProfData TotalSize")
+        guard totalSize >= 8, totalSize % 8 == 0 else {
+            throw ProfileDataError.corrupt("\(format): value-profile blob of \(totalSize) bytes")
+        }
+        try seek(to: start)
+        try skip(Int(totalSize), "value-profile blob")
+    }
+
     /// Skips zero bytes up to the next multiple of `alignment` (absolute), or to the end.
     public mutating func align(to alignment: Int) {
         let rest = offset % alignment

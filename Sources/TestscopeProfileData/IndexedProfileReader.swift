@@ -141,14 +141,8 @@ public enum IndexedProfileReader {
                 let bitmapBytes = try data.u64("NumBitmapBytes")
                 try data.skip(try product(bitmapBytes, 8), "bitmap bytes")
             }
-            // Value-profile data (v ≥ 3): u32 TotalSize, skipped whole.
-            let blobStart = data.offset
-            let totalSize = try data.u32("ValueProfData TotalSize")
-            guard totalSize >= 8, totalSize % 8 == 0 else {
-                throw ProfileDataError.corrupt("profdata: value-profile blob of \(totalSize) bytes")
-            }
-            try data.seek(to: blobStart)
-            try data.skip(Int(totalSize), "value-profile blob")
+            // Value-profile data (v ≥ 3), skipped whole.
+            try data.skipValueProfileData("profdata")
             emit(hash, counters)
         }
     }

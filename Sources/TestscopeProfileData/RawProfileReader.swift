@@ -164,15 +164,7 @@ public enum RawProfileReader {
             records.append(RawProfileRecord(nameRef: nameRef, funcHash: funcHash, counters: counters, counterOffset: Int(offset)))
 
             // Value-profile data follows, one blob per record with value sites, skipped by its size.
-            if valueKinds > 0 {
-                let blobStart = values.offset
-                let totalSize = try values.u32("ValueProfData TotalSize")
-                guard totalSize >= 8, totalSize % 8 == 0 else {
-                    throw ProfileDataError.corrupt("profraw: value-profile blob of \(totalSize) bytes")
-                }
-                try values.seek(to: blobStart)
-                try values.skip(Int(totalSize), "value-profile blob")
-            }
+            if valueKinds > 0 { try values.skipValueProfileData("profraw") }
             let (next, deltaOverflow) = delta.subtractingReportingOverflow(Int64(dataRecordSize))
             guard !deltaOverflow else { throw ProfileDataError.corrupt("profraw: CountersDelta overflows") }
             delta = next

@@ -189,7 +189,7 @@ public struct JSONReport: ReportRenderer {
             w.append(", \"addedUncoveredLines\": "); w.append(int: r.addedUncovered); w.append("}")
         }
         w.append(b.regressions.isEmpty ? "]" : "\n    ]")
-        w.append(string: ", \"warnings\": [\(b.warnings.map(Self.string).joined(separator: ", "))]}")
+        w.append(string: ", \"warnings\": [\(b.warnings.map { Self.string($0.description) }.joined(separator: ", "))]}")
         return String(decoding: w.bytes, as: UTF8.self)
     }
 

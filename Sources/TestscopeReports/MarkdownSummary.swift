@@ -1,4 +1,5 @@
 import TestscopeCoverage
+import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeTestResults
 
@@ -154,7 +155,7 @@ enum MarkdownText {
     /// Inline text: one line, HTML and Markdown punctuation escaped.
     static func inline(_ text: String, limit: Int = 1000) -> String {
         var out = ""
-        let chars = Array(TestText.oneLine(TerminalText.stripANSI(text), limit: limit))
+        let chars = Array(TestText.oneLine(ANSI.strip(text), limit: limit))
         for (i, ch) in chars.enumerated() {
             switch ch {
             case "<": out += "&lt;"

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// An output format of `--format`, for every command (`run`, `report`, `flaky`).
 public enum ReportFormat: String, CaseIterable, Sendable {
@@ -34,8 +35,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// An unknown `--format` name; the CLI turns it into a usage error (`ValidationError(error.message)`).
-public struct ReportFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+/// An unknown `--format` name: a usage error (the CLI's `usage` names the command's help).
+public struct ReportFormatError: LocalizedError, ClassifiedError, Equatable, Sendable, CustomStringConvertible {
     public var name: String
     public var supported: [ReportFormat]
 
@@ -46,4 +47,6 @@ public struct ReportFormatError: Error, Equatable, Sendable, CustomStringConvert
     }
 
     public var description: String { message }
+    public var errorDescription: String? { message }
+    public var errorClass: ErrorClass { .usage }
 }

@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// Makes text legal XML 1.0: ANSI sequences stripped, forbidden characters replaced with U+FFFD,
 /// markup characters escaped (and line breaks and tabs as character references in attributes).
 public enum XMLText {
@@ -18,7 +20,7 @@ public enum XMLText {
     /// The escaping itself, on the UTF-8 bytes (a Swift string is valid UTF-8, so a byte below 0x80
     /// is a whole character; U+FFFE and U+FFFF are the only other illegal ones).
     static func escapeBytes(_ raw: String, attribute: Bool) -> String {
-        var text = TerminalText.stripANSI(raw)
+        var text = ANSI.strip(raw)
         return text.withUTF8 { bytes in
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count + bytes.count / 8 + 16)
@@ -65,27 +67,5 @@ public enum XMLText {
             }
             return false
         }
-    }
-}
-
-/// ANSI escape removal shared by the text-based reports.
-public enum TerminalText {
-    public static func stripANSI(_ text: String) -> String {
-        guard text.utf8.contains(0x1B) else { return text }
-        var out = String.UnicodeScalarView()
-        var it = text.unicodeScalars.makeIterator()
-        while let s = it.next() {
-            guard s == "\u{1B}" else { out.append(s); continue }
-            guard let kind = it.next() else { break }
-            if kind == "[" {
-                while let c = it.next() { if (0x40...0x7E).contains(c.value) { break } }
-            } else if kind == "]" {
-                while let c = it.next() {
-                    if c == "\u{07}" { break }
-                    if c == "\u{1B}" { _ = it.next(); break }
-                }
-            }
-        }
-        return String(out)
     }
 }

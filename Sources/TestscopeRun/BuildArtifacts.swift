@@ -4,10 +4,32 @@ import TestscopeExecution
 /// The one place that finds what a SwiftPM build left: the bin folder, the test binary in it, the
 /// `codecov` folder and the raw profiles (used by `run`, `flaky` and `report --build-path`).
 public enum BuildArtifacts {
-    /// `swift build --show-bin-path` with the given build arguments (`--package-path`, `-c`, `--scratch-path`, …).
+    /// The bin folder of a build with these arguments (`--package-path`, `-c`, `--scratch-path`, …): the
+    /// `<scratch>/<configuration>` link SwiftPM keeps to it when it is there (reading a link is free; asking
+    /// SwiftPM starts it, a quarter second of CPU), else `swift build --show-bin-path`.
     public static func binPath(swift: URL, buildArguments: [String], environment: [String: String]? = nil) throws -> URL {
+        if let link = configurationLink(buildArguments),
+           let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path) {
+            return target.hasPrefix("/") ? URL(fileURLWithPath: target)
+                : link.deletingLastPathComponent().appendingPathComponent(target).standardizedFileURL
+        }
         let bin = try ProcessRunner.run(swift, ["build"] + buildArguments + ["--show-bin-path"], environment: environment)
         return URL(fileURLWithPath: bin.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// `<scratch>/debug` (or the configuration of `-c`/`--configuration=`): nil without `--scratch-path`,
+    /// with a `--configuration` whose value is the next argument, or for another triple or SDK, whose bin
+    /// folder the link does not point to.
+    static func configurationLink(_ arguments: [String]) -> URL? {
+        func value(after option: String) -> String? {
+            arguments.firstIndex(of: option).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        }
+        guard let scratch = value(after: "--scratch-path"),
+              !arguments.contains(where: { $0.hasPrefix("--triple") || $0.hasPrefix("--swift-sdk") }) else { return nil }
+        let configuration = value(after: "-c")
+            ?? arguments.first { $0.hasPrefix("--configuration=") }.map { String($0.dropFirst("--configuration=".count)) }
+            ?? (arguments.contains("--configuration") ? nil : "debug")
+        return configuration.map { URL(fileURLWithPath: scratch).appendingPathComponent($0) }
     }
 
     /// The test binary SwiftPM builds in a bin folder: `<Package>PackageTests.xctest` (the newest when a

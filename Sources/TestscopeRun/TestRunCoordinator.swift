@@ -9,7 +9,10 @@ public struct TestRunRequest: Sendable {
     public var buildArguments: [String]
     public var filters: [String]
     public var skips: [String]
-    /// Arguments after `--`, for `swift test`.
+    /// Arguments after `--`: for `swift build` (the build and `--show-bin-path`), except the library
+    /// switches (`--disable-xctest`/`--disable-swift-testing`: which libraries run; their `--enable-` forms)
+    /// and `--parallel`/`--no-parallel` (`--no-parallel`: Swift Testing one test at a time), which are
+    /// `swift test`'s and applied by the coordinator (`splitExtraArguments`).
     public var extraArguments: [String]
     /// Logs, event streams and relaunch profiles go here.
     public var artifacts: URL

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeExecution
 
 /// Reads XCTest console output line by line (live or from a log) into results. Lines that belong
 /// to no known kind become the running test's output; a process that dies mid-test leaves that
@@ -150,19 +151,18 @@ public struct XCTestConsoleParser {
 
     /// XCTest prints local time without a zone: `yyyy-MM-dd HH:mm:ss.SSS`.
     static func parseDate(_ text: String) -> Date? {
-        dateLock.lock(); defer { dateLock.unlock() }
-        return dateFormatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        dateFormatter.withLock { $0.date(from: text.trimmingCharacters(in: .whitespaces)) }
     }
 
-    /// One formatter for every line (creating one per line dominated parsing); guarded by a lock.
-    private static let dateFormatter: DateFormatter = {
+    /// One formatter for every line (creating one per line dominated parsing); under a lock, as parsers
+    /// on several threads share it.
+    private static let dateFormatter: Locked<DateFormatter> = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone.current
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        return formatter
+        return Locked(formatter)
     }()
-    private static let dateLock = NSLock()
 
     /// Parses a whole log.
     public static func parse(log: String, moduleForClass: [String: String] = [:], processSignal: Int? = nil) -> [TestCaseResult] {

@@ -214,27 +214,3 @@ public enum XCTestLine: Sendable, Equatable {
                                  relativeStandardDeviation: number(after: "relative standard deviation: ") ?? 0)
     }
 }
-
-/// Removes ANSI escape sequences (CSI and OSC).
-public enum ANSI {
-    public static func strip(_ text: String) -> String {
-        guard text.contains("\u{1B}") else { return text }
-        var out = ""
-        var iterator = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        while let scalar = pending ?? iterator.next() {
-            pending = nil
-            guard scalar == "\u{1B}" else { out.unicodeScalars.append(scalar); continue }
-            guard let kind = iterator.next() else { break }
-            if kind == "[" {
-                while let s = iterator.next() { if (0x40...0x7E).contains(s.value) { break } }
-            } else if kind == "]" {
-                while let s = iterator.next() {
-                    if s == "\u{07}" { break }
-                    if s == "\u{1B}" { _ = iterator.next(); break }
-                }
-            }
-        }
-        return out
-    }
-}

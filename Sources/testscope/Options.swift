@@ -22,12 +22,16 @@ struct OutputOptions: ParsableArguments {
 
     /// The formats asked for (nil: the command's default), among the ones the command writes.
     func formats(supported: [ReportFormat] = ReportFormat.coverageFormats) throws -> [ReportFormat]? {
-        do {
-            let formats = try ReportFormat.parse(format, supported: supported, defaults: [])
-            return formats.isEmpty ? nil : formats
-        } catch let error as ReportFormatError {
-            throw ValidationError(error.message)
-        }
+        let formats = try usage { try ReportFormat.parse(format, supported: supported, defaults: []) }
+        return formats.isEmpty ? nil : formats
+    }
+
+    /// The settings these options describe (formats, folder and `--history`), before the command's own.
+    func settings(supported: [ReportFormat] = ReportFormat.coverageFormats,
+                  history: HistoryOption? = nil) throws -> ReportSettings {
+        var settings = ReportSettings(formats: try formats(supported: supported), output: output.map(absoluteURL))
+        settings.history = history?.history.map(absoluteURL)
+        return settings
     }
 
     var terminal: Terminal { Terminal.detect(quiet: quiet, noColor: noColor, verbose: verbose) }
@@ -46,13 +50,7 @@ struct TestSelectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Leave out tests matching this regular expression (repeatable; as swift test --skip).", valueName: "regex"))
     var skip: [String] = []
 
-    func validate() throws {
-        for (name, patterns) in [("--filter", filter), ("--skip", skip)] {
-            for pattern in patterns where (try? NSRegularExpression(pattern: pattern)) == nil {
-                throw ValidationError("\(name) '\(pattern)' is not a regular expression")
-            }
-        }
-    }
+    func validate() throws { try usage { try BuildSelection(filters: filter, skips: skip).validate() } }
 }
 
 /// How the tests are built: `-c` and the build folder, given to `swift build`.
@@ -62,10 +60,12 @@ struct BuildOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The build folder, given to swift build (flaky's default: .build/testscope-flaky in the package).", valueName: "dir"))
     var scratchPath: String?
 
-    func validate() throws {
-        if let configuration, !["debug", "release"].contains(configuration) {
-            throw ValidationError("-c/--configuration takes debug or release, not \(configuration)")
-        }
+    func validate() throws { try usage { try BuildSelection(configuration: configuration).validate() } }
+
+    /// These options with the filters of `tests`: the build selection `run` and `flaky` share.
+    func selection(_ tests: TestSelectionOptions) -> BuildSelection {
+        BuildSelection(filters: tests.filter, skips: tests.skip, configuration: configuration,
+                       scratchPath: scratchPath.map(absoluteURL))
     }
 }
 
@@ -99,43 +99,34 @@ struct CoverageOptions: ParsableArguments {
     @Flag(name: .long, help: "Write --baseline FILE from this report instead of comparing (on the main branch).") var updateBaseline = false
     @Option(name: .long, help: ArgumentHelp("Percentage points the total line coverage may drop below the baseline's.", valueName: "N")) var baselineTolerance: Double = 0
 
-    func validate() throws {
-        _ = try parsedWatermarks()
-        if FileRows(parsing: showFiles) == nil { throw ValidationError("--show-files takes a number of files or 'all', not \(showFiles)") }
-        for (name, value) in [("--fail-under-lines", failUnderLines), ("--fail-under-functions", failUnderFunctions),
-                              ("--fail-under-regions", failUnderRegions), ("--fail-under-file", failUnderFile),
-                              ("--fail-under-diff", failUnderDiff), ("--fail-under-diff-regions", failUnderDiffRegions)] {
-            if let value, !(0...100).contains(value) { throw ValidationError("\(name) takes a percentage from 0 to 100, not \(value)") }
-        }
-        if (maxUncoveredDiffLines ?? 0) < 0 || !(0...100).contains(baselineTolerance) { throw ValidationError("--max-uncovered-diff-lines takes a count >= 0, --baseline-tolerance 0 to 100 points") }
-        if diffBase == nil, failUnderDiff != nil || failUnderDiffRegions != nil || maxUncoveredDiffLines != nil { throw ValidationError("--fail-under-diff, --fail-under-diff-regions and --max-uncovered-diff-lines need --diff-base REF") }
-        if updateBaseline, baseline == nil { throw ValidationError("--update-baseline needs --baseline FILE (the file to write)") }
-        for pattern in include + exclude { do { _ = try Glob(pattern) } catch { throw ValidationError(error.localizedDescription) } }
-        for value in pathEquivalence { do { _ = try PathEquivalence(parsing: value) } catch { throw ValidationError(error.localizedDescription) } }
-    }
+    func validate() throws { _ = try settings(ReportSettings()) }
 
-    func parsedWatermarks() throws -> Watermarks {
-        guard let parsed = Watermarks(parsing: watermarks) else {
-            throw ValidationError("--watermarks takes LOW,HIGH percentages with LOW <= HIGH, e.g. 50,80")
-        }
-        return parsed
-    }
-
-    /// The settings these options and `output` describe.
-    func settings(_ output: OutputOptions) throws -> ReportSettings {
-        var settings = ReportSettings(formats: try output.formats(), output: output.output.map(absoluteURL))
+    /// `base` (formats and folder) with these options, parsed and checked by the library (`ReportSettings.parse`).
+    func settings(_ base: ReportSettings) throws -> ReportSettings {
+        var settings = base
         (settings.include, settings.exclude, settings.showMissing) = (include, exclude, showMissing)
-        settings.showFiles = FileRows(parsing: showFiles) ?? .worst(10)
-        settings.pathEquivalences = try pathEquivalence.map(PathEquivalence.init(parsing:))
-        settings.watermarks = try parsedWatermarks()
-        settings.gate = CoverageGate(lines: failUnderLines, functions: failUnderFunctions, regions: failUnderRegions, perFileLines: failUnderFile,
-                                     diffLines: failUnderDiff, diffRegions: failUnderDiffRegions, maxUncoveredDiffLines: maxUncoveredDiffLines)
-        (settings.pullRequest.diffBase, settings.pullRequest.includeUncommitted, settings.pullRequest.baseline) = (diffBase, diffIncludeUncommitted, baseline.map(absoluteURL))
-        (settings.pullRequest.updateBaseline, settings.pullRequest.baselineTolerance) = (updateBaseline, baselineTolerance)
+        settings.gate = CoverageGate(lines: failUnderLines, functions: failUnderFunctions, regions: failUnderRegions,
+                                     perFileLines: failUnderFile, diffLines: failUnderDiff, diffRegions: failUnderDiffRegions,
+                                     maxUncoveredDiffLines: maxUncoveredDiffLines)
+        (settings.pullRequest.diffBase, settings.pullRequest.includeUncommitted) = (diffBase, diffIncludeUncommitted)
+        (settings.pullRequest.baseline, settings.pullRequest.updateBaseline) = (baseline.map(absoluteURL), updateBaseline)
+        settings.pullRequest.baselineTolerance = baselineTolerance
         (settings.llvmCov, settings.llvmProfdata, settings.templates) = (llvmCov, llvmProfdata, templates.map(absoluteURL))
         (settings.junitStrict, settings.htmlSingleFile) = (junitStrict, htmlSingleFile)
         (settings.engine, settings.keepLLVMArtifacts, settings.allowMismatchedProfile) = (engine, keepLLVMArtifacts, allowMismatchedProfile)
+        try usage { try settings.parse(watermarks: watermarks, showFiles: showFiles, pathEquivalences: pathEquivalence) }
         return settings
+    }
+}
+
+/// Runs a check of the library: its error (a `UsageError`, a glob's) becomes a usage error that points to the help.
+func usage<Result>(_ check: () throws -> Result) throws -> Result {
+    do {
+        return try check()
+    } catch let error as ValidationError {
+        throw error
+    } catch {
+        throw ValidationError(error.localizedDescription)
     }
 }
 

@@ -112,7 +112,7 @@ final class PipelineTests: XCTestCase {
         var settings = ReportSettings(output: output)
         settings.keepLLVMArtifacts = true  // the native engine's report, and llvm-cov's export of the same profiles
         var request = RunRequest(packageRoot: package("Shapes"), settings: settings)
-        request.scratchPath = package("Shapes").appendingPathComponent(".build-kit-tests")
+        request.selection.scratchPath = package("Shapes").appendingPathComponent(".build-kit-tests")
         let outcome = try pipeline.run(request)
         XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
         let tests = try XCTUnwrap(outcome.tests)
@@ -143,5 +143,26 @@ final class PipelineTests: XCTestCase {
 
         request.mode = .order([victim, polluter], repeat: 1)
         XCTAssertEqual(try pipeline.flaky(request).status, .success, console.outputText)
+    }
+
+    /// `flaky` detection in-process: three seeded orders of the fixture's CacheTests find the planted
+    /// victim with its polluter and its cleaner (as `testscope flaky --filter CacheTests --seed 1 --runs 3`).
+    func testFlakyDetectsThePlantedVictimInProcess() throws {
+        let victim = "FlakyTests.CacheTests/testA_lookupStartsEmpty"
+        var request = FlakyRequest(packageRoot: package("Flaky"), settings: ReportSettings(formats: [.json], output: output))
+        request.selection.filters = ["CacheTests"]
+        (request.seed, request.runs, request.jobs) = (1, 3, 2)
+        let outcome = try pipeline.flaky(request)
+        XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
+        let findings = try XCTUnwrap(outcome.flaky?.findings)
+        XCTAssertEqual(findings.filter(\.classification.isFlaky).map(\.id), [victim])
+        let finding = try XCTUnwrap(findings.first { $0.id == victim })
+        XCTAssertEqual(finding.classification, .odVictim)
+        XCTAssertEqual(finding.polluterGroups, [["FlakyTests.CacheTests/testB_storeKeepsValue"]])
+        XCTAssertEqual(finding.cleaners, ["FlakyTests.CacheTests/testC_clearEmptiesCache"])
+        XCTAssertEqual(finding.failingOrder, ["FlakyTests.CacheTests/testB_storeKeepsValue", victim])
+        XCTAssertTrue(console.diagnosticsText.contains("testscope: warning: 1 flaky test(s): \(victim) (od-victim)"),
+                      console.diagnosticsText)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("flaky.json").path))
     }
 }

@@ -1,3 +1,4 @@
+import TestscopeExecution
 import XCTest
 @testable import TestscopeReports
 
@@ -28,7 +29,7 @@ final class XMLTextTests: XCTestCase {
     /// XML 1.0's rules scalar by scalar (how Testscope escaped before it worked on bytes).
     static func oracle(_ raw: String, attribute: Bool) -> String {
         var out = ""
-        for scalar in TerminalText.stripANSI(raw).unicodeScalars {
+        for scalar in ANSI.strip(raw).unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"

@@ -70,44 +70,19 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                var settings = ReportSettings(formats: try outputOptions.formats(supported: ReportFormat.flakyFormats),
-                                              output: outputOptions.output.map(absoluteURL))
-                settings.history = history.history.map(absoluteURL)
+                let settings = try outputOptions.settings(supported: ReportFormat.flakyFormats, history: history)
                 var request = FlakyRequest(packageRoot: absoluteURL(packagePath), settings: settings)
                 request.seed = try seed.map(OrderPlan.parseSeed)
                 if let replay { request.mode = .replay(run: replay, repeat: `repeat`) }
                 if let orderFile { request.mode = .orderFile(absoluteURL(orderFile), repeat: `repeat`) }
-                if let order {
-                    let ids = order.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                    request.mode = .order(ids, repeat: `repeat`)
-                }
-                request.runs = runs
-                request.jobs = jobs
-                request.testTimeout = testTimeout
-                request.filters = selection.filter
-                request.skips = selection.skip
-                request.quarantineFile = quarantine.map(absoluteURL)
-                request.failOnFlaky = failOnFlaky
-                request.shuffleSwiftTestingTests = shuffleSwiftTestingTests
-                request.scratchPath = build.scratchPath.map(absoluteURL)
-                request.configuration = build.configuration
-                request.buildArguments = buildArguments
-                request.commandPrefix = commandPrefix()
+                if let order { request.mode = .order(FlakyRequest.orderIDs(order), repeat: `repeat`) }
+                (request.runs, request.jobs, request.testTimeout) = (runs, jobs, testTimeout)
+                (request.quarantineFile, request.failOnFlaky) = (quarantine.map(absoluteURL), failOnFlaky)
+                (request.shuffleSwiftTestingTests, request.buildArguments) = (shuffleSwiftTestingTests, buildArguments)
+                request.selection = build.selection(selection)
+                request.commandPrefix = request.reproductionPrefix(packagePath: packagePath, scratchPath: build.scratchPath)
                 return try pipeline.flaky(request)
             }
-        }
-
-        /// `testscope flaky [--package-path P] [--scratch-path S] [-c C] [--filter …] [--skip …]` as the user
-        /// typed them (a replay writes no report, so `--output` is left out).
-        private func commandPrefix() -> String {
-            var parts = ["testscope", "flaky"]
-            if packagePath != "." { parts += ["--package-path", Reproduction.quote(packagePath)] }
-            if let scratchPath = build.scratchPath { parts += ["--scratch-path", Reproduction.quote(scratchPath)] }
-            if shuffleSwiftTestingTests { parts.append("--shuffle-swift-testing-tests") }
-            if let configuration = build.configuration { parts += ["-c", configuration] }
-            for f in selection.filter { parts += ["--filter", Reproduction.quote(f)] }
-            for s in selection.skip { parts += ["--skip", Reproduction.quote(s)] }
-            return parts.joined(separator: " ")
         }
     }
 }

@@ -21,20 +21,14 @@ extension Testscope {
             @Flag(name: .long, help: "Only errors and the history.") var quiet = false
 
             func validate() throws {
-                if let since, Self.date(since) == nil { throw ValidationError("--since takes a date (2026-11-01) or an ISO 8601 instant (2026-11-01T12:00:00Z), not \(since)") }
-            }
-
-            static func date(_ text: String) -> Date? {
-                let full = ISO8601DateFormatter()
-                let day = ISO8601DateFormatter()
-                day.formatOptions = [.withFullDate]
-                return full.date(from: text) ?? day.date(from: text)
+                if let since { _ = try usage { try HistoryRequest.since(since) } }
             }
 
             func run() throws {
                 try execute(terminal: Terminal.detect(quiet: quiet, noColor: true)) { pipeline in
                     var request = HistoryRequest(file: absoluteURL(file))
-                    (request.since, request.branch, request.output) = (since.flatMap(Self.date), branch, output.map(absoluteURL))
+                    request.since = try since.map(HistoryRequest.since)
+                    (request.branch, request.output) = (branch, output.map(absoluteURL))
                     return try pipeline.history(request)
                 }
             }

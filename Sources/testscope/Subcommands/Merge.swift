@@ -35,8 +35,9 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                var request = MergeRequest(packageRoot: absoluteURL(packagePath), shards: shards.map(absoluteURL), settings: try coverage.settings(outputOptions))
-                request.settings.history = history.history.map(absoluteURL)
+                let settings = try coverage.settings(outputOptions.settings(history: history))
+                var request = MergeRequest(packageRoot: absoluteURL(packagePath), shards: shards.map(absoluteURL),
+                                           settings: settings)
                 (request.binary, request.buildPath) = (binary.map(absoluteURL), buildPath.map(absoluteURL))
                 return try pipeline.merge(request)
             }

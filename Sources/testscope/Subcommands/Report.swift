@@ -58,16 +58,14 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                if let testsFor {
-                    return try pipeline.perTest(try PerTestQuery.testsFor(testsFor), packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
-                }
-                if let coveredBy {
-                    return try pipeline.perTest(.coveredBy(test: coveredBy), packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
-                }
-                var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
-                (request.exports, request.profiles, request.binaries) = (export.map(absoluteURL), profile.map(absoluteURL), binary.map(absoluteURL))
-                (request.buildPath, request.testList, request.settings.scratchPath) = (buildPath.map(absoluteURL), testList.map(absoluteURL), scratchPath.map(absoluteURL))
-                (request.testLogs, request.eventStreams, request.junit) = (testLog.map(absoluteURL), eventStream.map(absoluteURL), junitInput.map(absoluteURL))
+                let settings = try coverage.settings(outputOptions.settings())
+                var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: settings)
+                request.perTest = try testsFor.map(PerTestQuery.testsFor) ?? coveredBy.map(PerTestQuery.coveredBy(test:))
+                request.exports = export.map(absoluteURL)
+                (request.profiles, request.binaries) = (profile.map(absoluteURL), binary.map(absoluteURL))
+                (request.buildPath, request.testList) = (buildPath.map(absoluteURL), testList.map(absoluteURL))
+                (request.testLogs, request.eventStreams) = (testLog.map(absoluteURL), eventStream.map(absoluteURL))
+                (request.junit, request.settings.scratchPath) = (junitInput.map(absoluteURL), scratchPath.map(absoluteURL))
                 return try pipeline.report(request)
             }
         }

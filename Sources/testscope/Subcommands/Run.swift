@@ -44,15 +44,12 @@ extension Testscope {
 
         func run() throws {
             try execute(outputOptions) { pipeline in
-                var request = RunRequest(packageRoot: absoluteURL(packagePath), settings: try coverage.settings(outputOptions))
-                request.settings.history = history.history.map(absoluteURL)
-                request.configuration = build.configuration
-                request.scratchPath = build.scratchPath.map(absoluteURL)
-                request.filters = selection.filter
-                request.skips = selection.skip
-                (request.testTimeout, request.buildArguments, request.atomicCounters) = (testTimeout, buildArguments, atomicCounters)
-                (request.shard, request.shardTimings) = (shard.flatMap(TestShard.init(parsing:)), shardTimings.map(absoluteURL))
-                request.perTestCoverage = perTestCoverage
+                var request = RunRequest(packageRoot: absoluteURL(packagePath),
+                                         settings: try coverage.settings(outputOptions.settings(history: history)))
+                (request.selection, request.testTimeout) = (build.selection(selection), testTimeout)
+                (request.buildArguments, request.atomicCounters) = (buildArguments, atomicCounters)
+                (request.perTestCoverage, request.shardTimings) = (perTestCoverage, shardTimings.map(absoluteURL))
+                request.shard = shard.flatMap(TestShard.init(parsing:))
                 return try pipeline.run(request)
             }
         }

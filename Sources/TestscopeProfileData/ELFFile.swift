@@ -91,7 +91,7 @@ public struct ELFFile: Sendable {
     /// covfun section of an 800-file package was copied three times on its way in.
     public func bytes(of sections: [Section], aligningEachTo alignment: Int) throws -> [UInt8] {
         let sizes = sections.map { $0.hasNoBits ? 0 : $0.size }
-        for (section, size) in zip(sections, sizes) where section.offset > fileSize || size > fileSize - section.offset {
+        for (section, size) in zip(sections, sizes) where size > 0 && (section.offset > fileSize || size > fileSize - section.offset) {
             throw ProfileDataError.truncated("ELF: \(size) bytes at offset \(section.offset) past the end of \(fileSize)")
         }
         let padded = sizes.map { (Int($0) + alignment - 1) / alignment * alignment }

@@ -18,8 +18,8 @@ public struct RawProfile: Sendable {
     /// GNU build IDs of the instrumented binaries, lower-case hex.
     public var binaryIDs: [String]
     public var records: [RawProfileRecord]
-    /// The names section as stored: the counters are keyed by NameRef, so a report never needs
-    /// the names, and decoding a String per function of every profile was wasted work.
+    /// The names section as stored (checked when read): the counters are keyed by NameRef, so a
+    /// report never needs the names, and a String per function of every profile was wasted work.
     var namesSection: [UInt8]
 
     /// The PGO names of the names section, in order.
@@ -171,6 +171,8 @@ public enum RawProfileReader {
         }
 
         let namesBytes = Array(reader.bytes[namesOffset..<(namesOffset + Int(namesSize))])
+        // Checked as before (a corrupt names section is a corrupt profile), without a String per name.
+        _ = try ProfileNames.payload(namesBytes, context: "profraw names")
         try reader.seek(to: values.offset)
         return RawProfile(version: version, binaryIDs: binaryIDs, records: records, namesSection: namesBytes)
     }

@@ -49,6 +49,22 @@ final class MutationTests: XCTestCase {
         XCTAssertTrue(mapping.functions.allSatisfy { $0.pgoName != nil })
     }
 
+    /// The names section is not decoded into names any more, but still checked: garbage there is a
+    /// corrupt profile, as it is for llvm-profdata.
+    func testARawProfilesCorruptNamesSectionIsRefused() throws {
+        var bytes = try corpus("shapes-xctest.profraw")
+        func u64(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        // Header fields: BinaryIdsSize, NumData, padding, NumCounters, padding, NumBitmapBytes, padding, NamesSize.
+        let namesOffset = 128 + u64(16) + u64(24) * 64 + u64(32) + u64(40) * 8 + u64(48) + u64(56) + u64(64)
+        let namesSize = u64(72)
+        XCTAssertGreaterThan(namesSize, 4)
+        XCTAssertNoThrow(try RawProfileReader.read(bytes: bytes))
+        for i in namesOffset..<namesOffset + namesSize { bytes[i] = 0xff }
+        XCTAssertThrowsError(try RawProfileReader.read(bytes: bytes)) { error in
+            XCTAssertNotNil(error as? ProfileDataError, "\(error)")
+        }
+    }
+
     func testSeededMutationsNeverCrash() throws {
         let covmap = try corpus("shapes.covmap"), covfun = try corpus("shapes.covfun"), names = try corpus("shapes.prf_names")
         let files = ["shapes-xctest.profraw", "shapes-truncated.profraw", "shapes.profdata",

@@ -21,4 +21,26 @@ final class BuildArtifactsTests: XCTestCase {
         XCTAssertEqual(profiles.merged.map(\.lastPathComponent), ["all.profdata"])
         XCTAssertEqual(BuildArtifacts.profiles(in: bin).raw.count, 2)
     }
+
+    /// The bin folder is read from SwiftPM's `<scratch>/<configuration>` link without starting SwiftPM,
+    /// only when the arguments name the scratch folder and no other triple or SDK.
+    func testTheBinFolderIsTheConfigurationLinkWhenThere() throws {
+        XCTAssertEqual(BuildArtifacts.configurationLink(["--scratch-path", "/s"])?.path, "/s/debug")
+        XCTAssertEqual(BuildArtifacts.configurationLink(["--scratch-path", "/s", "-c", "release"])?.path, "/s/release")
+        XCTAssertEqual(BuildArtifacts.configurationLink(["--configuration=release", "--scratch-path", "/s"])?.path, "/s/release")
+        XCTAssertNil(BuildArtifacts.configurationLink(["--scratch-path", "/s", "--configuration", "release"]))
+        XCTAssertNil(BuildArtifacts.configurationLink(["-c", "release"]), "no scratch folder named")
+        XCTAssertNil(BuildArtifacts.configurationLink(["--scratch-path", "/s", "--triple", "wasm32-unknown-wasi"]))
+
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("scratch-\(UUID().uuidString)")
+        let bin = scratch.appendingPathComponent("x86_64-unknown-linux-gnu/debug")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try FileManager.default.createSymbolicLink(atPath: scratch.appendingPathComponent("debug").path,
+                                                   withDestinationPath: "x86_64-unknown-linux-gnu/debug")
+        // A swift that does not exist: the link must be enough.
+        let found = try BuildArtifacts.binPath(swift: URL(fileURLWithPath: "/nonexistent/swift"),
+                                               buildArguments: ["--scratch-path", scratch.path])
+        XCTAssertEqual(found.standardizedFileURL.path, bin.standardizedFileURL.path)
+    }
 }

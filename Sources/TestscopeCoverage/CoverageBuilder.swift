@@ -96,9 +96,7 @@ public struct CoverageBuilder {
         let single = sources.count == 1
         var segmentsByFile: [String: [[ExportSegment]]] = [:]
         var linesByFile: [String: (lines: LineTable, source: SourceFacts?)] = [:]
-        var functionsByFile: [String: [FunctionRecord]] = [:]
-        var interned: [String: String] = [:]
-        let pool = RegionPool()
+        var functionsByFile: [String: FileRecords] = [:]
         let equivalences = options.pathEquivalences
         let filter = CachedSourceFilter(options.filter)
         let session = options.needsFunctionNames ? options.demangler.session() : nil
@@ -114,26 +112,42 @@ public struct CoverageBuilder {
             }
             for (file, result) in zip(batch, computed) { linesByFile[file.path] = result }
         }
+        func addFile(_ file: ExportFile, source: any CoverageRecordSource) throws -> String {
+            guard let segments = file.segments else { throw CoverageError.summaryOnlyExport(path: source.name) }
+            let path = PathEquivalence.apply(equivalences, to: file.filename)
+            if single {
+                pending.append((path, segments))
+                if pending.count >= Self.batchSize { computePending() }
+            } else {
+                segmentsByFile[path, default: []].append(segments)
+            }
+            return path
+        }
+        func addRecords(_ records: FileRecords, path: String) {
+            var records = records
+            if let session { for i in records.records.indices { records.records[i].nameIndex = session.add(records.records[i].mangledName) } }
+            if functionsByFile[path] == nil { functionsByFile[path] = records } else { functionsByFile[path]!.append(records) }
+        }
+        let includeFile = { (name: String) in filter.includes(PathEquivalence.apply(equivalences, to: name)) }
         for source in sources {
+            if let native = source as? NativeRecordSource {
+                // The native engine hands each file with its functions' records.
+                try native.readByFile(includeFile: includeFile) { file, records in
+                    addRecords(records, path: try addFile(file, source: native))
+                }
+                continue
+            }
             try source.read(
-                includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
-                onFile: { file in
-                    guard let segments = file.segments else { throw CoverageError.summaryOnlyExport(path: source.name) }
-                    let path = PathEquivalence.apply(equivalences, to: file.filename)
-                    interned[path] = path
-                    if single {
-                        pending.append((path, segments))
-                        if pending.count >= Self.batchSize { computePending() }
-                    } else {
-                        segmentsByFile[path, default: []].append(segments)
-                    }
-                },
+                includeFile: includeFile,
+                onFile: { file in _ = try addFile(file, source: source) },
                 onFunction: { function in
-                    guard var file = FunctionRecord.mainFile(of: function, equivalences: equivalences), filter.includes(file),
-                          var record = FunctionRecord(function, pool: pool) else { return }
-                    if let shared = interned[file] { file = shared } else { interned[file] = file }
-                    record.nameIndex = session?.add(record.mangledName) ?? -1
-                    functionsByFile[file, default: []].append(record)
+                    guard let file = FunctionRecord.mainFile(of: function, equivalences: equivalences), filter.includes(file) else { return }
+                    var records = functionsByFile.removeValue(forKey: file) ?? FileRecords()
+                    if var record = FunctionRecord(function, pool: records.pool) {
+                        record.nameIndex = session?.add(record.mangledName) ?? -1
+                        records.records.append(record)
+                    }
+                    functionsByFile[file] = records
                 })
         }
         computePending()
@@ -147,20 +161,22 @@ public struct CoverageBuilder {
         // model building, and the names are filled in afterwards.
         let names = Locked<DemangledNames?>(nil)
         let demangling = session.map { session in BlockingTask { let map = session.finish(); names.withLock { $0 = map } } }
-        // Records merged first (that writes the pool); then the files are built on every core (the
-        // pool only read), their warnings kept in file order.
-        var inputs: [(path: String, lines: LineTable, source: SourceFacts?, records: [FunctionRecord])] = []
+        // The files are built on every core (each with its own records and pool: records of the same
+        // symbol merged there), their warnings kept in file order.
+        var inputs: [(path: String, lines: LineTable, source: SourceFacts?, records: FileRecords)] = []
         inputs.reserveCapacity(linesByFile.count)
         for path in linesByFile.keys.sorted() {
             let (lines, source) = linesByFile.removeValue(forKey: path)!
-            let records = FunctionRecord.mergeAcrossExports(functionsByFile.removeValue(forKey: path) ?? [], pool: pool)
-            inputs.append((path, lines, source, records))
+            inputs.append((path, lines, source, functionsByFile.removeValue(forKey: path) ?? FileRecords()))
         }
+        functionsByFile = [:]
         let built = Parallel.map(inputs.count) { i -> (FileCoverage, [Diagnostic]) in
             var fileWarnings: [Diagnostic] = []
             let input = inputs[i]
-            let file = buildFile(path: input.path, lines: input.lines, source: input.source, records: input.records, pool: pool,
-                                 warnings: &fileWarnings)
+            var records = input.records
+            records.mergeSameSymbols()
+            let file = buildFile(path: input.path, lines: input.lines, source: input.source, records: records.records,
+                                 pool: records.pool, warnings: &fileWarnings)
             return (file, fileWarnings)
         }
         inputs = []

@@ -108,4 +108,36 @@ public struct NativeRecordSource: CoverageRecordSource {
             start += batch.count
         }
     }
+
+    /// What `read` hands over, file by file, as the model takes it: each included file's segments
+    /// with the records of the functions defined in it (made on every core with the segments, from
+    /// the records in place: no export-shaped copy, no second pass over the functions).
+    func readByFile(includeFile: (String) -> Bool, onFile: (ExportFile, FileRecords) throws -> Void) throws {
+        guard let functions = records.withLock({ records in defer { records = nil }; return records }) else {
+            preconditionFailure("NativeRecordSource is read once")
+        }
+        let index = FilenameIndex(functions)
+        let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
+        var start = 0
+        while start < included.count {
+            let batch = included[start..<min(start + Self.batchSize, included.count)]
+            let built = Parallel.map(batch.count) { i -> (ExportFile, FileRecords) in
+                let filename = batch[batch.startIndex + i]
+                var builder = SegmentBuilder()
+                var records = FileRecords()
+                for f in index.records(for: filename) {
+                    let function = functions[f]
+                    let ids = FileIDs(of: function, equalTo: filename)
+                    for region in function.regions where ids.contains(region.fileID) { builder.add(region) }
+                    if let main = function.mainFileID, ids.contains(UInt32(main)),
+                       let record = FunctionRecord(function, mainID: main, pool: records.pool) {
+                        records.records.append(record)
+                    }
+                }
+                return (ExportFile(filename: filename, segments: builder.build()), records)
+            }
+            for (file, records) in built { try onFile(file, records) }
+            start += batch.count
+        }
+    }
 }

@@ -1,126 +1,22 @@
-/// A code region reduced to what the totals need: its start line and whether it ran, in 4 bytes
-/// (an export's regions are held until every function is read).
-struct CompactRegion {
-    private var bits: UInt32
-
-    init(lineStart: UInt32, executed: Bool) {
-        bits = min(lineStart, 0x7FFF_FFFF) | (executed ? 0x8000_0000 : 0)
-    }
-
-    var lineStart: UInt32 { bits & 0x7FFF_FFFF }
-    var executed: Bool {
-        get { bits & 0x8000_0000 != 0 }
-        set { bits = newValue ? bits | 0x8000_0000 : bits & 0x7FFF_FFFF }
-    }
-    var executionCount: UInt64 { executed ? 1 : 0 }
-}
-
-/// Every function record's code regions, one after the other (one array instead of one per record).
-final class RegionPool {
-    var regions: [CompactRegion] = []
-
-    func slice(_ start: Int32, _ count: Int32) -> ArraySlice<CompactRegion> {
-        regions[Int(start)..<Int(start) + Int(count)]
-    }
-}
-
-/// A function record reduced to what the model needs: its main file's code regions (in a pool).
-struct FunctionRecord {
-    var mangledName: String
-    /// The name's index in the demangling session (-1: not demangled).
-    var nameIndex: Int32 = -1
-    var count: UInt64
-    /// Code regions in the function's own file, in export order: `regionCount` from `regionStart` in the pool.
-    var regionStart: Int32
-    var regionCount: Int32
-    var start: (line: UInt32, column: UInt32)
-    var end: (line: UInt32, column: UInt32)
-
-    /// The file the function is defined in (after --path-equivalence).
-    static func mainFile(of function: ExportFunction, equivalences: [PathEquivalence]) -> String? {
-        function.mainFileID.map { PathEquivalence.apply(equivalences, to: function.filenames[$0]) }
-    }
-
-    init?(_ function: ExportFunction, pool: RegionPool) {
-        guard let mainID = function.mainFileID else { return nil }
-        // The main file's code regions, read in place (no filtered copy: one allocation less per function).
-        let regions = function.regions
-        func isCode(_ r: ExportRegion) -> Bool { r.kind == .code && Int(r.fileID) == mainID }
-        guard let first = regions.first(where: isCode) else { return nil }
-        mangledName = function.name
-        count = function.count
-        regionStart = Int32(pool.regions.count)
-        start = (first.lineStart, first.columnStart)
-        end = (first.lineEnd, first.columnEnd)
-        var code: Int32 = 0
-        for r in regions where isCode(r) {
-            pool.regions.append(CompactRegion(lineStart: r.lineStart, executed: r.executionCount > 0 && r.executionCount != LineCoverage.unreliableCount))
-            code += 1
-            if (r.lineStart, r.columnStart) < start { start = (r.lineStart, r.columnStart) }
-            if (r.lineEnd, r.columnEnd) > end { end = (r.lineEnd, r.columnEnd) }
-        }
-        regionCount = code
-    }
-
-    /// Adds the counts of the same function from another export.
-    mutating func add(_ other: FunctionRecord, pool: RegionPool) {
-        count = Self.saturatingAdd(count, other.count)
-        if other.regionCount == regionCount {
-            for i in 0..<Int(regionCount) where pool.regions[Int(other.regionStart) + i].executed {
-                pool.regions[Int(regionStart) + i].executed = true
-            }
-        }
-    }
-
-    static func saturatingAdd(_ a: UInt64, _ b: UInt64) -> UInt64 {
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        return overflow ? .max : sum
-    }
-
-    /// Records of the same symbol from several exports become one.
-    static func mergeAcrossExports(_ records: [FunctionRecord], pool: RegionPool) -> [FunctionRecord] {
-        var order: [String] = []
-        var byName: [String: FunctionRecord] = [:]
-        for record in records {
-            if byName[record.mangledName] == nil {
-                order.append(record.mangledName)
-                byName[record.mangledName] = record
-            } else {
-                byName[record.mangledName]!.add(record, pool: pool)
-            }
-        }
-        return order.map { byName[$0]! }
-    }
-}
-
 /// Groups a file's function records into source functions: records that start at the same place
 /// are instantiations of one function; closures and autoclosures go under the innermost enclosing
 /// function; functions starting on excluded lines are dropped.
+///
+/// Groups are record indices (a first record and a chain), not arrays of copied records: the
+/// grouping was 10 % of the text report's CPU at 800 files, most of it allocations and retains.
 struct FunctionGrouper {
     let records: [FunctionRecord]
     let pool: RegionPool
     let excluded: Set<UInt32>
     let lines: LineTable
 
-    /// Records sharing a start position.
+    /// Records sharing a start position: the first record, the others chained through `next`.
     struct Group {
-        var records: [FunctionRecord]
-        var name: String
+        var first: Int32
+        var last: Int32
         var start: (line: UInt32, column: UInt32)
         var end: (line: UInt32, column: UInt32)
-
-        init(records: [FunctionRecord], name: String) {
-            self.records = records
-            self.name = name
-            start = records[0].start
-            end = records.map(\.end).max { ($0.line, $0.column) < ($1.line, $1.column) }!
-        }
-
-        mutating func add(_ record: FunctionRecord) {
-            records.append(record)
-            if (record.end.line, record.end.column) > (end.line, end.column) { end = record.end }
-        }
-        var count: UInt64 { records.reduce(0) { FunctionRecord.saturatingAdd($0, $1.count) } }
+        var isClosure: Bool
 
         func contains(_ position: (line: UInt32, column: UInt32)) -> Bool {
             (start.line, start.column) <= (position.line, position.column)
@@ -133,34 +29,36 @@ struct FunctionGrouper {
 
     /// The source functions, and the start line of every code region the totals count (for diff coverage).
     func functionsAndRegions() -> (functions: [FunctionCoverage], regions: [RegionStart]) {
+        let (groups, next) = self.groups()
         var regionStarts: [RegionStart] = []
-        var parents: [Group] = []
-        var closures: [Group] = []
-        for group in groups() {
-            let closure = SwiftDemangler.isMangledClosure(SwiftDemangler.symbol(in: group.records[0].mangledName))
-                || SwiftDemangler.isClosure(group.name)
-            if closure { closures.append(group) } else { parents.append(group) }
+        var parents: [Int] = []
+        var closures: [Int] = []
+        for g in groups.indices {
+            if groups[g].isClosure { closures.append(g) } else { parents.append(g) }
         }
-        var children: [[Group]] = Array(repeating: [], count: parents.count)
-        var orphans: [Group] = []
+        // Each closure under the parent with the smallest span that contains its start (the first such).
+        var children: [[Int]] = Array(repeating: [], count: parents.count)
+        var orphans: [Int] = []
         for closure in closures {
-            let candidates = parents.indices.filter { parents[$0].contains(closure.start) }
-            if let best = candidates.min(by: { parents[$0].span < parents[$1].span }) {
-                children[best].append(closure)
-            } else {
-                orphans.append(closure)
+            var best = -1
+            for p in parents.indices where groups[parents[p]].contains(groups[closure].start) {
+                if best < 0 || groups[parents[p]].span < groups[parents[best]].span { best = p }
             }
+            if best >= 0 { children[best].append(closure) } else { orphans.append(closure) }
         }
         var result: [FunctionCoverage] = []
-        for (i, parent) in parents.enumerated() where !excluded.contains(parent.start.line) {
-            result.append(coverage(of: parent, closures: children[i], regionStarts: &regionStarts))
+        result.reserveCapacity(parents.count + orphans.count)
+        for (i, parent) in parents.enumerated() where !isExcluded(groups[parent].start.line) {
+            result.append(coverage(of: parent, groups, next, closures: children[i], regionStarts: &regionStarts))
         }
-        for orphan in orphans where !excluded.contains(orphan.start.line) {
-            result.append(coverage(of: orphan, closures: [], regionStarts: &regionStarts))
+        for orphan in orphans where !isExcluded(groups[orphan].start.line) {
+            result.append(coverage(of: orphan, groups, next, closures: [], regionStarts: &regionStarts))
         }
         regionStarts.sort { $0.line < $1.line }
         return (result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }, regionStarts)
     }
+
+    private func isExcluded(_ line: UInt32) -> Bool { !excluded.isEmpty && excluded.contains(line) }
 
     /// Records at the same start (closures and functions apart) are instantiations of one function.
     struct GroupKey: Hashable {
@@ -169,43 +67,70 @@ struct FunctionGrouper {
         var closure: Bool
     }
 
-    private func groups() -> [Group] {
-        var order: [GroupKey] = []
-        var byStart: [GroupKey: Group] = [:]
-        for record in records {
-            let key = GroupKey(line: record.start.line, column: record.start.column,
-                               closure: SwiftDemangler.isMangledClosure(record.mangledName))
-            if byStart[key] == nil {
-                order.append(key)
-                byStart[key] = Group(records: [record], name: record.mangledName)
+    /// The groups in the order of their first record, and each record's next record in its group (-1: none).
+    private func groups() -> ([Group], [Int32]) {
+        var groups: [Group] = []
+        var next = [Int32](repeating: -1, count: records.count)
+        var byStart: [GroupKey: Int32] = [:]
+        byStart.reserveCapacity(records.count)
+        for (r, record) in records.enumerated() {
+            let mangledClosure = SwiftDemangler.isMangledClosure(record.mangledName)
+            let key = GroupKey(line: record.start.line, column: record.start.column, closure: mangledClosure)
+            if let g = byStart[key] {
+                next[Int(groups[Int(g)].last)] = Int32(r)
+                groups[Int(g)].last = Int32(r)
+                if (record.end.line, record.end.column) > (groups[Int(g)].end.line, groups[Int(g)].end.column) {
+                    groups[Int(g)].end = record.end
+                }
             } else {
-                byStart[key]!.add(record)
+                byStart[key] = Int32(groups.count)
+                // The group's name is its first record's (still mangled here; a demangled export name may say "closure #").
+                groups.append(Group(first: Int32(r), last: Int32(r), start: record.start, end: record.end,
+                                    isClosure: mangledClosure || SwiftDemangler.isClosure(record.mangledName)))
             }
         }
-        return order.map { byStart[$0]! }
+        return (groups, next)
     }
 
-    private func coverage(of group: Group, closures: [Group], regionStarts: inout [RegionStart]) -> FunctionCoverage {
-        let nested = closures.sorted { ($0.start.line, $0.start.column) < ($1.start.line, $1.start.column) }
-            .filter { !excluded.contains($0.start.line) }
-            .map { coverage(of: $0, closures: [], regionStarts: &regionStarts) }
-        var regions = regionRatio(group, regionStarts: &regionStarts)
+    /// The record indices of group `g`, in record order.
+    private func members(_ group: Group, _ next: [Int32]) -> UnfoldSequence<Int, (Int?, Bool)> {
+        sequence(first: Int(group.first)) { r in next[r] >= 0 ? Int(next[r]) : nil }
+    }
+
+    private func coverage(of g: Int, _ groups: [Group], _ next: [Int32], closures: [Int],
+                          regionStarts: inout [RegionStart]) -> FunctionCoverage {
+        let group = groups[g]
+        let nested = closures.sorted { (groups[$0].start.line, groups[$0].start.column) < (groups[$1].start.line, groups[$1].start.column) }
+            .filter { !isExcluded(groups[$0].start.line) }
+            .map { coverage(of: $0, groups, next, closures: [], regionStarts: &regionStarts) }
+        var regions = regionRatio(group, next, regionStarts: &regionStarts)
         for child in nested { regions += child.regions }
-        let covered = group.records.filter { $0.count > 0 }.count
+        var count: UInt64 = 0, covered = 0, total = 0
+        for r in members(group, next) {
+            count = FunctionRecord.saturatingAdd(count, records[r].count)
+            if records[r].count > 0 { covered += 1 }
+            total += 1
+        }
+        let first = records[Int(group.first)]
         return FunctionCoverage(
-            name: group.name, mangledName: group.records[0].mangledName,
+            name: first.mangledName, mangledName: first.mangledName,
             line: group.start.line, column: group.start.column, endLine: group.end.line,
-            count: group.count, lines: lineRatio(from: group.start.line, to: group.end.line),
-            regions: regions, instantiations: CoverageRatio(covered: covered, total: group.records.count),
-            closures: nested, nameIndex: group.records[0].nameIndex)
+            count: count, lines: lineRatio(from: group.start.line, to: group.end.line),
+            regions: regions, instantiations: CoverageRatio(covered: covered, total: total),
+            closures: nested, nameIndex: first.nameIndex)
     }
 
     /// Regions of all instantiations, position by position: covered if any instantiation ran it.
-    private func regionRatio(_ group: Group, regionStarts: inout [RegionStart]) -> CoverageRatio {
+    private func regionRatio(_ group: Group, _ next: [Int32], regionStarts: inout [RegionStart]) -> CoverageRatio {
         var ratio = CoverageRatio()
-        let first = group.records[0]
-        for (i, region) in pool.slice(first.regionStart, first.regionCount).enumerated() where !excluded.contains(region.lineStart) {
-            let ran = group.records.contains { i < $0.regionCount && pool.regions[Int($0.regionStart) + i].executed }
+        let first = records[Int(group.first)]
+        let single = group.first == group.last
+        for i in 0..<Int(first.regionCount) {
+            let region = pool.regions[Int(first.regionStart) + i]
+            guard !isExcluded(region.lineStart) else { continue }
+            let ran = single ? region.executed : members(group, next).contains {
+                i < records[$0].regionCount && pool.regions[Int(records[$0].regionStart) + i].executed
+            }
             ratio += CoverageRatio(covered: ran ? 1 : 0, total: 1)
             regionStarts.append(RegionStart(line: region.lineStart, covered: ran))
         }

@@ -210,7 +210,9 @@ public struct NativeFunctionRecords: Sendable {
         // llvm's `RecordProvenance`: a record is a duplicate when a kept one has the same filenames
         // and name. Kept records are found by a hash of those and compared in place; a byte key
         // per record (names and paths concatenated) was ~12 MB at 800 files, all at the peak.
-        var seen: [Int: [Int32]] = [:]
+        // One kept record per hash in `seen` (no array per record); other kept records with the same hash in `more`.
+        var seen: [Int: Int32] = [:]
+        var more: [Int: [Int32]] = [:]
         seen.reserveCapacity(count)
         for outcome in outcomes {
             switch outcome {
@@ -220,12 +222,17 @@ public struct NativeFunctionRecords: Sendable {
             case .evaluationError(let pgoName): result.diagnostics.evaluationErrors.append(pgoName)
             case .kept(let record, let key, let profiled):
                 if profiled { result.diagnostics.profiled += 1 }
-                let kept = seen[key, default: []]
-                if kept.contains(where: { Self.sameProvenance(result.functions[Int($0)], record) }) {
-                    result.diagnostics.duplicates += 1
-                    continue
+                let index = Int32(result.functions.count)
+                if let first = seen[key] {
+                    if Self.sameProvenance(result.functions[Int(first)], record)
+                        || more[key, default: []].contains(where: { Self.sameProvenance(result.functions[Int($0)], record) }) {
+                        result.diagnostics.duplicates += 1
+                        continue
+                    }
+                    more[key, default: []].append(index)
+                } else {
+                    seen[key] = index
                 }
-                seen[key, default: []].append(Int32(result.functions.count))
                 result.functions.append(record)
             }
         }

@@ -174,7 +174,9 @@ public enum NativeFileCoverage {
     /// not as Swift `String`s (which equate canonically equivalent Unicode).
     public static func uniqueSourceFiles(_ functions: [CountedFunction]) -> [String] {
         var all: [String] = []
-        for function in functions { all.append(contentsOf: function.filenames) }
+        // A run of functions sharing one filenames array (the functions of one file) adds its names
+        // once: sorting every function's names was 2.5 % of the text report at 800 files.
+        for run in FilenameRuns(functions) { all.append(contentsOf: functions[run.lowerBound].filenames) }
         all.sort { ByteString.compare($0, $1) < 0 }
         var unique: [String] = []
         unique.reserveCapacity(all.count)
@@ -204,15 +206,38 @@ struct FilenameIndex {
     private var recordsByName: [String: [Int]] = [:]
 
     init(_ functions: [CountedFunction]) {
-        for (i, function) in functions.enumerated() {
-            for name in function.filenames where recordsByName[name, default: []].last != i {
-                recordsByName[name, default: []].append(i)
+        // Each name once per run of functions sharing a filenames array (one hash per run, not per function).
+        for run in FilenameRuns(functions) {
+            let names = functions[run.lowerBound].filenames
+            for (k, name) in names.enumerated() where !names[..<k].contains(name) {
+                recordsByName[name, default: []].append(contentsOf: run)
             }
         }
     }
 
     /// The records that may name `filename`, ascending.
     func records(for filename: String) -> [Int] { recordsByName[filename] ?? [] }
+}
+
+/// Runs of consecutive functions whose filenames are one shared array (`FilenameListCache`).
+struct FilenameRuns: Sequence, IteratorProtocol {
+    private let functions: [CountedFunction]
+    private var position = 0
+
+    init(_ functions: [CountedFunction]) { self.functions = functions }
+
+    mutating func next() -> Range<Int>? {
+        guard position < functions.count else { return nil }
+        let start = position
+        let base = Self.storage(of: functions[start])
+        position += 1
+        while position < functions.count, base != nil, Self.storage(of: functions[position]) == base { position += 1 }
+        return start..<position
+    }
+
+    private static func storage(of function: CountedFunction) -> UnsafeRawPointer? {
+        function.filenames.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    }
 }
 
 /// `gatherFileIDs`: the file ids of a record whose name is byte-equal to a file's (names compared

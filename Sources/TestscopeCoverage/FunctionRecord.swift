@@ -1,0 +1,164 @@
+import TestscopeProfileData
+
+/// A code region reduced to what the totals need: its start line and whether it ran, in 4 bytes
+/// (an export's regions are held until every function is read).
+struct CompactRegion {
+    private var bits: UInt32
+
+    init(lineStart: UInt32, executed: Bool) {
+        bits = min(lineStart, 0x7FFF_FFFF) | (executed ? 0x8000_0000 : 0)
+    }
+
+    var lineStart: UInt32 { bits & 0x7FFF_FFFF }
+    var executed: Bool {
+        get { bits & 0x8000_0000 != 0 }
+        set { bits = newValue ? bits | 0x8000_0000 : bits & 0x7FFF_FFFF }
+    }
+    var executionCount: UInt64 { executed ? 1 : 0 }
+}
+
+/// The code regions of one file's function records, one after the other (one array instead of one
+/// per record; one pool per file, so that files are merged and grouped on every core).
+final class RegionPool {
+    var regions: [CompactRegion] = []
+
+    func slice(_ start: Int32, _ count: Int32) -> ArraySlice<CompactRegion> {
+        regions[Int(start)..<Int(start) + Int(count)]
+    }
+}
+
+/// A function record reduced to what the model needs: its main file's code regions (in its file's pool).
+struct FunctionRecord {
+    var mangledName: String
+    /// The name's index in the demangling session (-1: not demangled).
+    var nameIndex: Int32 = -1
+    var count: UInt64
+    /// Code regions in the function's own file, in export order: `regionCount` from `regionStart` in the pool.
+    var regionStart: Int32
+    var regionCount: Int32
+    var start: (line: UInt32, column: UInt32)
+    var end: (line: UInt32, column: UInt32)
+
+    /// The file the function is defined in (after --path-equivalence).
+    static func mainFile(of function: ExportFunction, equivalences: [PathEquivalence]) -> String? {
+        function.mainFileID.map { PathEquivalence.apply(equivalences, to: function.filenames[$0]) }
+    }
+
+    init?(_ function: ExportFunction, pool: RegionPool) {
+        guard let mainID = function.mainFileID else { return nil }
+        // Export counts are already clamped: an unreliable count is `Int64.max`.
+        self.init(name: function.name, count: function.count, regions: function.regions, pool: pool) {
+            $0.kind == .code && Int($0.fileID) == mainID
+                ? (($0.lineStart, $0.columnStart), ($0.lineEnd, $0.columnEnd), $0.executionCount) : nil
+        }
+    }
+
+    /// The native engine's record, read in place (no export-shaped copy of its regions).
+    init?(_ function: CountedFunction, mainID: Int, pool: RegionPool) {
+        self.init(name: function.name, count: exportClamped(function.executionCount), regions: function.regions, pool: pool) {
+            $0.kind == .code && Int($0.fileID) == mainID
+                ? (($0.lineStart, $0.columnStart), ($0.lineEnd, $0.columnEnd), exportClamped($0.count)) : nil
+        }
+    }
+
+    /// The main file's code regions of `regions` (`code` gives a region's range and clamped count,
+    /// or nil for the rest) appended to `pool`; nil when there is none.
+    private init?<Regions: Collection>(name: String, count: UInt64, regions: Regions, pool: RegionPool,
+                                       code: (Regions.Element) -> ((UInt32, UInt32), (UInt32, UInt32), UInt64)?) {
+        guard let first = regions.lazy.compactMap(code).first else { return nil }
+        mangledName = name
+        self.count = count
+        regionStart = Int32(pool.regions.count)
+        start = first.0
+        end = first.1
+        var n: Int32 = 0
+        for region in regions {
+            guard let (from, to, executionCount) = code(region) else { continue }
+            pool.regions.append(CompactRegion(lineStart: from.0, executed: executionCount > 0 && executionCount != LineCoverage.unreliableCount))
+            n += 1
+            if from < start { start = from }
+            if to > end { end = to }
+        }
+        regionCount = n
+    }
+
+    /// Adds the counts of the same function from another export (both in `pool`).
+    mutating func add(_ other: FunctionRecord, pool: RegionPool) {
+        count = Self.saturatingAdd(count, other.count)
+        if other.regionCount == regionCount {
+            for i in 0..<Int(regionCount) where pool.regions[Int(other.regionStart) + i].executed {
+                pool.regions[Int(regionStart) + i].executed = true
+            }
+        }
+    }
+
+    static func saturatingAdd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+}
+
+extension FileRecords {
+    /// False when no two names can be equal: every name is ASCII (so `String`'s canonical equality
+    /// is byte equality) and their byte hashes all differ. Checked before the merge by name, whose
+    /// `String` dictionary was 4.5 % of the text report at 800 files although records of one binary
+    /// never repeat a name in a file.
+    static func mayRepeatNames(_ records: [FunctionRecord]) -> Bool {
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(records.count)
+        for record in records {
+            var name = record.mangledName
+            guard let hash = name.withUTF8({ Self.asciiHash($0) }) else { return true }
+            hashes.append(hash)
+        }
+        hashes.sort()
+        for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { return true }
+        return false
+    }
+
+    /// FNV-1a of the bytes; nil for a name that is not ASCII.
+    private static func asciiHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var high: UInt8 = 0
+        for byte in bytes {
+            high |= byte
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return high < 0x80 ? hash : nil
+    }
+}
+
+/// One file's function records and their regions.
+struct FileRecords {
+    var records: [FunctionRecord] = []
+    let pool = RegionPool()
+
+    /// The records of another list for the same file (another export, or another name of the file
+    /// that `--path-equivalence` joins), their regions copied into this pool.
+    mutating func append(_ other: FileRecords) {
+        let offset = Int32(pool.regions.count)
+        pool.regions += other.pool.regions
+        for var record in other.records {
+            record.regionStart += offset
+            records.append(record)
+        }
+    }
+
+    /// Records of the same symbol (from several exports) become one, in first-seen order.
+    mutating func mergeSameSymbols() {
+        guard records.count > 1, Self.mayRepeatNames(records) else { return }
+        var order: [String] = []
+        var byName: [String: FunctionRecord] = [:]
+        byName.reserveCapacity(records.count)
+        for record in records {
+            if byName[record.mangledName] == nil {
+                order.append(record.mangledName)
+                byName[record.mangledName] = record
+            } else {
+                byName[record.mangledName]!.add(record, pool: pool)
+            }
+        }
+        guard order.count < records.count else { return }
+        records = order.map { byName[$0]! }
+    }
+}

@@ -1,0 +1,97 @@
+import XCTest
+@testable import TestscopeCoverage
+import TestscopeExecution
+
+/// The native engine's file-by-file path into the model (`NativeRecordSource.readByFile`: segments
+/// and function records made together, one region pool per file) against the export-shaped path
+/// every other source takes, on the recorded samples' records.
+final class NativeModelPathTests: XCTestCase {
+    func options(_ sample: String) throws -> CoverageBuildOptions {
+        let root = RecordedSamples.packageRoot(sample)
+        var options = CoverageBuildOptions(
+            packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+            pathEquivalences: [PathEquivalence(from: try RecordedSamples.recordedRoot(sample), to: root.path)],
+            demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle), createdAt: Date(timeIntervalSince1970: 0))
+        options.needsFunctionNames = true
+        return options
+    }
+
+    /// The functions with one filenames array per run of equal lists, as the mapping decoder shares them.
+    func sharingFilenames(_ functions: [CountedFunction]) -> [CountedFunction] {
+        var shared = functions
+        for i in shared.indices.dropFirst() where shared[i].filenames == shared[i - 1].filenames {
+            shared[i].filenames = shared[i - 1].filenames
+        }
+        return shared
+    }
+
+    func testFileByFileReadingBuildsTheSameModelAsExportShapedRecords() throws {
+        var compared = 0
+        for sample in RecordedSamples.names {
+            let functions = try NativeSegmentOracleTests.countedFunctions(sample)
+            let builder = CoverageBuilder(options: try options(sample))
+            let exportShaped = try builder.build(sources: [RecordsInMemory(
+                name: sample, files: NativeFileCoverage.files(functions), functions: functions.map(\.exportFunction))])
+            for variant in [functions, sharingFilenames(functions)] {
+                let native = try builder.build(sources: [NativeRecordSource(name: sample, functions: variant)])
+                XCTAssertEqual(native.files.map(\.path), exportShaped.files.map(\.path), sample)
+                XCTAssertEqual(native.files, exportShaped.files, sample)
+                XCTAssertEqual(native.warnings, exportShaped.warnings, sample)
+            }
+            XCTAssertFalse(exportShaped.files.flatMap(\.functions).isEmpty, sample)
+            compared += 1
+        }
+        XCTAssertGreaterThanOrEqual(compared, 4)
+    }
+
+    func testFilenameRunsFollowSharedArraysOnly() {
+        let a = ["/p/A.swift"], b = ["/p/B.swift"]
+        func function(_ filenames: [String]) -> CountedFunction {
+            CountedFunction(name: "f", filenames: filenames, regions: [CountedRegion(lineStart: 1, columnStart: 1, lineEnd: 2, columnEnd: 1, count: 1)],
+                            executionCount: 1)
+        }
+        // An equal list in another array starts a new run: runs are by identity, their names taken once.
+        let functions = [function(a), function(a), function(b), function(a.map { $0 }), function(a)]
+        XCTAssertEqual(Array(FilenameRuns(functions)).count, 4)
+        XCTAssertEqual(Array(FilenameRuns(functions)).map(\.count).reduce(0, +), functions.count)
+        XCTAssertEqual(NativeFileCoverage.uniqueSourceFiles(functions), ["/p/A.swift", "/p/B.swift"])
+        XCTAssertEqual(FilenameIndex(functions).records(for: "/p/A.swift"), [0, 1, 3, 4])
+        XCTAssertEqual(FilenameIndex(functions).records(for: "/p/B.swift"), [2])
+    }
+
+    func record(_ name: String, count: UInt64, line: UInt32, executed: [Bool], into records: inout FileRecords) {
+        let regions = executed.enumerated().map { i, ran in
+            ExportRegion(lineStart: line + UInt32(i), columnStart: 1, lineEnd: line + UInt32(i), columnEnd: 9,
+                         executionCount: ran ? 1 : 0, fileID: 0, expandedFileID: 0, kind: .code)
+        }
+        let function = ExportFunction(name: name, count: count, regions: regions, filenames: ["/p/A.swift"])
+        records.records.append(FunctionRecord(function, pool: records.pool)!)
+    }
+
+    func testRecordsOfTheSameSymbolAreMergedAndOthersLeftAlone() {
+        var records = FileRecords()
+        record("$s1A1fyyF", count: 2, line: 1, executed: [true, false], into: &records)
+        record("$s1A1gyyF", count: 0, line: 10, executed: [false], into: &records)
+        XCTAssertFalse(FileRecords.mayRepeatNames(records.records))
+        var other = FileRecords()
+        record("$s1A1fyyF", count: 3, line: 1, executed: [false, true], into: &other)
+        records.append(other)
+        XCTAssertEqual(records.records[2].regionStart, 3, "the appended record's regions follow the pool's")
+        XCTAssertTrue(FileRecords.mayRepeatNames(records.records))
+        records.mergeSameSymbols()
+        XCTAssertEqual(records.records.map(\.mangledName), ["$s1A1fyyF", "$s1A1gyyF"])
+        XCTAssertEqual(records.records[0].count, 5)
+        XCTAssertEqual(records.pool.slice(records.records[0].regionStart, 2).map(\.executed), [true, true])
+    }
+
+    func testNamesThatAreNotASCIIAreAlwaysMergedByStringEquality() {
+        // "é" precomposed and decomposed are one `String`: the merge by name treats them as one symbol.
+        var records = FileRecords()
+        record("caf\u{E9}", count: 1, line: 1, executed: [true], into: &records)
+        record("cafe\u{301}", count: 1, line: 1, executed: [false], into: &records)
+        XCTAssertTrue(FileRecords.mayRepeatNames(records.records))
+        records.mergeSameSymbols()
+        XCTAssertEqual(records.records.count, 1)
+        XCTAssertEqual(records.records[0].count, 2)
+    }
+}

@@ -80,42 +80,35 @@ public struct NativeRecordSource: CoverageRecordSource {
     public func read(includeFile: @escaping (String) -> Bool,
                      onFile: @escaping (ExportFile) throws -> Void,
                      onFunction: @escaping (ExportFunction) throws -> Void) throws {
-        guard let functions = records.withLock({ records in defer { records = nil }; return records }) else {
-            preconditionFailure("NativeRecordSource is read once")
-        }
+        let functions = take()
         // A function whose main file is refused is dropped by the model anyway: not converted.
         for function in functions {
             guard let main = function.mainFileID, includeFile(function.filenames[main]) else { continue }
             try onFunction(function.exportFunction)
         }
-        let index = FilenameIndex(functions)
-        let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
-        // Files' segments are independent: built on every core, a batch at a time (so that only a
-        // batch's segments are held), handed over in order.
-        var start = 0
-        while start < included.count {
-            let batch = included[start..<min(start + Self.batchSize, included.count)]
-            let built = Parallel.map(batch.count) { i -> ExportFile in
-                let filename = batch[batch.startIndex + i]
-                var builder = SegmentBuilder()
-                for f in index.records(for: filename) {
-                    let ids = FileIDs(of: functions[f], equalTo: filename)
-                    for region in functions[f].regions where ids.contains(region.fileID) { builder.add(region) }
-                }
-                return ExportFile(filename: filename, segments: builder.build())
-            }
-            for file in built { try onFile(file) }
-            start += batch.count
-        }
+        try Self.files(of: functions, includeFile: includeFile, withRecords: false) { file, _ in try onFile(file) }
     }
 
     /// What `read` hands over, file by file, as the model takes it: each included file's segments
     /// with the records of the functions defined in it (made on every core with the segments, from
     /// the records in place: no export-shaped copy, no second pass over the functions).
     func readByFile(includeFile: (String) -> Bool, onFile: (ExportFile, FileRecords) throws -> Void) throws {
+        try Self.files(of: take(), includeFile: includeFile, withRecords: true, onFile: onFile)
+    }
+
+    /// The records, taken once.
+    private func take() -> [CountedFunction] {
         guard let functions = records.withLock({ records in defer { records = nil }; return records }) else {
             preconditionFailure("NativeRecordSource is read once")
         }
+        return functions
+    }
+
+    /// Each included file's segments (and, `withRecords`, its functions' records). Files are
+    /// independent: built on every core, a batch at a time (so that only a batch's segments are
+    /// held), handed over in order.
+    private static func files(of functions: [CountedFunction], includeFile: (String) -> Bool, withRecords: Bool,
+                              onFile: (ExportFile, FileRecords) throws -> Void) throws {
         let index = FilenameIndex(functions)
         let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
         var start = 0
@@ -129,7 +122,7 @@ public struct NativeRecordSource: CoverageRecordSource {
                     let function = functions[f]
                     let ids = FileIDs(of: function, equalTo: filename)
                     for region in function.regions where ids.contains(region.fileID) { builder.add(region) }
-                    if let main = function.mainFileID, ids.contains(UInt32(main)),
+                    if withRecords, let main = function.mainFileID, ids.contains(UInt32(main)),
                        let record = FunctionRecord(function, mainID: main, pool: records.pool) {
                         records.records.append(record)
                     }

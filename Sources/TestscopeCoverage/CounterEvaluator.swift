@@ -25,7 +25,10 @@ struct CounterEvaluator {
     private var stack: [Int] = []
 
     mutating func reset(expressions: [MappingExpression], counts: ArraySlice<UInt64>?) {
-        self.expressions = expressions
+        // Copied into the evaluator's own storage: holding the caller's array would keep the
+        // decoder's reused buffer shared, and its next record would need a new one.
+        self.expressions.removeAll(keepingCapacity: true)
+        self.expressions.append(contentsOf: expressions)
         self.counts = counts
         states.removeAll(keepingCapacity: true)
         states.append(contentsOf: repeatElement(.unvisited, count: expressions.count * 2))

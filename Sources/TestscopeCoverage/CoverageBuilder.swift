@@ -106,10 +106,7 @@ public struct CoverageBuilder {
         func computePending() {
             let batch = pending
             pending = []
-            let computed = Parallel.map(batch.count) { i -> (LineTable, SourceFacts?) in
-                let source = SourceText.read(URL(fileURLWithPath: batch[i].path))
-                return (LineTable(LineCoverageBuilder.lines(from: batch[i].segments, source: source)), source.map(SourceFacts.init))
-            }
+            let computed = Parallel.map(batch.count) { Self.lines(batch[$0].path, batch[$0].segments) }
             for (file, result) in zip(batch, computed) { linesByFile[file.path] = result }
         }
         func addFile(_ file: ExportFile, source: any CoverageRecordSource) throws -> String {
@@ -131,9 +128,20 @@ public struct CoverageBuilder {
         let includeFile = { (name: String) in filter.includes(PathEquivalence.apply(equivalences, to: name)) }
         for source in sources {
             if let native = source as? NativeRecordSource {
-                // The native engine hands each file with its functions' records.
-                try native.readByFile(includeFile: includeFile) { file, records in
-                    addRecords(records, path: try addFile(file, source: native))
+                // The native engine hands each file with its functions' records; one source: the
+                // file's lines are computed on the worker that built its segments.
+                if single {
+                    try native.readByFile(includeFile: includeFile, perFile: { file, records in
+                        let path = PathEquivalence.apply(equivalences, to: file.filename)
+                        return (path, Self.lines(path, file.segments ?? []), records)
+                    }, onFile: { path, lines, records in
+                        linesByFile[path] = lines
+                        addRecords(records, path: path)
+                    })
+                } else {
+                    try native.readByFile(includeFile: includeFile, perFile: { ($0, $1) }, onFile: { file, records in
+                        addRecords(records, path: try addFile(file, source: native))
+                    })
                 }
                 continue
             }
@@ -206,6 +214,12 @@ public struct CoverageBuilder {
 
     /// Files whose lines are computed at once (their segments held meanwhile).
     static let batchSize = 32
+
+    /// A file's lines by llvm's rules, its source read (for the partial lines and the exclusion markers).
+    private static func lines(_ path: String, _ segments: [ExportSegment]) -> (LineTable, SourceFacts?) {
+        let source = SourceText.read(URL(fileURLWithPath: path))
+        return (LineTable(LineCoverageBuilder.lines(from: segments, source: source)), source.map(SourceFacts.init))
+    }
 
     private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,
                            warnings: inout [Diagnostic]) -> FileCoverage {

@@ -86,14 +86,15 @@ public struct NativeRecordSource: CoverageRecordSource {
             guard let main = function.mainFileID, includeFile(function.filenames[main]) else { continue }
             try onFunction(function.exportFunction)
         }
-        try Self.files(of: functions, includeFile: includeFile, withRecords: false) { file, _ in try onFile(file) }
+        try Self.files(of: functions, includeFile: includeFile, withRecords: false, perFile: { file, _ in file }, onFile: onFile)
     }
 
     /// What `read` hands over, file by file, as the model takes it: each included file's segments
     /// with the records of the functions defined in it (made on every core with the segments, from
-    /// the records in place: no export-shaped copy, no second pass over the functions).
-    func readByFile(includeFile: (String) -> Bool, onFile: (ExportFile, FileRecords) throws -> Void) throws {
-        try Self.files(of: take(), includeFile: includeFile, withRecords: true, onFile: onFile)
+    /// the records in place: no export-shaped copy, no second pass over the functions), passed
+    /// through `perFile` on the same worker (the model's own work on a file), handed to `onFile` in order.
+    func readByFile<T>(includeFile: (String) -> Bool, perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws {
+        try Self.files(of: take(), includeFile: includeFile, withRecords: true, perFile: perFile, onFile: onFile)
     }
 
     /// The records, taken once.
@@ -107,14 +108,14 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// Each included file's segments (and, `withRecords`, its functions' records). Files are
     /// independent: built on every core, a batch at a time (so that only a batch's segments are
     /// held), handed over in order.
-    private static func files(of functions: [CountedFunction], includeFile: (String) -> Bool, withRecords: Bool,
-                              onFile: (ExportFile, FileRecords) throws -> Void) throws {
+    private static func files<T>(of functions: [CountedFunction], includeFile: (String) -> Bool, withRecords: Bool,
+                                 perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws {
         let index = FilenameIndex(functions)
         let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
         var start = 0
         while start < included.count {
             let batch = included[start..<min(start + Self.batchSize, included.count)]
-            let built = Parallel.map(batch.count) { i -> (ExportFile, FileRecords) in
+            let built = Parallel.map(batch.count) { i -> T in
                 let filename = batch[batch.startIndex + i]
                 var builder = SegmentBuilder()
                 var records = FileRecords()
@@ -127,9 +128,9 @@ public struct NativeRecordSource: CoverageRecordSource {
                         records.records.append(record)
                     }
                 }
-                return (ExportFile(filename: filename, segments: builder.build()), records)
+                return perFile(ExportFile(filename: filename, segments: builder.build()), records)
             }
-            for (file, records) in built { try onFile(file, records) }
+            for file in built { try onFile(file) }
             start += batch.count
         }
     }

@@ -183,9 +183,11 @@ public struct NativeFunctionRecords: Sendable {
             let outcomes = Parallel.map(ranges.count) { chunk -> Result<[Outcome], any Error> in
                 var evaluator = CounterEvaluator()
                 var filenames = FilenameListCache()
+                var scratch = MappingDecoder.Decoded()
                 return Result {
                     try ranges[chunk].map {
-                        outcome(of: try binary.function(at: $0, cache: &filenames), counters: counters, evaluator: &evaluator)
+                        outcome(of: try binary.function(at: $0, cache: &filenames, scratch: &scratch), counters: counters,
+                                evaluator: &evaluator)
                     }
                 }
             }

@@ -44,14 +44,21 @@ public struct CoverageMappingRecords: Sendable {
     /// both pick the same names of the same list (the functions of one source file follow each
     /// other): one array per file instead of one per function (70,874 at 800 files).
     public func function(at index: Int, cache: inout FilenameListCache) throws -> MappedFunction {
+        var scratch = MappingDecoder.Decoded()
+        return try function(at: index, cache: &cache, scratch: &scratch)
+    }
+
+    /// The same, decoded into `scratch`'s storage: the returned function shares its arrays, so a
+    /// caller that drops it before the next record decodes every record of a chunk into one storage.
+    public func function(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws -> MappedFunction {
         let record = records[index]
-        let decoded = try MappingDecoder.decode(
+        try MappingDecoder.decode(
             try ByteReader(covfun, start: record.mappingStart, end: record.mappingEnd, context: "coverage mapping"),
-            filenameCount: record.filenames.count)
+            filenameCount: record.filenames.count, into: &scratch)
         return MappedFunction(
             nameRef: record.nameRef, pgoName: names[record.nameRef], funcHash: record.funcHash,
-            filenames: cache.filenames(record.filenames, decoded.fileIndices),
-            expressions: decoded.expressions, regions: decoded.regions, binaryIndex: binaryIndex)
+            filenames: cache.filenames(record.filenames, scratch.fileIndices),
+            expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex)
     }
 
     /// Every record decoded (on every core); the first error in covfun order is thrown.

@@ -6,6 +6,12 @@ public enum MappingDecoder {
         public var fileIndices: [Int]
         public var expressions: [MappingExpression]
         public var regions: [MappingRegion]
+
+        public init(fileIndices: [Int] = [], expressions: [MappingExpression] = [], regions: [MappingRegion] = []) {
+            self.fileIndices = fileIndices
+            self.expressions = expressions
+            self.regions = regions
+        }
     }
 
     /// Decodes `mapping`; `filenameCount` bounds the file-id map (`readIntMax`).
@@ -15,37 +21,46 @@ public enum MappingDecoder {
 
     /// Decodes the mapping in `reader`'s window (a record inside the covfun section, not copied out).
     public static func decode(_ reader: ByteReader, filenameCount: Int) throws -> Decoded {
+        var decoded = Decoded()
+        try decode(reader, filenameCount: filenameCount, into: &decoded)
+        return decoded
+    }
+
+    /// The same into `decoded`'s arrays, emptied first and their storage reused: one decoder per
+    /// chunk of records allocates once, not three arrays (and their growth) per function.
+    public static func decode(_ reader: ByteReader, filenameCount: Int, into decoded: inout Decoded) throws {
         var reader = reader
+        decoded.fileIndices.removeAll(keepingCapacity: true)
+        decoded.expressions.removeAll(keepingCapacity: true)
+        decoded.regions.removeAll(keepingCapacity: true)
         let fileCount = try size(&reader, "number of file ids")
         // The evaluated regions keep file ids in 16 bits; a function spanning more files is left to llvm-cov.
         guard fileCount <= Int(UInt16.max) + 1 else {
             throw ProfileDataError.unsupported("a function mapping over \(fileCount) files")
         }
-        var fileIndices: [Int] = []
         for _ in 0..<fileCount {
             let index = try reader.uleb128("filename index")
             guard index < UInt64(filenameCount) else {
                 throw ProfileDataError.corrupt("coverage mapping: filename index \(index) of \(filenameCount)")
             }
-            fileIndices.append(Int(index))
+            decoded.fileIndices.append(Int(index))
         }
         let expressionCount = try size(&reader, "number of expressions")
         var state = State(expressionCount: expressionCount)
-        var expressions: [MappingExpression] = []
-        expressions.reserveCapacity(expressionCount)
         for _ in 0..<expressionCount {
             let lhs = try state.counter(&reader)
             let rhs = try state.counter(&reader)
-            expressions.append(MappingExpression(lhs: lhs, rhs: rhs))
+            decoded.expressions.append(MappingExpression(lhs: lhs, rhs: rhs))
         }
-        var regions: [MappingRegion] = []
         for fileID in 0..<fileCount {
-            try readRegions(&reader, &state, fileID: UInt32(fileID), fileCount: fileCount, into: &regions)
+            try readRegions(&reader, &state, fileID: UInt32(fileID), fileCount: fileCount, into: &decoded.regions)
         }
-        propagateExpansionCounters(&regions, fileCount: fileCount)
+        propagateExpansionCounters(&decoded.regions, fileCount: fileCount)
 
         // llvm stores an expression's kind on the expression, set by the last counter that referred
         // to it; references here carry a kind, so give every reference that final kind.
+        // (Without expressions there is nothing to normalize: most Swift functions.)
+        guard expressionCount > 0 else { return }
         let kinds = state.kinds
         func normalized(_ counter: MappingCounter) -> MappingCounter {
             switch counter {
@@ -53,15 +68,14 @@ public enum MappingDecoder {
             default: return counter
             }
         }
-        for index in expressions.indices {
-            expressions[index].lhs = normalized(expressions[index].lhs)
-            expressions[index].rhs = normalized(expressions[index].rhs)
+        for index in decoded.expressions.indices {
+            decoded.expressions[index].lhs = normalized(decoded.expressions[index].lhs)
+            decoded.expressions[index].rhs = normalized(decoded.expressions[index].rhs)
         }
-        for index in regions.indices {
-            regions[index].counter = normalized(regions[index].counter)
-            regions[index].falseCounter = normalized(regions[index].falseCounter)
+        for index in decoded.regions.indices {
+            decoded.regions[index].counter = normalized(decoded.regions[index].counter)
+            decoded.regions[index].falseCounter = normalized(decoded.regions[index].falseCounter)
         }
-        return Decoded(fileIndices: fileIndices, expressions: expressions, regions: regions)
     }
 
     /// `RawCoverageMappingDummyChecker::isDummy`: one file, no expressions, one region whose

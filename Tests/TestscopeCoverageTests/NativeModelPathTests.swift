@@ -38,6 +38,12 @@ final class NativeModelPathTests: XCTestCase {
                 XCTAssertEqual(native.files, exportShaped.files, sample)
                 XCTAssertEqual(native.warnings, exportShaped.warnings, sample)
             }
+            // Several sources (segments merged, records of one symbol merged): both paths alike too.
+            let twice = try builder.build(sources: [NativeRecordSource(name: sample, functions: functions),
+                                                    NativeRecordSource(name: sample, functions: sharingFilenames(functions))])
+            let twiceExportShaped = try builder.build(sources: (0..<2).map { _ in RecordsInMemory(
+                name: sample, files: NativeFileCoverage.files(functions), functions: functions.map(\.exportFunction)) })
+            XCTAssertEqual(twice.files, twiceExportShaped.files, sample)
             XCTAssertFalse(exportShaped.files.flatMap(\.functions).isEmpty, sample)
             compared += 1
         }

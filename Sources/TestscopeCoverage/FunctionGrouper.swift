@@ -73,20 +73,20 @@ struct FunctionGrouper {
         var next = [Int32](repeating: -1, count: records.count)
         var byStart: [GroupKey: Int32] = [:]
         byStart.reserveCapacity(records.count)
-        for (r, record) in records.enumerated() {
-            let mangledClosure = SwiftDemangler.isMangledClosure(record.mangledName)
-            let key = GroupKey(line: record.start.line, column: record.start.column, closure: mangledClosure)
+        // Fields read in place (a copy of each record retained and released its name).
+        for r in records.indices {
+            let mangledClosure = SwiftDemangler.isMangledClosure(records[r].mangledName)
+            let start = records[r].start, end = records[r].end
+            let key = GroupKey(line: start.line, column: start.column, closure: mangledClosure)
             if let g = byStart[key] {
                 next[Int(groups[Int(g)].last)] = Int32(r)
                 groups[Int(g)].last = Int32(r)
-                if (record.end.line, record.end.column) > (groups[Int(g)].end.line, groups[Int(g)].end.column) {
-                    groups[Int(g)].end = record.end
-                }
+                if (end.line, end.column) > (groups[Int(g)].end.line, groups[Int(g)].end.column) { groups[Int(g)].end = end }
             } else {
                 byStart[key] = Int32(groups.count)
                 // The group's name is its first record's (still mangled here; a demangled export name may say "closure #").
-                groups.append(Group(first: Int32(r), last: Int32(r), start: record.start, end: record.end,
-                                    isClosure: mangledClosure || SwiftDemangler.isClosure(record.mangledName)))
+                groups.append(Group(first: Int32(r), last: Int32(r), start: start, end: end,
+                                    isClosure: mangledClosure || SwiftDemangler.isClosure(records[r].mangledName)))
             }
         }
         return (groups, next)

@@ -103,7 +103,17 @@ public struct ByteReader: Sendable {
     }
 
     /// Unsigned LEB128; more than 64 significant bits is corrupt (llvm would silently return 0).
+    @inline(__always)
     public mutating func uleb128(_ what: @autoclosure () -> String = "ULEB128") throws -> UInt64 {
+        // One byte (a value below 128) is most of a coverage mapping: read in place, without the loop.
+        if offset < end, bytes[offset] < 0x80 {
+            offset += 1
+            return UInt64(bytes[offset - 1])
+        }
+        return try uleb128Loop(what)
+    }
+
+    private mutating func uleb128Loop(_ what: () -> String) throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

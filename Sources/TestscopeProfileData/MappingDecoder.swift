@@ -203,6 +203,7 @@ public enum MappingDecoder {
     }
 
     /// `readSize`: a count that cannot exceed the bytes left.
+    @inline(__always)
     private static func size(_ reader: inout ByteReader, _ what: String) throws -> Int {
         let value = try reader.uleb128(what)
         guard value <= UInt64(reader.remaining) else {
@@ -212,6 +213,7 @@ public enum MappingDecoder {
     }
 
     /// `readIntMax`: a value strictly below `limit`.
+    @inline(__always)
     private static func intMax(_ reader: inout ByteReader, _ limit: UInt64, _ what: String) throws -> UInt64 {
         let value = try reader.uleb128(what)
         guard value < limit else { throw ProfileDataError.corrupt("coverage mapping: \(what) \(value) too big") }

@@ -120,13 +120,16 @@ public struct CoverageBuilder {
             }
             return path
         }
-        func addRecords(_ records: FileRecords, path: String) {
+        func addRecords(_ records: FileRecords, path: String, source: Int) {
             var records = records
-            if let session { for i in records.records.indices { records.records[i].nameIndex = session.add(records.records[i].mangledName) } }
+            for i in records.records.indices {
+                records.records[i].order |= Int64(source) << 32
+                if let session { records.records[i].nameIndex = session.add(records.records[i].mangledName) }
+            }
             if functionsByFile[path] == nil { functionsByFile[path] = records } else { functionsByFile[path]!.append(records) }
         }
         let includeFile = { (name: String) in filter.includes(PathEquivalence.apply(equivalences, to: name)) }
-        for source in sources {
+        for (sourceIndex, source) in sources.enumerated() {
             if let native = source as? NativeRecordSource {
                 // The native engine hands each file with its functions' records; one source: the
                 // file's lines are computed on the worker that built its segments.
@@ -136,22 +139,25 @@ public struct CoverageBuilder {
                         return (path, Self.lines(path, file.segments ?? []), records)
                     }, onFile: { path, lines, records in
                         linesByFile[path] = lines
-                        addRecords(records, path: path)
+                        addRecords(records, path: path, source: sourceIndex)
                     })
                 } else {
                     try native.readByFile(includeFile: includeFile, perFile: { ($0, $1) }, onFile: { file, records in
-                        addRecords(records, path: try addFile(file, source: native))
+                        addRecords(records, path: try addFile(file, source: native), source: sourceIndex)
                     })
                 }
                 continue
             }
+            var functionIndex: Int64 = 0
             try source.read(
                 includeFile: includeFile,
                 onFile: { file in _ = try addFile(file, source: source) },
                 onFunction: { function in
+                    defer { functionIndex += 1 }
                     guard let file = FunctionRecord.mainFile(of: function, equivalences: equivalences), filter.includes(file) else { return }
                     var records = functionsByFile.removeValue(forKey: file) ?? FileRecords()
                     if var record = FunctionRecord(function, pool: records.pool) {
+                        record.order = Int64(sourceIndex) << 32 | functionIndex
                         record.nameIndex = session?.add(record.mangledName) ?? -1
                         records.records.append(record)
                     }

@@ -124,7 +124,8 @@ public struct NativeRecordSource: CoverageRecordSource {
                     let ids = FileIDs(of: function, equalTo: filename)
                     for region in function.regions where ids.contains(region.fileID) { builder.add(region) }
                     if withRecords, let main = function.mainFileID, ids.contains(UInt32(main)),
-                       let record = FunctionRecord(function, mainID: main, pool: records.pool) {
+                       var record = FunctionRecord(function, mainID: main, pool: records.pool) {
+                        record.order = Int64(f)
                         records.records.append(record)
                     }
                 }

@@ -38,6 +38,9 @@ struct FunctionRecord {
     var regionCount: Int32
     var start: (line: UInt32, column: UInt32)
     var end: (line: UInt32, column: UInt32)
+    /// Where the record came in: source index << 32 | function index in its source. A path's records
+    /// are kept in this order (which instantiation comes first decides a group's name and regions).
+    var order: Int64 = 0
 
     /// The file the function is defined in (after --path-equivalence).
     static func mainFile(of function: ExportFunction, equivalences: [PathEquivalence]) -> String? {
@@ -134,14 +137,17 @@ struct FileRecords {
     let pool = RegionPool()
 
     /// The records of another list for the same file (another export, or another name of the file
-    /// that `--path-equivalence` joins), their regions copied into this pool.
+    /// that `--path-equivalence` joins), their regions copied into this pool, the records in the
+    /// order they came in (`order`), as if they had come one by one.
     mutating func append(_ other: FileRecords) {
         let offset = Int32(pool.regions.count)
         pool.regions += other.pool.regions
+        let sorted = records.last.map { last in other.records.first.map { last.order < $0.order } ?? true } ?? true
         for var record in other.records {
             record.regionStart += offset
             records.append(record)
         }
+        if !sorted { records.sort { $0.order < $1.order } }
     }
 
     /// Records of the same symbol (from several exports) become one, in first-seen order.

@@ -147,17 +147,22 @@ public enum ProcessRunner {
 public final class BlockingTask: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
-    public init(_ work: @escaping @Sendable () -> Void) {
+    /// `stackSize`: 1 MB unless the work needs more (rendering templates recurses per nesting level:
+    /// give it the 8 MB of the main thread).
+    public init(stackSize: Int = 1 << 20, _ work: @escaping @Sendable () -> Void) {
         let thread = Thread { [done] in
             work()
             done.signal()
         }
-        thread.stackSize = 1 << 20
+        thread.stackSize = stackSize
         thread.start()
     }
 
-    /// Waits until the work has finished.
-    public func wait() { done.wait() }
+    /// Waits until the work has finished (again and again: the signal is passed on).
+    public func wait() {
+        done.wait()
+        done.signal()
+    }
 }
 
 /// When a child ended, for the readers of its pipes.

@@ -60,10 +60,13 @@ public struct HTMLReport: PageWriter, Sendable {
             // thread of its own beside them (its file table goes through Mustache, one thread, 0.17 s
             // of CPU at 800 files, which came after the pages).
             let early = Locked<Result<String, any Error>?>(nil)
-            let indexTask = split ? nil : BlockingTask { [self] in
+            // The main thread's stack, as the templates' nesting limit assumes (`TemplateNesting`).
+            let indexTask = split ? nil : BlockingTask(stackSize: 8 << 20) { [self] in
                 let text = Result { try indexPage(report, body: try indexBody(report, fileHrefs: fileHrefs, split: false, directoryLinks: [:])) }
                 early.withLock { $0 = text }
             }
+            // Not left running when the pages fail.
+            defer { indexTask?.wait() }
             try writeFilePages(report, pages: pages, into: folder)
             written.formUnion(fileHrefs)
             var directoryLinks: [String: String] = [:]

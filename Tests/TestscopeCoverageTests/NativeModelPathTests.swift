@@ -50,6 +50,34 @@ final class NativeModelPathTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(compared, 4)
     }
 
+    func testTwoFilenamesJoinedByAnEquivalenceKeepTheirRecordsInOrder() throws {
+        // f0 in /z/A.swift came first; f1, the same symbol from another binary, is in /a/A.swift, which
+        // sorts first. Both names become /src/A.swift: f0 must stay the first instantiation (its two
+        // regions, both run), as when every function came one by one.
+        func region(_ line: UInt32, _ endLine: UInt32, _ count: UInt64) -> CountedRegion {
+            CountedRegion(lineStart: line, columnStart: 1, lineEnd: endLine, columnEnd: 9, count: count)
+        }
+        let functions = [
+            CountedFunction(name: "$s1M1fyyF", filenames: ["/z/A.swift"], regions: [region(1, 3, 1), region(2, 2, 1)], executionCount: 1),
+            CountedFunction(name: "$s1M1fyyF", filenames: ["/a/A.swift"], regions: [region(1, 3, 0)], executionCount: 0, binaryIndex: 1),
+            CountedFunction(name: "$s1M1gyyF", filenames: ["/a/A.swift"], regions: [region(5, 6, 1)], executionCount: 1, binaryIndex: 1),
+        ]
+        let root = URL(fileURLWithPath: "/src")
+        var options = CoverageBuildOptions(
+            packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+            pathEquivalences: [PathEquivalence(from: "/z", to: "/src"), PathEquivalence(from: "/a", to: "/src")],
+            createdAt: Date(timeIntervalSince1970: 0))
+        options.needsFunctionNames = false
+        let builder = CoverageBuilder(options: options)
+        let native = try builder.build(sources: [NativeRecordSource(name: "p", functions: functions)])
+        let exportShaped = try builder.build(sources: [RecordsInMemory(
+            name: "p", files: NativeFileCoverage.files(functions), functions: functions.map(\.exportFunction))])
+        XCTAssertEqual(native.files, exportShaped.files)
+        let f = try XCTUnwrap(native.files.first?.functions.first { $0.mangledName == "$s1M1fyyF" })
+        XCTAssertEqual(f.regions, CoverageRatio(covered: 2, total: 2))
+        XCTAssertEqual(f.count, 1)
+    }
+
     func testFilenameRunsFollowSharedArraysOnly() {
         let a = ["/p/A.swift"], b = ["/p/B.swift"]
         func function(_ filenames: [String]) -> CountedFunction {

@@ -1,3 +1,4 @@
+import TestscopeExecution
 import TestscopeProfileData
 
 /// A code region reduced to what the totals need: its start line and whether it ran, in 4 bytes
@@ -103,31 +104,19 @@ struct FunctionRecord {
 
 extension FileRecords {
     /// False when no two names can be equal: every name is ASCII (so `String`'s canonical equality
-    /// is byte equality) and their byte hashes all differ. Checked before the merge by name, whose
+    /// is byte equality) and their stable hashes all differ. Checked before the merge by name, whose
     /// `String` dictionary was 4.5 % of the text report at 800 files although records of one binary
     /// never repeat a name in a file.
     static func mayRepeatNames(_ records: [FunctionRecord]) -> Bool {
         var hashes: [UInt64] = []
         hashes.reserveCapacity(records.count)
         for record in records {
-            var name = record.mangledName
-            guard let hash = name.withUTF8({ Self.asciiHash($0) }) else { return true }
-            hashes.append(hash)
+            guard record.mangledName.utf8.allSatisfy({ $0 < 0x80 }) else { return true }
+            hashes.append(StableHash.hash(seed: 0, record.mangledName))
         }
         hashes.sort()
         for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { return true }
         return false
-    }
-
-    /// FNV-1a of the bytes; nil for a name that is not ASCII.
-    private static func asciiHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var high: UInt8 = 0
-        for byte in bytes {
-            high |= byte
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return high < 0x80 ? hash : nil
     }
 }
 

@@ -8,12 +8,10 @@ import TestscopeExecution
 final class NativeModelPathTests: XCTestCase {
     func options(_ sample: String) throws -> CoverageBuildOptions {
         let root = RecordedSamples.packageRoot(sample)
-        var options = CoverageBuildOptions(
+        return CoverageBuildOptions(
             packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
             pathEquivalences: [PathEquivalence(from: try RecordedSamples.recordedRoot(sample), to: root.path)],
             demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle), createdAt: Date(timeIntervalSince1970: 0))
-        options.needsFunctionNames = true
-        return options
     }
 
     /// The functions with one filenames array per run of equal lists, as the mapping decoder shares them.

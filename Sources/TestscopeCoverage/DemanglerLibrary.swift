@@ -59,15 +59,40 @@ final class DemanglerLibrary: Sendable {
 
     /// What the two forms of `swift-demangle` tell of one symbol: the simplified name, and from the
     /// full name the module of a plain function and the return type. A name the library does not
-    /// demangle is taken as it is, as `swift-demangle` prints it back.
+    /// demangle is taken as it is, as `swift-demangle` prints it back. A plain function's simplified
+    /// name is read off its full name (`SimplifiedName`): one library call instead of two.
     func demangle(_ symbol: String) -> Demangled {
-        let name = call(simplifiedEntry, symbol) { String(decoding: $0, as: UTF8.self) } ?? symbol
         // A closure's full name names no module first and its display name takes no return type:
-        // the second demangling would be thrown away.
+        // only its simplified name is needed.
+        if SwiftDemangler.isMangledClosure(symbol) {
+            let name = simplified(symbol)
+            if SwiftDemangler.isClosure(name) { return Demangled(name: name) }
+            return Demangled(name: name, facts: full(symbol, deriving: false).facts)
+        }
+        let (facts, derived) = full(symbol, deriving: true)
+        if let derived { return Demangled(name: derived, facts: facts) }
+        let name = simplified(symbol)
         if SwiftDemangler.isClosure(name) { return Demangled(name: name) }
+        return Demangled(name: name, facts: facts)
+    }
+
+    /// The simplified form (the symbol itself when the library does not demangle it).
+    func simplified(_ symbol: String) -> String {
+        call(simplifiedEntry, symbol) { String(decoding: $0, as: UTF8.self) } ?? symbol
+    }
+
+    /// What the full form tells, and the simplified name read off it when `deriving` and it has a plain shape.
+    func full(_ symbol: String, deriving: Bool) -> (facts: (module: String?, returnType: String?), simplified: String?) {
+        if let result = call(fullEntry, symbol, { (SwiftDemangler.fullNameFacts($0), deriving ? SimplifiedName.derived(fromFull: $0) : nil) }) {
+            return result
+        }
         var copy = symbol
-        let facts = call(fullEntry, symbol) { SwiftDemangler.fullNameFacts($0) } ?? copy.withUTF8 { SwiftDemangler.fullNameFacts($0) }
-        return Demangled(name: name, module: facts.module, returnType: facts.returnType)
+        return (copy.withUTF8 { SwiftDemangler.fullNameFacts($0) }, nil)
+    }
+
+    /// The full form as text (tests compare `SimplifiedName` with the library on it).
+    func fullName(_ symbol: String) -> String? {
+        call(fullEntry, symbol) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// One symbol's simplified name and what its full name tells.
@@ -75,6 +100,11 @@ final class DemanglerLibrary: Sendable {
         var name: String
         var module: String? = nil
         var returnType: String? = nil
+
+        init(name: String, facts: (module: String?, returnType: String?) = (nil, nil)) {
+            self.name = name
+            (module, returnType) = facts
+        }
     }
 
     /// Calls `entry` with a stack buffer, and with a heap buffer of the right size when the name is longer.

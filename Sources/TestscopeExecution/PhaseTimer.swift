@@ -2,8 +2,22 @@ import Foundation
 
 /// Prints how long each phase took on stderr when `TESTSCOPE_TIMING=1` (for the benchmark).
 public enum PhaseTimer {
+    #if canImport(Glibc)
+    private static let RUSAGE_SELF_WHO = RUSAGE_SELF.rawValue
+    #else
+    private static let RUSAGE_SELF_WHO = RUSAGE_SELF
+    #endif
     static let enabled = ProcessInfo.processInfo.environment["TESTSCOPE_TIMING"] == "1"
-    static let last = Locked(Date())
+    static let last = Locked((wall: Date(), cpu: processCPUSeconds()))
+
+    /// User + system CPU seconds of the whole process (every thread): beside the wall time it
+    /// tells how well a phase used the cores.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        guard getrusage(Self.RUSAGE_SELF_WHO, &usage) == 0 else { return 0 }
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
 
     /// `VmRSS` and `VmHWM` from /proc (Linux), for the benchmark's memory breakdown.
     static func residentMemory() -> String {
@@ -15,9 +29,10 @@ public enum PhaseTimer {
     public static func mark(_ phase: String) {
         guard enabled else { return }
         last.withLock { last in
-            let now = Date()
-            FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s  rss %@\n", phase as NSString,
-                                                       now.timeIntervalSince(last), residentMemory() as NSString).utf8))
+            let now = (wall: Date(), cpu: processCPUSeconds())
+            FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s  cpu %.3f s  rss %@\n", phase as NSString,
+                                                       now.wall.timeIntervalSince(last.wall), now.cpu - last.cpu,
+                                                       residentMemory() as NSString).utf8))
             last = now
         }
     }

@@ -21,6 +21,7 @@ public enum HTMLEscaping {
     /// so escaping never splits a multi-byte character).
     @inline(__always)
     public static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+        if bytes.withContiguousStorageIfAvailable({ appendEscaped(buffer: $0, to: &out) }) != nil { return }
         for byte in bytes {
             if let entity = replacement(byte) {
                 out.append(contentsOf: entity)
@@ -28,6 +29,21 @@ public enum HTMLEscaping {
                 out.append(byte)
             }
         }
+    }
+
+    /// Contiguous bytes: the runs between characters to escape are copied whole (a byte at a time,
+    /// source text was a tenth of the HTML report's CPU samples on the 800-file package).
+    static func appendEscaped(buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var runStart = 0
+        for index in 0..<buffer.count {
+            let byte = buffer[index]
+            // Every byte to escape is below `?` (0x3F); most source bytes are letters.
+            guard byte < 0x3F, let entity = replacement(byte) else { continue }
+            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
+            out.append(contentsOf: entity)
+            runStart = index + 1
+        }
+        if runStart < buffer.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
     }
 
     @inline(__always)

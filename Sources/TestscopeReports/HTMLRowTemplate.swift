@@ -104,19 +104,57 @@ struct CompiledRowTemplate<Row: HTMLRow> {
         case field(Row.Field, escaped: Bool)
     }
 
+    /// One piece of the row: the text `bytes[textStart..<textEnd]`, then the field if there is one.
+    private struct Piece {
+        var textStart: Int
+        var textEnd: Int
+        var field: Row.Field?
+        var escaped: Bool
+    }
+
     let template: HTMLRowTemplate
+    /// The text of all pieces, one buffer: enum segments each holding an array cost a retain and a
+    /// release per segment and row (4 % of the HTML report's CPU samples at 800 files).
+    private let bytes: [UInt8]
     /// nil when the template needs the Mustache library.
-    let segments: [Segment]?
+    private let pieces: [Piece]?
+
+    init(template: HTMLRowTemplate, segments: [Segment]?) {
+        self.template = template
+        var bytes: [UInt8] = []
+        var pieces: [Piece] = []
+        for segment in segments ?? [] {
+            switch segment {
+            case .text(let text):
+                if let last = pieces.last, last.field == nil {
+                    bytes.append(contentsOf: text)
+                    pieces[pieces.count - 1].textEnd = bytes.count
+                } else {
+                    pieces.append(Piece(textStart: bytes.count, textEnd: bytes.count + text.count, field: nil, escaped: false))
+                    bytes.append(contentsOf: text)
+                }
+            case .field(let field, let escaped):
+                if let last = pieces.last, last.field == nil {
+                    pieces[pieces.count - 1].field = field
+                    pieces[pieces.count - 1].escaped = escaped
+                } else {
+                    pieces.append(Piece(textStart: bytes.count, textEnd: bytes.count, field: field, escaped: escaped))
+                }
+            }
+        }
+        self.bytes = bytes
+        self.pieces = segments == nil ? nil : pieces
+    }
 
     func render(_ row: Row, to out: inout [UInt8]) {
-        guard let segments else {
+        guard let pieces else {
             out.append(contentsOf: (template.library.render(row, withTemplate: template.name) ?? "").utf8)
             return
         }
-        for segment in segments {
-            switch segment {
-            case .text(let bytes): out.append(contentsOf: bytes)
-            case .field(let field, let escaped): row.append(field, escaped: escaped, to: &out)
+        bytes.withUnsafeBufferPointer { text in
+            for piece in pieces {
+                if piece.textStart < piece.textEnd { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[piece.textStart..<piece.textEnd])) }
+                if let field = piece.field { row.append(field, escaped: piece.escaped, to: &out) }
             }
         }
     }

@@ -44,4 +44,32 @@ final class DemanglerLibraryTests: XCTestCase {
         XCTAssertTrue(inProcess.contains("add(_:_:) -> Int") || inProcess.contains("static Calc.add(_:_:) -> Int"), "\(inProcess.suffix(6))")
         XCTAssertTrue(inProcess.last?.hasPrefix(String(repeating: "a", count: 2000)) ?? false, "the long name, whole")
     }
+
+    /// A plain function's simplified name read off its full name is the library's simplified name,
+    /// on every recorded name of that shape (and names of other shapes are left to the library).
+    func testSimplifiedNamesReadOffFullNamesAreTheLibrarys() throws {
+        let library = try XCTUnwrap(DemanglerLibrary.beside(tool: try XCTUnwrap(try Toolchain.locate().swiftDemangle), environment: [:]))
+        var derived = 0, left = 0
+        for name in try recordedNames() {
+            let symbol = SwiftDemangler.symbol(in: name)
+            guard var full = library.fullName(symbol) else { continue }
+            if let simplified = full.withUTF8({ SimplifiedName.derived(fromFull: $0) }) {
+                derived += 1
+                XCTAssertEqual(simplified, library.simplified(symbol), full)
+            } else {
+                left += 1
+            }
+        }
+        XCTAssertGreaterThan(derived, 100, "plain functions and accessors are read off the full name")
+        XCTAssertGreaterThan(left, 100, "closures, generics and local contexts are left to the library")
+        // Shapes that look plain but are not: a local type's method, an operator, a generic signature.
+        for full in ["CodingKeys.init(intValue: Swift.Int) -> CodingKeys? in Local #1 in M.T.f() -> ()",
+                     "static Swift.Int.+ infix(Swift.Int, Swift.Int) -> Swift.Int",
+                     "M.f<A where A: Swift.Equatable>(A) -> A", "(extension in M):Swift.Array.f() -> ()"] {
+            var text = full
+            XCTAssertNil(text.withUTF8 { SimplifiedName.derived(fromFull: $0) }, full)
+        }
+        var labelled = "static M.T.f(_: Swift.Int, by: [Swift.String : (Swift.Int, b: Swift.Int)], (Swift.Int) -> ()) async throws -> M.T"
+        XCTAssertEqual(labelled.withUTF8 { SimplifiedName.derived(fromFull: $0) }, "static T.f(_:by:_:)")
+    }
 }

@@ -18,6 +18,8 @@ public struct HTMLTemplates: Sendable {
     public static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]
 
     let library: MustacheLibrary
+    /// The page templates compiled for rendering without the library (`CompiledTemplate`).
+    private(set) var compiled: CompiledTemplates
     let assets: [String: String]
     /// The row templates applied per source line / function row, with a fast path (see `HTMLRowTemplate`).
     let sourceLine: HTMLRowTemplate
@@ -107,6 +109,9 @@ public struct HTMLTemplates: Sendable {
             throw ReportError.templateTooDeep(path: label(culprit + ".mustache"), line: nil, depth: depth, limit: TemplateNesting.limit)
         }
         self.library = library
+        var texts: [String: String] = [:]
+        for (file, text) in files where file.hasSuffix(".mustache") { texts[String(file.dropLast(".mustache".count))] = text }
+        compiled = CompiledTemplates(texts)
         var assets: [String: String] = [:]
         for name in Self.assetNames { assets[name] = files[name] ?? "" }
         self.assets = assets
@@ -116,10 +121,18 @@ public struct HTMLTemplates: Sendable {
 
     /// Renders a template with its typed view model.
     func render(_ name: String, _ context: some HTMLViewModel) throws -> String {
+        if let text = compiled.render(name, context) { return text }
         guard let text = library.render(context, withTemplate: name) else {
             throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
         }
         return text
+    }
+
+    /// The same templates rendered only through the Mustache library (tests compare the two).
+    func libraryOnly() -> HTMLTemplates {
+        var copy = self
+        copy.compiled = CompiledTemplates([:])
+        return copy
     }
 
     static func cycle(from name: String, partials: [String: [String]], path: [String]) -> [String]? {

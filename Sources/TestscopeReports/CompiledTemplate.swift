@@ -249,6 +249,13 @@ struct CompiledTemplates: Sendable {
 
         init(_ value: Any) {
             self.value = value
+            // Strings (section values, sequence elements) are neither; a concrete check costs less
+            // than the two protocol casts.
+            if value is String {
+                lookup = value
+                parent = nil
+                return
+            }
             let target = (value as? MustacheCustomRepresentation).map(\.representation) ?? value
             lookup = target
             parent = target.flatMap { $0 as? MustacheParent }
@@ -281,12 +288,13 @@ struct CompiledTemplates: Sendable {
             } else {
                 for entry in stack.reversed() {
                     if let found = entry.child(named: first) {
-                        child = descend(names.dropFirst(), from: StackEntry(found))
+                        child = names.count == 1 ? found : descend(names.dropFirst(), from: StackEntry(found))
                         break
                     }
                 }
             }
         }
+        if child is String || child is Bool { return child }
         if let custom = child as? MustacheCustomRepresentation { return custom.representation }
         return child
     }

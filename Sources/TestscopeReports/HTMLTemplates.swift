@@ -21,6 +21,8 @@ public struct HTMLTemplates: Sendable {
     /// The page templates compiled for rendering without the library (`CompiledTemplate`).
     private(set) var compiled: CompiledTemplates
     let assets: [String: String]
+    /// `head.js` escaped for a `<script>` element once, not once a page.
+    let headScript: String
     /// The row templates applied per source line / function row, with a fast path (see `HTMLRowTemplate`).
     let sourceLine: HTMLRowTemplate
     let functionRow: HTMLRowTemplate
@@ -115,6 +117,7 @@ public struct HTMLTemplates: Sendable {
         var assets: [String: String] = [:]
         for name in Self.assetNames { assets[name] = files[name] ?? "" }
         self.assets = assets
+        headScript = HTMLEscaping.inlineElementText(assets["head.js"] ?? "")
         sourceLine = HTMLRowTemplate(name: "source-line", text: files["source-line.mustache"] ?? "", library: library)
         functionRow = HTMLRowTemplate(name: "function-row", text: files["function-row.mustache"] ?? "", library: library)
     }

@@ -80,7 +80,7 @@ struct LayoutModel: HTMLViewModel {
         self.pageKind = pageKind
         self.body = body
         self.inlineAssets = inline
-        self.headScript = HTMLEscaping.inlineElementText(templates.assets["head.js"] ?? "")
+        self.headScript = templates.headScript
         if inline {
             css = HTMLEscaping.inlineElementText(templates.assets["report.css"] ?? "")
             script = HTMLEscaping.inlineElementText(templates.assets["report.js"] ?? "")

@@ -12,7 +12,7 @@
 /// every one equalled the library's simplified form (`DemanglerLibraryTests` checks it on the samples).
 enum SimplifiedName {
     static func derived(fromFull full: UnsafeBufferPointer<UInt8>) -> String? {
-        guard !contains(full, " in ") else { return nil }
+        guard !containsIn(full) else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(full.count)
         var i = 0
@@ -48,7 +48,8 @@ enum SimplifiedName {
         }
         guard depth == 0, close < full.count else { return nil }
         let after = close + 1
-        guard after == full.count || [" -> ", " throws -> ", " async -> ", " async throws -> "].contains(where: { starts(full, at: after, with: $0) })
+        guard after == full.count || starts(full, at: after, with: " -> ") || starts(full, at: after, with: " throws -> ")
+            || starts(full, at: after, with: " async -> ") || starts(full, at: after, with: " async throws -> ")
         else { return nil }
         out.append(UInt8(ascii: "("))
         if close > end + 1 {
@@ -81,11 +82,18 @@ enum SimplifiedName {
     private static func starts(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, with text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard start + count <= bytes.count else { return false }
-        return text.withUTF8Buffer { prefix in (0..<count).allSatisfy { bytes[start + $0] == prefix[$0] } }
+        let prefix = text.utf8Start
+        for offset in 0..<count where bytes[start + offset] != prefix[offset] { return false }
+        return true
     }
 
-    private static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-        guard bytes.count >= text.utf8CodeUnitCount else { return false }
-        return (0...(bytes.count - text.utf8CodeUnitCount)).contains { starts(bytes, at: $0, with: text) }
+    /// Whether ` in ` occurs (a local context: `… in Outer.f()`).
+    private static func containsIn(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        for index in 0...(bytes.count - 4) where bytes[index] == 0x20 && bytes[index + 1] == UInt8(ascii: "i")
+            && bytes[index + 2] == UInt8(ascii: "n") && bytes[index + 3] == 0x20 {
+            return true
+        }
+        return false
     }
 }

@@ -8,11 +8,14 @@ import Mustache
 /// `Character` at a time): 15 % of the HTML report's CPU on the 800-file package.
 ///
 /// Only text, variables (`{{x}}`, `{{{x}}}`, `{{& x}}`, dotted and `.`), sections, inverted sections,
-/// plain partials and comments are compiled; a template with anything else (transforms, lambdas'
-/// results, set delimiters, inheritance, dynamic partials, pragmas) — or one that includes such a
-/// template — renders through the library. `TemplateMutationTests` compares the two on seeded
-/// mutations of the real templates. One difference is deliberate: `{{x}}` escapes every `<`, `>`,
-/// `&`, `"` and `'` byte, also one that a combining mark joins into another `Character`.
+/// plain partials and comments are compiled; a template with anything else (transforms, set
+/// delimiters, inheritance, dynamic partials, pragmas) — or one that includes such a template —
+/// renders through the library. `CompiledTemplateTests` compares the two on the real reports and on
+/// seeded mutations of the real templates. One difference is deliberate: `{{x}}` escapes every `<`, `>`,
+/// `&`, `"` and `'` byte, also one that a combining mark (or a prepended character) joins into another
+/// `Character`, which the library leaves as it is. The view models give strings, numbers, booleans,
+/// models and arrays of them; a `MustacheCustomRenderable` prints its `renderText` as in the library,
+/// while a lambda or a template as a value (the library calls or renders it) would print as text.
 struct CompiledTemplate: Sendable {
     indirect enum Node: Sendable {
         case text([UInt8])
@@ -328,7 +331,7 @@ struct CompiledTemplates: Sendable {
             out.append(contentsOf: bytes)
         case .variable(let name, let escaped):
             guard let value = lookup(name, in: stack) else { return }
-            let text = value as? String ?? String(describing: Self.unwrapped(value))
+            let text = value as? String ?? (value as? MustacheCustomRenderable)?.renderText ?? String(describing: Self.unwrapped(value))
             if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
         case .section(let name, let inverted, let body):
             let value = lookup(name, in: stack)

@@ -65,7 +65,10 @@ final class DemanglerLibraryTests: XCTestCase {
         // Shapes that look plain but are not: a local type's method, an operator, a generic signature.
         for full in ["CodingKeys.init(intValue: Swift.Int) -> CodingKeys? in Local #1 in M.T.f() -> ()",
                      "static Swift.Int.+ infix(Swift.Int, Swift.Int) -> Swift.Int",
-                     "M.f<A where A: Swift.Equatable>(A) -> A", "(extension in M):Swift.Array.f() -> ()"] {
+                     "M.f<A where A: Swift.Equatable>(A) -> A", "(extension in M):Swift.Array.f() -> ()",
+                     // Labels the library prints as they are (`Foo.f(π:)`), which are not ASCII identifiers.
+                     "M.Foo.f(π: Swift.Double) -> ()", "M.Foo.g(Δx: Swift.Int, y: Swift.Int) -> ()",
+                     "M.Foo.raw(`a b`: Swift.Int) -> ()", "M.dollar(a$: Swift.Int) -> ()"] {
             var text = full
             XCTAssertNil(text.withUTF8 { SimplifiedName.derived(fromFull: $0) }, full)
         }

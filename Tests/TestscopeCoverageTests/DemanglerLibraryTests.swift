@@ -65,7 +65,7 @@ final class DemanglerLibraryTests: XCTestCase {
         // Shapes that look plain but are not: a local type's method, an operator, a generic signature.
         for full in ["CodingKeys.init(intValue: Swift.Int) -> CodingKeys? in Local #1 in M.T.f() -> ()",
                      "static Swift.Int.+ infix(Swift.Int, Swift.Int) -> Swift.Int",
-                     "M.f<A where A: Swift.Equatable>(A) -> A", "(extension in M):Swift.Array.f() -> ()",
+                     "M.f<each A>(repeat each A) -> ()", "M.f<A.B>(A) -> A", "(extension in M):Swift.Array.f() -> ()",
                      // Labels the library prints as they are (`Foo.f(π:)`), which are not ASCII identifiers.
                      "M.Foo.f(π: Swift.Double) -> ()", "M.Foo.g(Δx: Swift.Int, y: Swift.Int) -> ()",
                      "M.Foo.raw(`a b`: Swift.Int) -> ()", "M.dollar(a$: Swift.Int) -> ()"] {
@@ -74,5 +74,7 @@ final class DemanglerLibraryTests: XCTestCase {
         }
         var labelled = "static M.T.f(_: Swift.Int, by: [Swift.String : (Swift.Int, b: Swift.Int)], (Swift.Int) -> ()) async throws -> M.T"
         XCTAssertEqual(labelled.withUTF8 { SimplifiedName.derived(fromFull: $0) }, "static T.f(_:by:_:)")
+        var generic = "M.T.init<A, B where A: Swift.Sequence, B == (A) -> Swift.Int>(_: A, using: inout B) -> M.T<A>"
+        XCTAssertEqual(generic.withUTF8 { SimplifiedName.derived(fromFull: $0) }, "T.init<A, B>(_:using:)")
     }
 }

@@ -35,29 +35,17 @@ enum SimplifiedName {
         // A generic signature: the simplified form keeps its parameters, not its requirements
         // (`f<A, B where A: P>` → `f<A, B>`).
         if end < full.count, full[end] == UInt8(ascii: "<") {
-            guard let close = closing(full, from: end), let params = genericParameters(full, open: end, close: close) else { return nil }
+            var unused: [Int] = []
+            guard let close = closing(full, from: end, commas: &unused), let params = genericParameters(full, open: end, close: close) else { return nil }
             out.append(UInt8(ascii: "<"))
             out.append(contentsOf: UnsafeBufferPointer(rebasing: full[params]))
             out.append(UInt8(ascii: ">"))
             end = close + 1
         }
         guard end < full.count, full[end] == UInt8(ascii: "(") else { return nil }
-        // The argument list: its top-level commas and closing parenthesis.
-        var depth = 0
-        var close = end
+        // The argument list: its closing parenthesis and its top-level commas.
         var commas: [Int] = []
-        while close < full.count {
-            switch full[close] {
-            case UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: ")"), UInt8(ascii: "]"): depth -= 1
-            case UInt8(ascii: ">"): if full[close - 1] != UInt8(ascii: "-") { depth -= 1 }
-            case UInt8(ascii: ","): if depth == 1 { commas.append(close) }
-            default: break
-            }
-            if depth == 0 { break }
-            close += 1
-        }
-        guard depth == 0, close < full.count else { return nil }
+        guard let close = closing(full, from: end, commas: &commas) else { return nil }
         let after = close + 1
         guard after == full.count || starts(full, at: after, with: " -> ") || starts(full, at: after, with: " throws -> ")
             || starts(full, at: after, with: " async -> ") || starts(full, at: after, with: " async throws -> ")
@@ -85,14 +73,16 @@ enum SimplifiedName {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The bracket closing the one at `open`, counting `(`, `<`, `[` in and `)`, `]`, `>` (not of `->`) out.
-    private static func closing(_ bytes: UnsafeBufferPointer<UInt8>, from open: Int) -> Int? {
+    /// The bracket closing the one at `open`, counting `(`, `<`, `[` in and `)`, `]`, `>` (not of `->`)
+    /// out; the commas directly inside it are collected in `commas`.
+    private static func closing(_ bytes: UnsafeBufferPointer<UInt8>, from open: Int, commas: inout [Int]) -> Int? {
         var depth = 0
         for index in open..<bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: ")"), UInt8(ascii: "]"): depth -= 1
             case UInt8(ascii: ">"): if index > 0, bytes[index - 1] != UInt8(ascii: "-") { depth -= 1 }
+            case UInt8(ascii: ","): if depth == 1 { commas.append(index) }
             default: break
             }
             if depth == 0 { return index }

@@ -3,9 +3,9 @@ import Foundation
 /// Prints how long each phase took on stderr when `TESTSCOPE_TIMING=1` (for the benchmark).
 public enum PhaseTimer {
     #if canImport(Glibc)
-    private static let RUSAGE_SELF_WHO = RUSAGE_SELF.rawValue
+    private static let selfUsage = RUSAGE_SELF.rawValue
     #else
-    private static let RUSAGE_SELF_WHO = RUSAGE_SELF
+    private static let selfUsage = RUSAGE_SELF
     #endif
     static let enabled = ProcessInfo.processInfo.environment["TESTSCOPE_TIMING"] == "1"
     static let last = Locked((wall: Date(), cpu: processCPUSeconds()))
@@ -14,7 +14,7 @@ public enum PhaseTimer {
     /// tells how well a phase used the cores.
     static func processCPUSeconds() -> Double {
         var usage = rusage()
-        guard getrusage(Self.RUSAGE_SELF_WHO, &usage) == 0 else { return 0 }
+        guard getrusage(Self.selfUsage, &usage) == 0 else { return 0 }
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }

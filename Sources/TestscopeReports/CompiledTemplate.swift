@@ -273,8 +273,13 @@ struct CompiledTemplates: Sendable {
         /// What the library finds in a value that is not a `MustacheParent`: its stored property of that name.
         static func mirrorChild(of value: Any, named name: String) -> Any? {
             guard let matched = Mirror(reflecting: value).children.first(where: { $0.label == name }) else { return nil }
-            let mirror = Mirror(reflecting: matched.value)
-            guard mirror.displayStyle == .optional else { return matched.value }
+            return unwrappedOptional(matched.value)
+        }
+
+        /// An `Optional`'s wrapped value, nil for `none`; any other value as it is.
+        static func unwrappedOptional(_ value: Any) -> Any? {
+            let mirror = Mirror(reflecting: value)
+            guard mirror.displayStyle == .optional else { return value }
             return mirror.children.first?.value
         }
     }
@@ -370,10 +375,6 @@ struct CompiledTemplates: Sendable {
 
     private static func elements<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
 
-    /// `Optional` values print their wrapped value, as in the library.
-    private static func unwrapped(_ value: Any) -> Any {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional, let wrapped = mirror.children.first?.value else { return value }
-        return wrapped
-    }
+    /// `Optional` values print their wrapped value (`none` prints as itself), as in the library.
+    private static func unwrapped(_ value: Any) -> Any { StackEntry.unwrappedOptional(value) ?? value }
 }

@@ -26,7 +26,7 @@ extension HTMLRow {
 /// of text and plain variable tags (`{{name}}`, `{{{name}}}`, `{{& name}}`) is compiled into text
 /// and variable segments and filled in directly — with the Mustache library's own semantics
 /// (HTML-escaping `{{name}}`, empty for an undefined name; a test compares the two). Any other
-/// tag (sections, partials, comments, delimiters) makes the row render through the library.
+/// tag (sections, partials, dotted names, delimiters) makes the row render through the library.
 struct HTMLRowTemplate: Sendable {
     enum Segment: Sendable, Equatable {
         case text([UInt8])
@@ -62,37 +62,21 @@ struct HTMLRowTemplate: Sendable {
         })
     }
 
-    /// Text and plain variable tags only, else nil.
+    /// Text and plain variable tags only (comments dropped), else nil: parsed by the page templates'
+    /// parser (`CompiledTemplate`), so a row reads its tags exactly as the library does.
     static func compile(_ text: String) -> [Segment]? {
+        guard let template = CompiledTemplate(text), template.partials.isEmpty else { return nil }
         var segments: [Segment] = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            if open.lowerBound > rest.startIndex { segments.append(.text(Array(rest[..<open.lowerBound].utf8))) }
-            var tag = rest[open.upperBound...]
-            var escaped = true
-            let closing: String
-            if tag.first == "{" {
-                tag = tag.dropFirst()
-                escaped = false
-                closing = "}}}"
-            } else {
-                if tag.first == "&" {
-                    tag = tag.dropFirst()
-                    escaped = false
-                }
-                closing = "}}"
+        for node in template.nodes {
+            switch node {
+            case .text(let bytes):
+                segments.append(.text(bytes))
+            case .variable(.path(let names, topOnly: false), let escaped) where names.count == 1:
+                segments.append(.variable(names[0], escaped: escaped))
+            default:
+                return nil
             }
-            guard let close = tag.range(of: closing) else { return nil }
-            let variable = tag[..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            let plain = !variable.isEmpty && variable.unicodeScalars.allSatisfy {
-                ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value >= 0x41 && $0.value <= 0x5A)
-                    || ($0.value >= 0x61 && $0.value <= 0x7A) || $0 == "_" || $0 == "-"
-            }
-            guard plain else { return nil }
-            segments.append(.variable(variable, escaped: escaped))
-            rest = tag[close.upperBound...]
         }
-        if !rest.isEmpty { segments.append(.text(Array(rest.utf8))) }
         return segments
     }
 }

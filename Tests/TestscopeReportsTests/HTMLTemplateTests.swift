@@ -29,13 +29,16 @@ final class HTMLTemplateTests: XCTestCase {
         let lineTemplate = try MustacheTemplate(string: BundledTemplates.files["source-line.mustache"]!)
         let functionTemplate = try MustacheTemplate(string: BundledTemplates.files["function-row.mustache"]!)
         library.register(lineTemplate, named: "source-line")
+        // The same template inside a section: not a plain row, so it renders through the library.
+        let libraryRow = HTMLRowTemplate(name: "source-line", text: "{{#.}}" + lineTemplate.description + "{{/.}}", library: library)
+        XCTAssertNil(libraryRow.segments)
         for sample in HTMLTestSupport.samples {
             let report = try HTMLTestSupport.report(sample)
             for file in report.files {
                 let source = SourceText.read(URL(fileURLWithPath: file.path))
                 let fast = HTMLSourceView.render(file: file, source: source, anchorPrefix: "", template: templates.sourceLine)
                 let slow = HTMLSourceView.render(file: file, source: source, anchorPrefix: "",
-                                                 template: HTMLRowTemplate(name: "source-line", text: "{{! library }}" + lineTemplate.description, library: library))
+                                                 template: libraryRow)
                 XCTAssertEqual(String(decoding: fast.rows, as: UTF8.self), String(decoding: slow.rows, as: UTF8.self), file.relativePath)
                 for function in file.functions + file.functions.flatMap(\.closures) {
                     let row = HTMLModels.FunctionRow(function: function, isClosure: false, anchor: "L\(function.line)", watermarks: Watermarks())
@@ -51,9 +54,10 @@ final class HTMLTemplateTests: XCTestCase {
         XCTAssertEqual(HTMLRowTemplate.compile("<a>{{x}}</a>{{{y}}}{{& z}}"),
                        [.text(Array("<a>".utf8)), .variable("x", escaped: true), .text(Array("</a>".utf8)),
                         .variable("y", escaped: false), .variable("z", escaped: false)])
-        for text in ["{{#a}}x{{/a}}", "{{^a}}x{{/a}}", "{{>p}}", "{{! c }}", "{{=<% %>=}}", "{{a.b}}", "{{x", "{{(t) x}}"] {
+        for text in ["{{#a}}x{{/a}}", "{{^a}}x{{/a}}", "{{>p}}", "{{=<% %>=}}", "{{a.b}}", "{{.}}", "{{.x}}", "{{}}", "{{x", "{{(t) x}}"] {
             XCTAssertNil(HTMLRowTemplate.compile(text), text)
         }
+        XCTAssertEqual(HTMLRowTemplate.compile("a{{! c }}b"), [.text(Array("a".utf8)), .text(Array("b".utf8))], "comments render nothing")
     }
 
     func testAUsersTemplateReplacesTheBuiltInOneAndTheRestStay() throws {

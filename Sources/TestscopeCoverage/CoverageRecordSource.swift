@@ -119,14 +119,19 @@ public struct NativeRecordSource: CoverageRecordSource {
                 let filename = batch[batch.startIndex + i]
                 var builder = SegmentBuilder()
                 var records = FileRecords()
-                for f in index.records(for: filename) {
-                    let function = functions[f]
-                    let ids = FileIDs(of: function, equalTo: filename)
-                    for region in function.regions where ids.contains(region.fileID) { builder.add(region) }
-                    if withRecords, let main = function.mainFileID, ids.contains(UInt32(main)),
-                       var record = FunctionRecord(function, mainID: main, pool: records.pool) {
-                        record.order = Int64(f)
-                        records.records.append(record)
+                // Records read in place through the buffer: a copy of each (`functions[f]`) retained
+                // and released its four arrays and name.
+                functions.withUnsafeBufferPointer { all in
+                    for f in index.records(for: filename) {
+                        let ids = FileIDs(of: all[f].filenames, equalTo: filename)
+                        all[f].regions.withUnsafeBufferPointer { regions in
+                            for region in regions where ids.contains(region.fileID) { builder.add(region) }
+                        }
+                        if withRecords, let main = all[f].mainFileID, ids.contains(UInt32(main)),
+                           var record = FunctionRecord(all[f], mainID: main, pool: records.pool) {
+                            record.order = Int64(f)
+                            records.records.append(record)
+                        }
                     }
                 }
                 return perFile(ExportFile(filename: filename, segments: builder.build()), records)

@@ -59,10 +59,30 @@ struct FunctionRecord {
 
     /// The native engine's record, read in place (no export-shaped copy of its regions).
     init?(_ function: CountedFunction, mainID: Int, pool: RegionPool) {
-        self.init(name: function.name, count: exportClamped(function.executionCount), regions: function.regions, pool: pool) {
-            $0.kind == .code && Int($0.fileID) == mainID
-                ? (($0.lineStart, $0.columnStart), ($0.lineEnd, $0.columnEnd), exportClamped($0.count)) : nil
+        // The generic initializer below, written out over the regions' buffer: its closure and
+        // iterator were 2 % of a text report's CPU at 800 files.
+        let main = UInt32(mainID)
+        let found: (start: (UInt32, UInt32), end: (UInt32, UInt32), count: Int32)? = function.regions.withUnsafeBufferPointer { regions in
+            var start: (UInt32, UInt32) = (0, 0), end: (UInt32, UInt32) = (0, 0)
+            var n: Int32 = 0
+            for region in regions where region.kind == .code && region.fileID == main {
+                let from = (region.lineStart, region.columnStart), to = (region.lineEnd, region.columnEnd)
+                if n == 0 { start = from; end = to }
+                let executionCount = exportClamped(region.count)
+                pool.regions.append(CompactRegion(lineStart: from.0, executed: executionCount > 0 && executionCount != LineCoverage.unreliableCount))
+                n += 1
+                if from < start { start = from }
+                if to > end { end = to }
+            }
+            return n == 0 ? nil : (start, end, n)
         }
+        guard let found else { return nil }
+        mangledName = function.name
+        count = exportClamped(function.executionCount)
+        regionStart = Int32(pool.regions.count) - found.count
+        regionCount = found.count
+        start = found.start
+        end = found.end
     }
 
     /// The main file's code regions of `regions` (`code` gives a region's range and clamped count,
@@ -111,8 +131,8 @@ extension FileRecords {
         var hashes: [UInt64] = []
         hashes.reserveCapacity(records.count)
         for record in records {
-            guard record.mangledName.utf8.allSatisfy({ $0 < 0x80 }) else { return true }
-            hashes.append(StableHash.hash(seed: 0, record.mangledName))
+            guard let hash = ByteString.asciiHash(record.mangledName) else { return true }
+            hashes.append(hash)
         }
         hashes.sort()
         for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { return true }

@@ -275,23 +275,17 @@ public struct NativeFunctionRecords: Sendable {
 
     /// `getFuncNameWithoutPrefix`: drops `<filename>` and the one delimiter after it, byte-wise.
     static func displayName(_ pgoName: String, firstFilename: String?) -> String {
-        guard let prefix = firstFilename, !prefix.isEmpty, pgoName.utf8.starts(with: prefix.utf8) else { return pgoName }
+        guard let prefix = firstFilename, !prefix.isEmpty, ByteString.hasPrefix(pgoName, prefix) else { return pgoName }
         let bytes = pgoName.utf8.dropFirst(prefix.utf8.count + 1)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The identity llvm's `RecordProvenance` keeps, hashed: each name length-prefixed, so names
-    /// cannot run together (the hash picks candidates; `sameProvenance` decides).
+    /// The identity llvm's `RecordProvenance` keeps, hashed (each name's length is in its hash, so
+    /// names cannot run together; the hash picks candidates, `sameProvenance` decides).
     private static func provenanceKey(_ filenames: [String], _ name: String) -> Int {
-        var hasher = Hasher()
-        func add(_ s: String) {
-            var s = s
-            hasher.combine(s.utf8.count)
-            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
-        for filename in filenames { add(filename) }
-        add(name)
-        return hasher.finalize()
+        var h = ByteString.hash(name, seed: UInt64(filenames.count))
+        for filename in filenames { h = ByteString.hash(filename, seed: h) }
+        return Int(truncatingIfNeeded: h)
     }
 
     /// Same filenames and name, compared as bytes (as llvm compares its `StringRef`s).

@@ -11,17 +11,34 @@ public struct SourceText: Sendable {
 
     public init(bytes: [UInt8]) {
         self.bytes = bytes
+        // memchr per line and an ASCII check a word at a time: the byte-by-byte loop and a
+        // validating `String` copy of every file were 3 % of a text report's CPU at 800 files.
         var ranges: [Range<Int>] = []
-        var start = 0
-        for (i, b) in bytes.enumerated() where b == 0x0A {
-            var end = i
-            if end > start && bytes[end - 1] == 0x0D { end -= 1 }
-            ranges.append(start..<end)
-            start = i + 1
+        var ascii = true
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let count = buffer.count
+            var start = 0
+            while start < count, let hit = memchr(base + start, 0x0A, count - start) {
+                let newline = base.distance(to: UnsafeRawPointer(hit))
+                var end = newline
+                if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+                ranges.append(start..<end)
+                start = newline + 1
+            }
+            if start < count { ranges.append(start..<count) }
+            var i = 0
+            while i + 8 <= count {
+                if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { ascii = false; break }
+                i += 8
+            }
+            while ascii && i < count {
+                if buffer[i] >= 0x80 { ascii = false }
+                i += 1
+            }
         }
-        if start < bytes.count { ranges.append(start..<bytes.count) }
         lineRanges = ranges
-        isValidUTF8 = String(validating: bytes, as: UTF8.self) != nil
+        isValidUTF8 = ascii || String(validating: bytes, as: UTF8.self) != nil
     }
 
     public static func read(_ url: URL) -> SourceText? {

@@ -124,7 +124,7 @@ public struct ProfileCounters: Sendable {
     }
 
     /// NameRef → its first entry.
-    private var index: [UInt64: Int32] = [:]
+    private var index = UInt64Index()
     private var entries: [Entry] = []
     private var pool: [UInt64] = []
     /// The binary IDs (GNU build IDs) the profiles recorded, lower-case hex.
@@ -146,7 +146,7 @@ public struct ProfileCounters: Sendable {
     /// nameRef → (funcHash → counters), rebuilt (for tests and merging; lookups use `counters`).
     public var functions: [UInt64: [UInt64: [UInt64]]] {
         var result: [UInt64: [UInt64: [UInt64]]] = [:]
-        for (nameRef, first) in index {
+        index.forEach { nameRef, first in
             var e = first
             while e >= 0 {
                 let entry = entries[Int(e)]
@@ -191,7 +191,7 @@ public struct ProfileCounters: Sendable {
     public func forEach(_ body: (_ nameRef: UInt64, _ funcHash: UInt64, _ counts: ArraySlice<UInt64>) -> Void) {
         // Entries do not record their NameRef (the index does): recovered once, for this rare walk.
         var nameRefs = [UInt64](repeating: 0, count: entries.count)
-        for (nameRef, first) in index {
+        index.forEach { nameRef, first in
             var e = first
             while e >= 0 {
                 nameRefs[Int(e)] = nameRef

@@ -133,7 +133,7 @@ public enum CoverageMappingReader {
         // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
         // later one is not; the replacement keeps the first one's position.
         var records: [CoverageMappingRecords.Record] = []
-        var indexOfName: [UInt64: Int] = [:]
+        var indexOfName = UInt64Index()
         var duplicates = 0
         while !reader.isAtEnd {
             let nameRef = try reader.u64("NameRef")
@@ -151,13 +151,13 @@ public enum CoverageMappingReader {
             let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames,
                                                        mappingStart: start, mappingEnd: start + Int(dataSize))
             guard let existing = indexOfName[nameRef] else {
-                indexOfName[nameRef] = records.count
+                indexOfName[nameRef] = Int32(records.count)
                 records.append(record)
                 continue
             }
             duplicates += 1
-            let old = records[existing]
-            if try isDummy(old, covfun), try !isDummy(record, covfun) { records[existing] = record }
+            let old = records[Int(existing)]
+            if try isDummy(old, covfun), try !isDummy(record, covfun) { records[Int(existing)] = record }
         }
         let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
         return CoverageMappingRecords(covfun: covfun, records: records, names: nameTable, buildID: buildID,

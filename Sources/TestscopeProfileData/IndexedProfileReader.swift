@@ -134,9 +134,7 @@ public enum IndexedProfileReader {
         while !data.isAtEnd {
             let hash = try data.u64("FuncHash")
             let count = try data.u64("NumCounters")
-            _ = try data.require(try product(count, 8), "counters")
-            var counters = [UInt64](repeating: 0, count: Int(count))
-            for slot in 0..<Int(count) { counters[slot] = try data.u64("counter") }
+            let counters = try data.u64s(try data.require(try product(count, 8), "counters") / 8, "counters")
             if version >= 11 {
                 let bitmapBytes = try data.u64("NumBitmapBytes")
                 try data.skip(try product(bitmapBytes, 8), "bitmap bytes")

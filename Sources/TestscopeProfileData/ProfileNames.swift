@@ -49,12 +49,19 @@ public enum ProfileNames {
         let keys = list.bytes.withUnsafeBytes { all in
             Parallel.chunkedMap(list.spans.count) { MD5.low64(UnsafeRawBufferPointer(rebasing: all[list.spans[$0]])) }
         }
-        var spans: [UInt64: NameTable.Span] = [:]
+        var index = UInt64Index(minimumCapacity: keys.count)
+        var spans: [NameTable.Span] = []
         spans.reserveCapacity(keys.count)
         for (key, span) in zip(keys, list.spans) {
-            spans[key] = NameTable.Span(start: UInt32(span.lowerBound), count: UInt32(span.count))
+            // A repeated name keeps its last span, as a dictionary's assignment did.
+            if let i = index[key] {
+                spans[Int(i)] = NameTable.Span(start: UInt32(span.lowerBound), count: UInt32(span.count))
+            } else {
+                index[key] = Int32(spans.count)
+                spans.append(NameTable.Span(start: UInt32(span.lowerBound), count: UInt32(span.count)))
+            }
         }
-        return NameTable(bytes: list.bytes, spans: spans)
+        return NameTable(bytes: list.bytes, index: index, spans: spans)
     }
 }
 
@@ -68,15 +75,19 @@ public struct NameTable: Sendable {
     }
 
     let bytes: [UInt8]
-    let spans: [UInt64: Span]
+    /// NameRef → its span.
+    let index: UInt64Index
+    let spans: [Span]
 
     public init() {
         bytes = []
-        spans = [:]
+        index = UInt64Index()
+        spans = []
     }
 
-    init(bytes: [UInt8], spans: [UInt64: Span]) {
+    init(bytes: [UInt8], index: UInt64Index, spans: [Span]) {
         self.bytes = bytes
+        self.index = index
         self.spans = spans
     }
 
@@ -84,7 +95,8 @@ public struct NameTable: Sendable {
 
     /// The name whose MD5 is `nameRef`, or nil.
     public subscript(nameRef: UInt64) -> String? {
-        guard let span = spans[nameRef] else { return nil }
+        guard let i = index[nameRef] else { return nil }
+        let span = spans[Int(i)]
         return String(decoding: bytes[Int(span.start)..<Int(span.start + span.count)], as: UTF8.self)
     }
 }

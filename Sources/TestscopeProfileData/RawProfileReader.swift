@@ -159,8 +159,7 @@ public enum RawProfileReader {
             }
             var counterReader = try ByteReader(reader.bytes, start: countersOffset + Int(offset),
                                                end: countersOffset + Int(countersBytes), context: "profraw counters")
-            var counters = [UInt64](repeating: 0, count: Int(count))
-            for slot in 0..<Int(count) { counters[slot] = try counterReader.u64("counter") }
+            let counters = try counterReader.u64s(Int(count), "counters")
             records.append(RawProfileRecord(nameRef: nameRef, funcHash: funcHash, counters: counters, counterOffset: Int(offset)))
 
             // Value-profile data follows, one blob per record with value sites, skipped by its size.

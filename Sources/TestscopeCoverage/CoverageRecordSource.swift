@@ -124,13 +124,16 @@ public struct NativeRecordSource: CoverageRecordSource {
                 functions.withUnsafeBufferPointer { all in
                     for f in index.records(for: filename) {
                         let ids = FileIDs(of: all[f].filenames, equalTo: filename)
+                        let filenameCount = all[f].filenames.count
                         all[f].regions.withUnsafeBufferPointer { regions in
                             for region in regions where ids.contains(region.fileID) { builder.add(region) }
-                        }
-                        if withRecords, let main = all[f].mainFileID, ids.contains(UInt32(main)),
-                           var record = FunctionRecord(all[f], mainID: main, pool: records.pool) {
-                            record.order = Int64(f)
-                            records.records.append(record)
+                            if withRecords, let main = CountedFunction.mainFileID(filenameCount: filenameCount, regions: regions),
+                               ids.contains(UInt32(main)),
+                               var record = FunctionRecord(name: all[f].name, executionCount: all[f].executionCount,
+                                                           regions: regions, mainID: main, pool: records.pool) {
+                                record.order = Int64(f)
+                                records.records.append(record)
+                            }
                         }
                     }
                 }

@@ -57,32 +57,29 @@ struct FunctionRecord {
         }
     }
 
-    /// The native engine's record, read in place (no export-shaped copy of its regions).
-    init?(_ function: CountedFunction, mainID: Int, pool: RegionPool) {
-        // The generic initializer below, written out over the regions' buffer: its closure and
-        // iterator were 2 % of a text report's CPU at 800 files.
+    /// The native engine's record, from its fields, its regions read in place. The generic initializer
+    /// below, written out over a buffer: its closure and iterator were 2 % of a text report's CPU
+    /// at 800 files, and a copy of the record retained its arrays.
+    init?(name: String, executionCount: UInt64, regions: UnsafeBufferPointer<CountedRegion>, mainID: Int, pool: RegionPool) {
         let main = UInt32(mainID)
-        let found: (start: (UInt32, UInt32), end: (UInt32, UInt32), count: Int32)? = function.regions.withUnsafeBufferPointer { regions in
-            var start: (UInt32, UInt32) = (0, 0), end: (UInt32, UInt32) = (0, 0)
-            var n: Int32 = 0
-            for region in regions where region.kind == .code && region.fileID == main {
-                let from = (region.lineStart, region.columnStart), to = (region.lineEnd, region.columnEnd)
-                if n == 0 { start = from; end = to }
-                let executionCount = exportClamped(region.count)
-                pool.regions.append(CompactRegion(lineStart: from.0, executed: executionCount > 0 && executionCount != LineCoverage.unreliableCount))
-                n += 1
-                if from < start { start = from }
-                if to > end { end = to }
-            }
-            return n == 0 ? nil : (start, end, n)
+        var first: (UInt32, UInt32) = (0, 0), last: (UInt32, UInt32) = (0, 0)
+        var n: Int32 = 0
+        for region in regions where region.kind == .code && region.fileID == main {
+            let from = (region.lineStart, region.columnStart), to = (region.lineEnd, region.columnEnd)
+            if n == 0 { first = from; last = to }
+            let clamped = exportClamped(region.count)
+            pool.regions.append(CompactRegion(lineStart: from.0, executed: clamped > 0 && clamped != LineCoverage.unreliableCount))
+            n += 1
+            if from < first { first = from }
+            if to > last { last = to }
         }
-        guard let found else { return nil }
-        mangledName = function.name
-        count = exportClamped(function.executionCount)
-        regionStart = Int32(pool.regions.count) - found.count
-        regionCount = found.count
-        start = found.start
-        end = found.end
+        guard n > 0 else { return nil }
+        mangledName = name
+        count = exportClamped(executionCount)
+        regionStart = Int32(pool.regions.count) - n
+        regionCount = n
+        start = first
+        end = last
     }
 
     /// The main file's code regions of `regions` (`code` gives a region's range and clamped count,

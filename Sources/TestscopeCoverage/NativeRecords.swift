@@ -122,8 +122,11 @@ public struct CountedFunction: Sendable {
     }
 
     /// llvm's `findMainViewFileID`.
-    var mainFileID: Int? {
-        ExportFunction.mainFileID(filenameCount: filenames.count,
+    var mainFileID: Int? { regions.withUnsafeBufferPointer { Self.mainFileID(filenameCount: filenames.count, regions: $0) } }
+
+    /// The same over a record's fields.
+    static func mainFileID(filenameCount: Int, regions: UnsafeBufferPointer<CountedRegion>) -> Int? {
+        ExportFunction.mainFileID(filenameCount: filenameCount,
                                   expandedFileIDs: regions.lazy.filter { $0.kind == .expansion }.map(\.expandedFileID))
     }
 }

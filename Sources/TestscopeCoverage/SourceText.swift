@@ -110,17 +110,20 @@ public enum ExclusionMarkers {
 
     enum Kind { case line, start, end }
 
-    /// memchr for the first byte, then a compare (glibc's memmem is not visible to Swift here).
+    /// memchr for the needle's rarest byte in Swift source (its `:`), then a compare (glibc's memmem
+    /// is not visible to Swift here). Searching for its first byte, `t`, stopped at most words of
+    /// every file: 2 % of a text report's CPU at 800 files.
     private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         haystack.withUnsafeBytes { h in
             needle.withUnsafeBytes { n in
-                guard let base = h.baseAddress, let needle = n.baseAddress, let first = n.first, n.count <= h.count else { return false }
-                var offset = 0
-                let last = h.count - n.count
+                guard let base = h.baseAddress, let needle = n.baseAddress, n.count > 0, n.count <= h.count else { return false }
+                let pivot = n.firstIndex(of: UInt8(ascii: ":")) ?? 0
+                var offset = pivot
+                let last = h.count - n.count + pivot
                 while offset <= last {
-                    guard let hit = memchr(base + offset, Int32(first), last - offset + 1) else { return false }
+                    guard let hit = memchr(base + offset, Int32(n[pivot]), last - offset + 1) else { return false }
                     let at = base.distance(to: UnsafeRawPointer(hit))
-                    if memcmp(base + at, needle, n.count) == 0 { return true }
+                    if memcmp(base + at - pivot, needle, n.count) == 0 { return true }
                     offset = at + 1
                 }
                 return false

@@ -9,7 +9,8 @@ public struct LCOVReport: ReportRenderer {
 
     public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
         try PiecesInParallel.write(report.files, to: &out) { _, file, out in
-            var chunk = "TN:\nSF:\(Self.clean(file.path))\n"
+            var w = ByteWriter()
+            w.append("TN:\nSF:"); w.append(string: Self.clean(file.path)); w.append("\n")
             var seen = Set<String>()
             var functions: [(name: String, function: FunctionCoverage)] = []
             for function in file.functions {
@@ -20,11 +21,14 @@ public struct LCOVReport: ReportRenderer {
                 seen.insert(name)
                 functions.append((name, function))
             }
-            for (name, function) in functions { chunk += "FN:\(function.line),\(name)\n" }
-            for (name, function) in functions { chunk += "FNDA:\(function.count),\(name)\n" }
-            chunk += "FNF:\(file.summary.functions.total)\nFNH:\(file.summary.functions.covered)\n"
-            try out.write(chunk)
-            var w = ByteWriter()
+            for (name, function) in functions {
+                w.append("FN:"); w.append(int: function.line); w.append(","); w.append(string: name); w.append("\n")
+            }
+            for (name, function) in functions {
+                w.append("FNDA:"); w.append(int: function.count); w.append(","); w.append(string: name); w.append("\n")
+            }
+            w.append("FNF:"); w.append(int: file.summary.functions.total)
+            w.append("\nFNH:"); w.append(int: file.summary.functions.covered); w.append("\n")
             for line in file.lines {
                 // LCOV has no "unknown": a counter race's line is 0 here (and a warning on stderr).
                 w.append("DA:"); w.append(int: line.line); w.append(","); w.append(int: line.isUnreliable ? 0 : line.count); w.append("\n")

@@ -224,7 +224,7 @@ public struct CoverageBuilder {
     /// A file's lines by llvm's rules, its source read (for the partial lines and the exclusion markers).
     private static func lines(_ path: String, _ segments: [ExportSegment]) -> (LineTable, SourceFacts?) {
         let source = SourceText.read(URL(fileURLWithPath: path))
-        return (LineTable(LineCoverageBuilder.lines(from: segments, source: source)), source.map(SourceFacts.init))
+        return (LineCoverageBuilder.table(from: segments, source: source), source.map(SourceFacts.init))
     }
 
     private func buildFile(path: String, lines computed: LineTable, source: SourceFacts?, records: [FunctionRecord], pool: RegionPool,

@@ -55,7 +55,9 @@ struct FunctionGrouper {
             result.append(coverage(of: orphan, groups, next, closures: [], regionStarts: &regionStarts))
         }
         regionStarts.sort { $0.line < $1.line }
-        return (result.sorted { ($0.line, $0.column) < ($1.line, $1.column) }, regionStarts)
+        // In place: `sorted` copied every function (and retained its names and closures).
+        result.sort { ($0.line, $0.column) < ($1.line, $1.column) }
+        return (result, regionStarts)
     }
 
     private func isExcluded(_ line: UInt32) -> Bool { !excluded.isEmpty && excluded.contains(line) }

@@ -5,7 +5,26 @@
 public enum LineCoverageBuilder {
     public static func lines(from segments: [ExportSegment], source: SourceText? = nil) -> [LineCoverage] {
         var result: [LineCoverage] = []
-        guard let firstLine = segments.first?.line else { return result }
+        forEachLine(segments, source: source) { result.append($0) }
+        return result
+    }
+
+    /// The same, straight into the model's table (no `LineCoverage` array on the way: its
+    /// elements, each with a spans array, were copied and released once more).
+    static func table(from segments: [ExportSegment], source: SourceText? = nil) -> LineTable {
+        var table = LineTable()
+        // At most one line per line between the first and the last segment.
+        if let first = segments.first?.line, let last = segments.last?.line, last >= first {
+            table.reserveCapacity(Int(last - first) + 1)
+        }
+        forEachLine(segments, source: source) { table.append($0) }
+        table.shrink()
+        return table
+    }
+
+    @inline(__always)
+    private static func forEachLine(_ segments: [ExportSegment], source: SourceText?, _ emit: (LineCoverage) -> Void) {
+        guard let firstLine = segments.first?.line else { return }
         var wrapped: ExportSegment? = nil
         var index = 0
         var line = firstLine
@@ -18,19 +37,17 @@ public enum LineCoverageBuilder {
                 // they all inherit the wrapped segment's count.
                 let nextLine = segments[index].line
                 if let w = wrapped, w.hasCount, nextLine > line {
-                    for l in line..<nextLine { result.append(LineCoverage(line: l, count: w.count)) }
+                    for l in line..<nextLine { emit(LineCoverage(line: l, count: w.count)) }
                 }
                 line = max(nextLine, line + 1)
                 continue
             }
             if let record = stats(segments, start..<index, wrapped: wrapped, line: line, source: source) {
-                result.append(record)
+                emit(record)
             }
             wrapped = segments[index - 1]
             line += 1
         }
-        // The model keeps the lines in a compact `LineTable`; this array is transient.
-        return result
     }
 
     /// `LineCoverageStats::LineCoverageStats` for one line with segments.

@@ -65,7 +65,12 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
         }
     }
 
-    private mutating func append(_ line: LineCoverage) {
+    mutating func reserveCapacity(_ lines: Int) {
+        numbers.reserveCapacity(lines)
+        counts.reserveCapacity(lines)
+    }
+
+    mutating func append(_ line: LineCoverage) {
         if !line.uncoveredSpans.isEmpty {
             spanOwners.append(Int32(numbers.count))
             spans.append(contentsOf: line.uncoveredSpans)
@@ -77,7 +82,7 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
     }
 
     /// Drops growth slack (`Array(array)` would keep the same buffer).
-    private mutating func shrink() {
+    mutating func shrink() {
         func exact<T>(_ array: inout [T]) {
             if array.capacity > array.count + array.count / 16 + 8 { array = array.withUnsafeBufferPointer { Array($0) } }
         }

@@ -168,37 +168,46 @@ public struct NativeFunctionRecords: Sendable {
     /// (binary order, then covfun order).
     public static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
         let ranges = Parallel.chunks(mapped.count)
-        let outcomes = Parallel.map(ranges.count) { chunk -> [Outcome] in
+        let chunks = Parallel.map(ranges.count) { chunk -> Chunk in
             var evaluator = CounterEvaluator()
-            return ranges[chunk].map { outcome(of: mapped[$0], counters: counters, evaluator: &evaluator) }
+            var out = Chunk(capacity: ranges[chunk].count)
+            for i in ranges[chunk] {
+                let function = mapped[i]
+                out.load(nameRef: function.nameRef, pgoName: function.pgoName, funcHash: function.funcHash,
+                         filenames: function.filenames, expressions: function.expressions, regions: function.regions,
+                         binaryIndex: function.binaryIndex, counters: counters, evaluator: &evaluator)
+            }
+            return out
         }
-        return kept(outcomes.joined(), count: mapped.count)
+        return kept(chunks)
     }
 
-    /// The same over binaries' undecoded records: each is decoded, evaluated and its decoded form
-    /// dropped in one step. The first decoding error (binary order, then covfun order) is thrown.
+    /// The same over binaries' undecoded records: each is decoded into a chunk's scratch storage and
+    /// evaluated from there. The first decoding error (binary order, then covfun order) is thrown.
     public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
-        // Chunks are kept as they came and walked in order: concatenating them copied every
-        // outcome once more (6 % of the page faults of an 800-file report).
-        var all: [[Outcome]] = []
+        var all: [Chunk] = []
         for binary in binaries {
             let ranges = Parallel.chunks(binary.count)
-            let outcomes = Parallel.map(ranges.count) { chunk -> Result<[Outcome], any Error> in
+            let chunks = Parallel.map(ranges.count) { chunk -> Result<Chunk, any Error> in
                 var evaluator = CounterEvaluator()
                 var filenames = FilenameListCache()
                 var scratch = MappingDecoder.Decoded()
+                var out = Chunk(capacity: ranges[chunk].count)
                 return Result {
-                    try ranges[chunk].map {
-                        outcome(of: try binary.function(at: $0, cache: &filenames, scratch: &scratch), counters: counters,
-                                evaluator: &evaluator)
+                    for i in ranges[chunk] {
+                        let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
+                        out.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
+                                 filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
+                                 binaryIndex: binary.binaryIndex, counters: counters, evaluator: &evaluator)
                     }
+                    return out
                 }
             }
-            for chunk in outcomes {
+            for chunk in chunks {
                 do { all.append(try chunk.get()) } catch { throw DecodingFailure(binaryIndex: binary.binaryIndex, error: error) }
             }
         }
-        return kept(all.joined(), count: all.reduce(0) { $0 + $1.count })
+        return kept(all)
     }
 
     /// A record of binary `binaryIndex` could not be decoded (`error` is the reader's).
@@ -207,11 +216,60 @@ public struct NativeFunctionRecords: Sendable {
         public var error: any Error
     }
 
-    /// Each record is evaluated on its own (on every core, a chunk of records per evaluator);
-    /// what depends on order (duplicates, diagnostics) is decided here, in the given order.
-    private static func kept(_ outcomes: some Sequence<Outcome>, count: Int) -> NativeFunctionRecords {
-        var result = NativeFunctionRecords(functions: [])
-        result.functions.reserveCapacity(count)
+    /// One chunk's records, evaluated on their own (on every core, a chunk of records per
+    /// evaluator): the kept ones in order with their provenance hashes, and the counts and names of
+    /// the others. What depends on order across chunks (duplicates) is decided by `kept`.
+    /// (An enum per record, holding the function, cost a copy and a destruction of every record:
+    /// 7 % of the step's CPU at 800 files.)
+    struct Chunk {
+        var functions: [CountedFunction] = []
+        var keys: [Int] = []
+        var diagnostics = NativeRecordDiagnostics()
+
+        init(capacity: Int) {
+            functions.reserveCapacity(capacity)
+            keys.reserveCapacity(capacity)
+        }
+
+        /// What `loadFunctionRecord` does with one mapped function, before the duplicate check.
+        mutating func load(nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String],
+                           expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int,
+                           counters: ProfileCounters, evaluator: inout CounterEvaluator) {
+            guard let pgoName, !pgoName.isEmpty else { diagnostics.unnamed += 1; return }
+            let name = NativeFunctionRecords.displayName(pgoName, firstFilename: filenames.first)
+            var profiled = false
+            switch counters.counters(nameRef: nameRef, funcHash: funcHash) {
+            case .hashMismatch:
+                diagnostics.hashMismatches.append(pgoName)
+                return
+            case .unknown:
+                // Zeros sized past the highest counter any region refers to: every reachable counter is in range.
+                evaluator.reset(expressions: expressions, counts: nil)
+            case .found(let counts):
+                profiled = true
+                evaluator.reset(expressions: expressions, counts: counts)
+            }
+            if regions.count == 1, regions[0].counter == .zero, evaluator.firstCount > 0 {
+                diagnostics.zeroRegionDummies += 1
+                return
+            }
+            guard let record = NativeFunctionRecords.evaluate(regions, name: name, filenames: filenames, binaryIndex: binaryIndex,
+                                                              evaluator: &evaluator) else {
+                diagnostics.evaluationErrors.append(pgoName)
+                return
+            }
+            // Kept or a duplicate (decided by `kept`): both count as profiled, as before.
+            if profiled { diagnostics.profiled += 1 }
+            keys.append(NativeFunctionRecords.provenanceKey(filenames, name))
+            functions.append(record)
+        }
+    }
+
+    /// The chunks' records in order, less llvm's duplicates. Kept records are moved out of their
+    /// chunk, not copied (a copy retained, and the chunk's release released, every array of every record).
+    private static func kept(_ chunks: consuming [Chunk]) -> NativeFunctionRecords {
+        var diagnostics = NativeRecordDiagnostics()
+        let count = chunks.reduce(0) { $0 + $1.functions.count }
         // llvm's `RecordProvenance`: a record is a duplicate when a kept one has the same filenames
         // and name. Kept records are found by a hash of those and compared in place; a byte key
         // per record (names and paths concatenated) was ~12 MB at 800 files, all at the peak.
@@ -219,61 +277,51 @@ public struct NativeFunctionRecords: Sendable {
         var seen: [Int: Int32] = [:]
         var more: [Int: [Int32]] = [:]
         seen.reserveCapacity(count)
-        for outcome in outcomes {
-            switch outcome {
-            case .unnamed: result.diagnostics.unnamed += 1
-            case .hashMismatch(let pgoName): result.diagnostics.hashMismatches.append(pgoName)
-            case .zeroRegionDummy: result.diagnostics.zeroRegionDummies += 1
-            case .evaluationError(let pgoName): result.diagnostics.evaluationErrors.append(pgoName)
-            case .kept(let record, let key, let profiled):
-                if profiled { result.diagnostics.profiled += 1 }
-                let index = Int32(result.functions.count)
+        var keptIndices: [(chunk: Int32, index: Int32)] = []
+        keptIndices.reserveCapacity(count)
+        func function(_ k: Int32) -> CountedFunction {
+            let at = keptIndices[Int(k)]
+            return chunks[Int(at.chunk)].functions[Int(at.index)]
+        }
+        for (c, chunk) in chunks.enumerated() {
+            diagnostics.unnamed += chunk.diagnostics.unnamed
+            diagnostics.hashMismatches += chunk.diagnostics.hashMismatches
+            diagnostics.zeroRegionDummies += chunk.diagnostics.zeroRegionDummies
+            diagnostics.evaluationErrors += chunk.diagnostics.evaluationErrors
+            diagnostics.profiled += chunk.diagnostics.profiled
+            for (i, key) in chunk.keys.enumerated() {
+                let index = Int32(keptIndices.count)
                 if let first = seen[key] {
-                    if Self.sameProvenance(result.functions[Int(first)], record)
-                        || more[key, default: []].contains(where: { Self.sameProvenance(result.functions[Int($0)], record) }) {
-                        result.diagnostics.duplicates += 1
+                    let record = chunk.functions[i]
+                    if Self.sameProvenance(function(first), record)
+                        || more[key, default: []].contains(where: { Self.sameProvenance(function($0), record) }) {
+                        diagnostics.duplicates += 1
                         continue
                     }
                     more[key, default: []].append(index)
                 } else {
                     seen[key] = index
                 }
-                result.functions.append(record)
+                keptIndices.append((Int32(c), Int32(i)))
             }
         }
-        return result
-    }
-
-    /// What `loadFunctionRecord` does with one mapped function, before the duplicate check.
-    private enum Outcome {
-        case unnamed
-        case hashMismatch(String)
-        case zeroRegionDummy
-        case evaluationError(String)
-        /// The record, the hash of its provenance (filenames and name), whether the profile had it.
-        case kept(CountedFunction, Int, profiled: Bool)
-    }
-
-    private static func outcome(of function: MappedFunction, counters: ProfileCounters,
-                                evaluator: inout CounterEvaluator) -> Outcome {
-        guard let pgoName = function.pgoName, !pgoName.isEmpty else { return .unnamed }
-        let name = displayName(pgoName, firstFilename: function.filenames.first)
-        var profiled = false
-        switch counters.counters(nameRef: function.nameRef, funcHash: function.funcHash) {
-        case .hashMismatch:
-            return .hashMismatch(pgoName)
-        case .unknown:
-            // Zeros sized past the highest counter any region refers to: every reachable counter is in range.
-            evaluator.reset(expressions: function.expressions, counts: nil)
-        case .found(let counts):
-            profiled = true
-            evaluator.reset(expressions: function.expressions, counts: counts)
+        let placeholder = CountedFunction(name: "", filenames: [], regions: [], executionCount: 0)
+        let functions = [CountedFunction](unsafeUninitializedCapacity: keptIndices.count) { buffer, initialized in
+            var c = 0
+            while c < chunks.count {
+                chunks[c].functions.withUnsafeMutableBufferPointer { source in
+                    while initialized < keptIndices.count, Int(keptIndices[initialized].chunk) == c {
+                        // Moved out, and the slot left holding a value without storage to release.
+                        let slot = source.baseAddress! + Int(keptIndices[initialized].index)
+                        (buffer.baseAddress! + initialized).initialize(to: slot.move())
+                        slot.initialize(to: placeholder)
+                        initialized += 1
+                    }
+                }
+                c += 1
+            }
         }
-        if function.regions.count == 1, function.regions[0].counter == .zero, evaluator.firstCount > 0 {
-            return .zeroRegionDummy
-        }
-        guard let record = evaluate(function, name: name, evaluator: &evaluator) else { return .evaluationError(pgoName) }
-        return .kept(record, provenanceKey(function.filenames, name), profiled: profiled)
+        return NativeFunctionRecords(functions: functions, diagnostics: diagnostics)
     }
 
     /// `getFuncNameWithoutPrefix`: drops `<filename>` and the one delimiter after it, byte-wise.
@@ -285,7 +333,7 @@ public struct NativeFunctionRecords: Sendable {
 
     /// The identity llvm's `RecordProvenance` keeps, hashed (each name's length is in its hash, so
     /// names cannot run together; the hash picks candidates, `sameProvenance` decides).
-    private static func provenanceKey(_ filenames: [String], _ name: String) -> Int {
+    static func provenanceKey(_ filenames: [String], _ name: String) -> Int {
         var h = ByteString.hash(name, seed: UInt64(filenames.count))
         for filename in filenames { h = ByteString.hash(filename, seed: h) }
         return Int(truncatingIfNeeded: h)
@@ -297,11 +345,12 @@ public struct NativeFunctionRecords: Sendable {
             && zip(a.filenames, b.filenames).allSatisfy { ByteString.equal($0, $1) }
     }
 
-    private static func evaluate(_ function: MappedFunction, name: String, evaluator: inout CounterEvaluator) -> CountedFunction? {
+    static func evaluate(_ mapped: [MappingRegion], name: String, filenames: [String], binaryIndex: Int,
+                         evaluator: inout CounterEvaluator) -> CountedFunction? {
         var regions: [CountedRegion] = []
-        regions.reserveCapacity(function.regions.count)
+        regions.reserveCapacity(mapped.count)
         var branches: [CountedBranch] = []
-        for region in function.regions where region.kind != .mcdcDecision {
+        for region in mapped where region.kind != .mcdcDecision {
             guard let count = evaluator.evaluate(region.counter),
                   let falseCount = evaluator.evaluate(region.falseCounter) else { return nil }
             let isBranch = region.kind == .branch || region.kind == .mcdcBranch
@@ -317,7 +366,7 @@ public struct NativeFunctionRecords: Sendable {
                 regions.append(counted)
             }
         }
-        return CountedFunction(name: name, filenames: function.filenames, regions: regions, branches: branches,
-                               executionCount: regions.first?.count ?? 0, binaryIndex: function.binaryIndex)
+        return CountedFunction(name: name, filenames: filenames, regions: regions, branches: branches,
+                               executionCount: regions.first?.count ?? 0, binaryIndex: binaryIndex)
     }
 }

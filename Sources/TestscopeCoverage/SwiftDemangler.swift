@@ -64,12 +64,16 @@ public struct SwiftDemangler: Sendable {
 
     /// True if a mangled name ends in a closure marker (`fU_`, `fu0_`, …).
     public static func isMangledClosure(_ mangled: String) -> Bool {
-        // Reads backwards: `_`, optional digits, then `U` or `u`, then `f`.
-        var utf8 = mangled.utf8[...]
-        guard utf8.popLast() == UInt8(ascii: "_") else { return false }
-        while let last = utf8.last, last >= 0x30 && last <= 0x39 { utf8.removeLast() }
-        guard let kind = utf8.popLast(), kind == UInt8(ascii: "U") || kind == UInt8(ascii: "u") else { return false }
-        return utf8.popLast() == UInt8(ascii: "f")
+        // Reads backwards: `_`, optional digits, then `U` or `u`, then `f` (over the bytes in
+        // place: a `Substring.UTF8View` popped from the end cost retains per record).
+        ByteString.withBytes(mangled) { utf8 in
+            var end = utf8.count
+            guard end > 0, utf8[end - 1] == UInt8(ascii: "_") else { return false }
+            end -= 1
+            while end > 0, utf8[end - 1] >= 0x30 && utf8[end - 1] <= 0x39 { end -= 1 }
+            guard end >= 2, utf8[end - 1] == UInt8(ascii: "U") || utf8[end - 1] == UInt8(ascii: "u") else { return false }
+            return utf8[end - 2] == UInt8(ascii: "f")
+        }
     }
 
     /// The text after the last top-level ` -> ` of a full demangled function name.

@@ -51,14 +51,22 @@ public struct CoverageMappingRecords: Sendable {
     /// The same, decoded into `scratch`'s storage: the returned function shares its arrays, so a
     /// caller that drops it before the next record decodes every record of a chunk into one storage.
     public func function(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws -> MappedFunction {
+        let header = try decode(at: index, cache: &cache, scratch: &scratch)
+        return MappedFunction(
+            nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash, filenames: header.filenames,
+            expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex)
+    }
+
+    /// Record `index` decoded into `scratch` (its regions and expressions stay there; nothing else
+    /// is built): what `function(at:cache:scratch:)` returns, without a `MappedFunction` to copy
+    /// and destroy per record, or a retain of `scratch`'s arrays (which made them shared).
+    public func decode(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
+        -> (nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
             try ByteReader(covfun, start: record.mappingStart, end: record.mappingEnd, context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &scratch)
-        return MappedFunction(
-            nameRef: record.nameRef, pgoName: names[record.nameRef], funcHash: record.funcHash,
-            filenames: cache.filenames(record.filenames, scratch.fileIndices),
-            expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex)
+        return (record.nameRef, names[record.nameRef], record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
     }
 
     /// Every record decoded (on every core); the first error in covfun order is thrown.

@@ -44,16 +44,30 @@ public final class AtomicFileWriter {
     }
 
     public func write<Bytes: Sequence>(bytes: Bytes) throws where Bytes.Element == UInt8 {
+        // A large contiguous piece (a file page: 200 KB) goes to the file from where it is, after
+        // what is buffered: copying it into the buffer first was 3 % of an HTML report's CPU.
+        let direct = try bytes.withContiguousStorageIfAvailable { piece -> Bool in
+            guard piece.count >= capacity else { return false }
+            try flush()
+            try writeOut(UnsafeRawBufferPointer(piece))
+            return true
+        }
+        if direct == true { return }
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { try flush() }
     }
 
     private func flush() throws {
-        let failure = buffer.withUnsafeBytes { writeAll(fd, $0) }
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try writeOut($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeOut(_ bytes: UnsafeRawBufferPointer) throws {
+        let failure = writeAll(fd, bytes)
         if failure != 0 {
             throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(failure)))
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     /// Flushes, closes and renames the temporary file onto the destination.

@@ -162,6 +162,9 @@ struct HTMLSourceView {
         return ranges
     }
 
+    /// `</span>` as a string literal (`"…".utf8` appended element by element through the generic path).
+    @inline(__always) static var closeTag: StaticString { "</span>" }
+
     /// A token's opening tag: string literals, whose UTF-8 is copied without the lazy-global check
     /// and the retain that static arrays cost per token.
     @inline(__always)
@@ -192,7 +195,7 @@ struct HTMLSourceView {
                     out.append(contentsOf: Array("<span class=\"u\" title=\"not executed: region count \(span.count)\">".utf8))
                     insideSpan = true
                 } else if insideSpan && position == span.range.upperBound {
-                    out.append(contentsOf: "</span>".utf8)
+                    Self.closeTag.withUTF8Buffer { out.append(contentsOf: $0) }
                     insideSpan = false
                     spanIndex += 1
                     continue
@@ -212,13 +215,13 @@ struct HTMLSourceView {
             if let kind {
                 openTag(kind).withUTF8Buffer { out.append(contentsOf: $0) }
                 appendText(source: source, position..<end, to: &out)
-                out.append(contentsOf: "</span>".utf8)
+                Self.closeTag.withUTF8Buffer { out.append(contentsOf: $0) }
             } else {
                 appendText(source: source, position..<end, to: &out)
             }
             position = end
         }
-        if insideSpan { out.append(contentsOf: "</span>".utf8) }
+        if insideSpan { Self.closeTag.withUTF8Buffer { out.append(contentsOf: $0) } }
     }
 
     @inline(__always)

@@ -273,10 +273,10 @@ public struct NativeFunctionRecords: Sendable {
         // llvm's `RecordProvenance`: a record is a duplicate when a kept one has the same filenames
         // and name. Kept records are found by a hash of those and compared in place; a byte key
         // per record (names and paths concatenated) was ~12 MB at 800 files, all at the peak.
-        // One kept record per hash in `seen` (no array per record); other kept records with the same hash in `more`.
-        var seen: [Int: Int32] = [:]
+        // One kept record per hash in `seen` (no array per record; no SipHash of a hash); other kept
+        // records with the same hash in `more`.
+        var seen = UInt64Index(minimumCapacity: count)
         var more: [Int: [Int32]] = [:]
-        seen.reserveCapacity(count)
         var keptIndices: [(chunk: Int32, index: Int32)] = []
         keptIndices.reserveCapacity(count)
         func function(_ k: Int32) -> CountedFunction {
@@ -291,7 +291,7 @@ public struct NativeFunctionRecords: Sendable {
             diagnostics.profiled += chunk.diagnostics.profiled
             for (i, key) in chunk.keys.enumerated() {
                 let index = Int32(keptIndices.count)
-                if let first = seen[key] {
+                if let first = seen[UInt64(bitPattern: Int64(key))] {
                     let record = chunk.functions[i]
                     if Self.sameProvenance(function(first), record)
                         || more[key, default: []].contains(where: { Self.sameProvenance(function($0), record) }) {
@@ -300,7 +300,7 @@ public struct NativeFunctionRecords: Sendable {
                     }
                     more[key, default: []].append(index)
                 } else {
-                    seen[key] = index
+                    seen[UInt64(bitPattern: Int64(key))] = index
                 }
                 keptIndices.append((Int32(c), Int32(i)))
             }

@@ -1,22 +1,23 @@
-/// A map from 64-bit keys that are already hashes (NameRefs: MD5 halves) to `Int32` indices:
+/// A map from 64-bit keys that are already hashes (NameRefs: MD5 halves; the coverage model's
+/// provenance hashes) to `Int32` indices:
 /// open addressing, linear probing, at most half full. `Dictionary<UInt64, _>` runs SipHash on
 /// every key: its lookups and inserts were 2 % of a text report's CPU at 800 files (three tables
 /// of 55,200 NameRefs). Keys are mixed with a per-table random seed, so a hostile profile cannot
 /// aim its keys at one chain.
-struct UInt64Index: Sendable {
+public struct UInt64Index: Sendable {
     private var keys: [UInt64] = []
     /// -1: an empty slot.
     private var values: [Int32] = []
     private var shift: UInt64 = 64
     private let seed = UInt64.random(in: .min ... .max)
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    init(minimumCapacity: Int = 0) {
+    public init(minimumCapacity: Int = 0) {
         resize(Self.slots(for: minimumCapacity))
     }
 
     /// The value of `key`, or nil; setting a value inserts or replaces (there is no removal).
-    subscript(key: UInt64) -> Int32? {
+    public subscript(key: UInt64) -> Int32? {
         get {
             guard count > 0 else { return nil }
             var slot = home(key)
@@ -42,7 +43,7 @@ struct UInt64Index: Sendable {
     }
 
     /// Every (key, value), in no particular order.
-    func forEach(_ body: (UInt64, Int32) -> Void) {
+    public func forEach(_ body: (UInt64, Int32) -> Void) {
         for slot in values.indices where values[slot] >= 0 { body(keys[slot], values[slot]) }
     }
 

@@ -10,6 +10,9 @@ func execute(_ options: OutputOptions, _ body: (Pipeline) throws -> Outcome) thr
     try execute(terminal: options.terminal, open: options.open, body)
 }
 
+/// The outcome of the command, never released (see `execute`).
+private let finalOutcome = Locked<Outcome?>(nil)
+
 /// `execute` for the commands without the output options (`history`).
 func execute(terminal: Terminal, open: Bool = false, _ body: (Pipeline) throws -> Outcome) throws {
     Interruption.install()
@@ -18,6 +21,10 @@ func execute(terminal: Terminal, open: Bool = false, _ body: (Pipeline) throws -
         let outcome = try body(Pipeline(terminal: terminal))
         if open { ReportOpener.open(outcome.written, terminal: terminal) }
         status = outcome.status.exitStatus
+        // Kept until the process exits, which frees it at once: freeing the model (every file's
+        // lines and functions) object by object on the way out took 7 % of a text report's wall
+        // time at 800 files, on one core.
+        finalOutcome.withLock { $0 = outcome }
     } catch let error as ValidationError {
         terminal.error(error.message)
         status = ErrorClass.usage.exitStatus

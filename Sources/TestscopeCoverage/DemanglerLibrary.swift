@@ -169,8 +169,9 @@ final class InProcessDemangling: Sendable {
         let demangled = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }.flatMap(\.names)
         var modules = SwiftDemangler.knownModules
         for entry in demangled { if let module = entry.module { modules.insert(module) } }
-        return DemangledNames(display: demangled.map {
-            SwiftDemangler.displayName(simplified: $0.name, returnType: $0.returnType, modules: modules)
+        // On every core: this runs while the model waits for the names.
+        return DemangledNames(display: Parallel.chunkedMap(demangled.count) {
+            SwiftDemangler.displayName(simplified: demangled[$0].name, returnType: demangled[$0].returnType, modules: modules)
         })
     }
 }

@@ -111,6 +111,8 @@ public struct SwiftDemangler: Sendable {
 
     /// Removes `Module.` qualifiers of known modules from a type.
     static func stripModules(_ type: String, modules: Set<String>) -> String {
+        // No qualified name, nothing to strip (most return types: `Int`, `[A1]`, `()`).
+        guard type.utf8.contains(UInt8(ascii: ".")) else { return type }
         let bytes = Array(type.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

@@ -45,8 +45,16 @@ struct ByteWriter: ~Copyable {
         count += 1
     }
 
+    /// Forgets what was written (the storage is kept).
+    mutating func removeAll() { count = 0 }
+
+    /// The bytes written since the last flush, in place (valid only inside `body`).
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
     @inline(__always)
-    private mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
+    mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard let source = buffer.baseAddress else { return }
         reserve(buffer.count)
         (base + count).update(from: source, count: buffer.count)

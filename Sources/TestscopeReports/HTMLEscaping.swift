@@ -46,6 +46,38 @@ public enum HTMLEscaping {
         if runStart < buffer.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
     }
 
+    /// The same into a `ByteWriter` (the file pages' rows).
+    @inline(__always)
+    static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to out: inout ByteWriter) where Bytes.Element == UInt8 {
+        if bytes.withContiguousStorageIfAvailable({ appendEscaped(buffer: $0, to: &out) }) != nil { return }
+        Array(bytes).withUnsafeBufferPointer { appendEscaped(buffer: $0, to: &out) }
+    }
+
+    static func appendEscaped(buffer: UnsafeBufferPointer<UInt8>, to out: inout ByteWriter) {
+        var runStart = 0
+        for index in 0..<buffer.count {
+            let byte = buffer[index]
+            guard byte < 0x3F, let entity = entity(byte) else { continue }
+            if runStart < index { out.append(UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
+            out.append(entity)
+            runStart = index + 1
+        }
+        if runStart < buffer.count { out.append(UnsafeBufferPointer(rebasing: buffer[runStart...])) }
+    }
+
+    /// `replacement` as string literals (no lazy global, no retain).
+    @inline(__always)
+    static func entity(_ byte: UInt8) -> StaticString? {
+        switch byte {
+        case UInt8(ascii: "<"): return "&lt;"
+        case UInt8(ascii: ">"): return "&gt;"
+        case UInt8(ascii: "&"): return "&amp;"
+        case UInt8(ascii: "\""): return "&quot;"
+        case UInt8(ascii: "'"): return "&#39;"
+        default: return nil
+        }
+    }
+
     @inline(__always)
     static func replacement(_ byte: UInt8) -> [UInt8]? {
         switch byte {
@@ -95,23 +127,7 @@ public enum HTMLFormat {
 
     /// Appends the decimal digits of `value` (no String made).
     @inline(__always)
-    public static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        guard value >= 10 else {
-            out.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            out.append(contentsOf: buffer[(20 - count)...])
-        }
+    static func appendDecimal(_ value: UInt64, to out: inout ByteWriter) {
+        out.append(int: value)
     }
 }

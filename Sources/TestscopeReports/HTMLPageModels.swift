@@ -120,22 +120,22 @@ enum HTMLModels {
         }
 
         /// Numbers and fixed words as bytes (nothing in them needs escaping); the rest through `value`.
-        func append(_ field: Field, escaped: Bool, to out: inout [UInt8]) {
+        func append(_ field: Field, escaped: Bool, to out: inout ByteWriter) {
             switch field {
-            case .kind: out.append(contentsOf: isClosure ? "closure".utf8 : "function".utf8)
-            case .hit: out.append(contentsOf: function.isCovered ? "hit".utf8 : "missed".utf8)
+            case .kind: out.append(isClosure ? "closure" : "function")
+            case .hit: out.append(function.isCovered ? "hit" : "missed")
             case .line: HTMLFormat.appendDecimal(UInt64(function.line), to: &out)
             case .exact:
                 HTMLFormat.appendDecimal(function.count, to: &out)
-                out.append(contentsOf: function.count == 1 ? " call".utf8 : " calls".utf8)
+                out.append(function.count == 1 ? " call" : " calls")
             case .linesRatio, .regionsRatio:
                 let ratio = field == .linesRatio ? function.lines : function.regions
                 HTMLFormat.appendDecimal(UInt64(ratio.covered), to: &out)
-                out.append(UInt8(ascii: "/"))
+                out.append(byte: UInt8(ascii: "/"))
                 HTMLFormat.appendDecimal(UInt64(ratio.total), to: &out)
             default:
                 guard let text = value(field) else { return }
-                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
+                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(string: text) }
             }
         }
     }
@@ -145,19 +145,19 @@ enum HTMLModels {
     /// report.js (`tbody.open` shows them); without scripts every row shows.
     static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
                              _ watermarks: Watermarks) -> [UInt8] {
-        var out: [UInt8] = []
+        var out = ByteWriter()
         let template = template.compiled(for: FunctionRow.self)
         for function in functionOrder(file.functions) {
-            out.append(contentsOf: function.closures.isEmpty ? "<tbody>".utf8 : "<tbody class=\"group\">".utf8)
+            out.append(function.closures.isEmpty ? "<tbody>" : "<tbody class=\"group\">")
             template.render(FunctionRow(function: function, isClosure: false, anchor: "\(anchorPrefix)L\(function.line)",
                                         watermarks: watermarks, fold: fold(function.closures)), to: &out)
             for closure in function.closures {
                 template.render(FunctionRow(function: closure, isClosure: true, anchor: "\(anchorPrefix)L\(closure.line)",
                                             watermarks: watermarks), to: &out)
             }
-            out.append(contentsOf: "</tbody>\n".utf8)
+            out.append("</tbody>\n")
         }
-        return out
+        return out.bytes
     }
 
     /// The table's order: functions that never ran first, each part in source order.

@@ -9,15 +9,15 @@ protocol HTMLRow: MustacheParent {
     /// The text of a variable (nil: not defined, rendered empty).
     func value(_ field: Field) -> String?
     /// Appends a variable's value, HTML-escaped or not; rows override it to append bytes directly.
-    func append(_ field: Field, escaped: Bool, to out: inout [UInt8])
+    func append(_ field: Field, escaped: Bool, to out: inout ByteWriter)
 }
 
 extension HTMLRow {
     func child(named name: String) -> Any? { Field(rawValue: name).flatMap(value) }
 
-    func append(_ field: Field, escaped: Bool, to out: inout [UInt8]) {
+    func append(_ field: Field, escaped: Bool, to out: inout ByteWriter) {
         guard let text = value(field) else { return }
-        if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
+        if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(string: text) }
     }
 }
 
@@ -45,7 +45,7 @@ struct HTMLRowTemplate: Sendable {
     }
 
     /// Renders one row (a page renders many: compile once with `compiled(for:)`).
-    func render<Row: HTMLRow>(_ row: Row, to out: inout [UInt8]) {
+    func render<Row: HTMLRow>(_ row: Row, to out: inout ByteWriter) {
         compiled(for: Row.self).render(row, to: &out)
     }
 
@@ -130,14 +130,14 @@ struct CompiledRowTemplate<Row: HTMLRow> {
         self.pieces = segments == nil ? nil : pieces
     }
 
-    func render(_ row: Row, to out: inout [UInt8]) {
+    func render(_ row: Row, to out: inout ByteWriter) {
         guard let pieces else {
-            out.append(contentsOf: (template.library.render(row, withTemplate: template.name) ?? "").utf8)
+            out.append(string: template.library.render(row, withTemplate: template.name) ?? "")
             return
         }
         bytes.withUnsafeBufferPointer { text in
             for piece in pieces {
-                if piece.textStart < piece.textEnd { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[piece.textStart..<piece.textEnd])) }
+                if piece.textStart < piece.textEnd { out.append(UnsafeBufferPointer(rebasing: text[piece.textStart..<piece.textEnd])) }
                 if let field = piece.field { row.append(field, escaped: piece.escaped, to: &out) }
             }
         }

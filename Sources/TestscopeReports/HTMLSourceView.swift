@@ -7,6 +7,18 @@ struct HTMLSourceView {
     /// The CSS class of a line (the `state` variable).
     enum State: String {
         case none = "", covered = "cov", uncovered = "unc", partial = "par", excluded = "exc", unreliable = "unr"
+
+        /// `rawValue` as a string literal.
+        var tag: StaticString {
+            switch self {
+            case .none: return ""
+            case .covered: return "cov"
+            case .uncovered: return "unc"
+            case .partial: return "par"
+            case .excluded: return "exc"
+            case .unreliable: return "unr"
+            }
+        }
     }
 
     /// The rendered rows and what the page says about them.
@@ -28,7 +40,8 @@ struct HTMLSourceView {
         var state: State
         var count: String
         var exact: String
-        var code: [UInt8]
+        /// The row's code, in the page's code buffer (valid while the row is rendered).
+        var code: UnsafeBufferPointer<UInt8>
         /// A line the change since `--diff-base` added (class `chg` beside the state).
         var changed = false
 
@@ -45,26 +58,26 @@ struct HTMLSourceView {
             }
         }
 
-        func append(_ field: Field, escaped: Bool, to out: inout [UInt8]) {
+        func append(_ field: Field, escaped: Bool, to out: inout ByteWriter) {
             switch field {
             case .code where !escaped:
-                out.append(contentsOf: code)
+                out.append(code)
             case .number:
                 HTMLFormat.appendDecimal(UInt64(number), to: &out)
             case .anchor:
-                out.append(contentsOf: anchorPrefix)
-                out.append(UInt8(ascii: "L"))
+                anchorPrefix.withUnsafeBufferPointer { out.append($0) }
+                out.append(byte: UInt8(ascii: "L"))
                 HTMLFormat.appendDecimal(UInt64(number), to: &out)
             case .state:
-                out.append(contentsOf: state.rawValue.utf8)
-                if changed { out.append(contentsOf: " chg".utf8) }
+                out.append(state.tag)
+                if changed { out.append(" chg") }
             case .count where escaped:
                 HTMLEscaping.appendEscaped(count.utf8, to: &out)
             case .exact where escaped:
                 HTMLEscaping.appendEscaped(exact.utf8, to: &out)
             default:
                 guard let text = value(field) else { return }
-                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(contentsOf: text.utf8) }
+                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(string: text) }
             }
         }
     }
@@ -91,7 +104,7 @@ struct HTMLSourceView {
             result.notices.append("The source file \(file.path) could not be read (deleted or moved since the run); "
                 + "the counts are shown by line number only.")
         }
-        result.rows.reserveCapacity(lineCount * 120 + (source?.bytes.count ?? 0) * 2)
+        var rows = ByteWriter(capacity: lineCount * 120 + (source?.bytes.count ?? 0) * 2)
         let prefix = Array(anchorPrefix.utf8)
         let template = template.compiled(for: Row.self)
         // The lines in order (a partial line's spans found without a search per line), and the
@@ -101,11 +114,11 @@ struct HTMLSourceView {
         var isExcluded = [Bool](repeating: false, count: lineCount + 1)
         for line in excluded where Int(line) <= lineCount { isExcluded[Int(line)] = true }
         var tokenIndex = 0
-        var code: [UInt8] = []
+        var code = ByteWriter(capacity: 1 << 12)
         for number in stride(from: 1, through: lineCount, by: 1) {
             while let line = nextLine, Int(line.line) < number { nextLine = lines.next() }
             let coverage = nextLine.flatMap { Int($0.line) == number ? $0 : nil }
-            var row = Row(anchorPrefix: prefix, number: UInt32(number), state: .none, count: "", exact: "", code: [])
+            var row = Row(anchorPrefix: prefix, number: UInt32(number), state: .none, count: "", exact: "", code: UnsafeBufferPointer(start: nil, count: 0))
             row.changed = !changed.isEmpty && changed.contains(UInt32(number))
             if isExcluded[number] {
                 row.state = .excluded
@@ -131,16 +144,19 @@ struct HTMLSourceView {
                     row.exact = String(coverage.count)
                 }
             }
-            code.removeAll(keepingCapacity: true)
+            code.removeAll()
             if let source, number <= source.lineCount {
                 let range = source.lineRanges[number - 1]
                 while tokenIndex < tokens.count && tokens[tokenIndex].end <= range.lowerBound { tokenIndex += 1 }
                 let spans = row.state == .partial ? uncoveredRanges(coverage!.uncoveredSpans, line: range, bytes: source.bytes) : []
                 appendCode(source: source, range: range, tokens: tokens, firstToken: tokenIndex, uncovered: spans, to: &code)
             }
-            row.code = code
-            template.render(row, to: &result.rows)
+            code.withBytes { bytes in
+                row.code = bytes
+                template.render(row, to: &rows)
+            }
         }
+        result.rows = rows.bytes
         return result
     }
 
@@ -162,7 +178,7 @@ struct HTMLSourceView {
         return ranges
     }
 
-    /// `</span>` as a string literal (`"…".utf8` appended element by element through the generic path).
+    /// `</span>` as a string literal.
     @inline(__always) static var closeTag: StaticString { "</span>" }
 
     /// A token's opening tag: string literals, whose UTF-8 is copied without the lazy-global check
@@ -183,7 +199,7 @@ struct HTMLSourceView {
     /// The line's code: token spans (`<span class="k">`), each wholly inside or outside the
     /// never-run spans (`<span class="u" title="…">`), so the markup always nests.
     static func appendCode(source: SourceText, range: Range<Int>, tokens: [SwiftHighlighter.Token], firstToken: Int,
-                           uncovered: [(range: Range<Int>, count: UInt64)], to out: inout [UInt8]) {
+                           uncovered: [(range: Range<Int>, count: UInt64)], to out: inout ByteWriter) {
         var position = range.lowerBound
         var tokenIndex = firstToken
         var spanIndex = 0
@@ -192,10 +208,12 @@ struct HTMLSourceView {
             if spanIndex < uncovered.count {
                 let span = uncovered[spanIndex]
                 if !insideSpan && position == span.range.lowerBound {
-                    out.append(contentsOf: Array("<span class=\"u\" title=\"not executed: region count \(span.count)\">".utf8))
+                    out.append("<span class=\"u\" title=\"not executed: region count ")
+                    out.append(int: span.count)
+                    out.append("\">")
                     insideSpan = true
                 } else if insideSpan && position == span.range.upperBound {
-                    Self.closeTag.withUTF8Buffer { out.append(contentsOf: $0) }
+                    out.append(Self.closeTag)
                     insideSpan = false
                     spanIndex += 1
                     continue
@@ -213,21 +231,21 @@ struct HTMLSourceView {
                 end = min(end, insideSpan ? span.upperBound : (span.lowerBound > position ? span.lowerBound : end))
             }
             if let kind {
-                openTag(kind).withUTF8Buffer { out.append(contentsOf: $0) }
+                out.append(openTag(kind))
                 appendText(source: source, position..<end, to: &out)
-                Self.closeTag.withUTF8Buffer { out.append(contentsOf: $0) }
+                out.append(Self.closeTag)
             } else {
                 appendText(source: source, position..<end, to: &out)
             }
             position = end
         }
-        if insideSpan { Self.closeTag.withUTF8Buffer { out.append(contentsOf: $0) } }
+        if insideSpan { out.append(Self.closeTag) }
     }
 
     @inline(__always)
-    static func appendText(source: SourceText, _ range: Range<Int>, to out: inout [UInt8]) {
+    static func appendText(source: SourceText, _ range: Range<Int>, to out: inout ByteWriter) {
         if source.isValidUTF8 {
-            HTMLEscaping.appendEscaped(source.bytes[range], to: &out)
+            source.bytes.withUnsafeBufferPointer { HTMLEscaping.appendEscaped(buffer: UnsafeBufferPointer(rebasing: $0[range]), to: &out) }
         } else {
             HTMLEscaping.appendEscaped(String(decoding: source.bytes[range], as: UTF8.self).utf8, to: &out)
         }

@@ -42,9 +42,9 @@ final class HTMLTemplateTests: XCTestCase {
                 XCTAssertEqual(String(decoding: fast.rows, as: UTF8.self), String(decoding: slow.rows, as: UTF8.self), file.relativePath)
                 for function in file.functions + file.functions.flatMap(\.closures) {
                     let row = HTMLModels.FunctionRow(function: function, isClosure: false, anchor: "L\(function.line)", watermarks: Watermarks())
-                    var out: [UInt8] = []
+                    var out = ByteWriter()
                     templates.functionRow.render(row, to: &out)
-                    XCTAssertEqual(String(decoding: out, as: UTF8.self), functionTemplate.render(row), function.name)
+                    XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), functionTemplate.render(row), function.name)
                 }
             }
         }

@@ -37,8 +37,8 @@ public enum HTMLEscaping {
         var runStart = 0
         for index in 0..<buffer.count {
             let byte = buffer[index]
-            // Every byte to escape is below `?` (0x3F); most source bytes are letters.
-            guard byte < 0x3F, let entity = replacement(byte) else { continue }
+            // Every byte to escape is below `?` (0x3F): one test of a bit mask for most bytes.
+            guard byte < 0x3F, Self.escapedMask >> UInt64(byte) & 1 != 0, let entity = replacement(byte) else { continue }
             if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
             out.append(contentsOf: entity)
             runStart = index + 1
@@ -57,13 +57,17 @@ public enum HTMLEscaping {
         var runStart = 0
         for index in 0..<buffer.count {
             let byte = buffer[index]
-            guard byte < 0x3F, let entity = entity(byte) else { continue }
+            guard byte < 0x3F, Self.escapedMask >> UInt64(byte) & 1 != 0, let entity = entity(byte) else { continue }
             if runStart < index { out.append(UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
             out.append(entity)
             runStart = index + 1
         }
         if runStart < buffer.count { out.append(UnsafeBufferPointer(rebasing: buffer[runStart...])) }
     }
+
+    /// Bit b set: byte b (below 64) is escaped (`"`, `&`, `'`, `<`, `>`).
+    @inline(__always)
+    static var escapedMask: UInt64 { 1 << 0x22 | 1 << 0x26 | 1 << 0x27 | 1 << 0x3C | 1 << 0x3E }
 
     /// `replacement` as string literals (no lazy global, no retain).
     @inline(__always)

@@ -28,6 +28,12 @@ enum HTMLModels {
         return percent < watermarks.low ? "lo" : percent < watermarks.high ? "mid" : "hi"
     }
 
+    /// `level` as a string literal.
+    static func levelTag(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> StaticString {
+        guard let percent = ratio.percent else { return "na" }
+        return percent < watermarks.low ? "lo" : percent < watermarks.high ? "mid" : "hi"
+    }
+
     static func width(_ ratio: CoverageRatio) -> String {
         ratio.percent.map { Format.fixed($0, decimals: 1) } ?? "0"
     }
@@ -133,6 +139,22 @@ enum HTMLModels {
                 HTMLFormat.appendDecimal(UInt64(ratio.covered), to: &out)
                 out.append(byte: UInt8(ascii: "/"))
                 HTMLFormat.appendDecimal(UInt64(ratio.total), to: &out)
+            // `value`'s texts written in place (a `String` per field and row was 3 % of the report).
+            case .linesText, .regionsText:
+                if let percent = (field == .linesText ? function.lines : function.regions).percent {
+                    out.append(fixed: percent, decimals: 2)
+                    out.append(byte: UInt8(ascii: "%"))
+                } else {
+                    out.append("–")
+                }
+            case .linesWidth, .regionsWidth:
+                if let percent = (field == .linesWidth ? function.lines : function.regions).percent {
+                    out.append(fixed: percent, decimals: 1)
+                } else {
+                    out.append(byte: UInt8(ascii: "0"))
+                }
+            case .linesLevel, .regionsLevel:
+                out.append(HTMLModels.levelTag(field == .linesLevel ? function.lines : function.regions, watermarks))
             default:
                 guard let text = value(field) else { return }
                 if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(string: text) }

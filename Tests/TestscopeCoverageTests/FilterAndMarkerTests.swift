@@ -49,6 +49,55 @@ final class FilterAndMarkerTests: XCTestCase {
         XCTAssertEqual(open.unclosedBlockAt, 2)
     }
 
+    /// Line splitting and the UTF-8 check against a plain reference (split on LF, one CR before it
+    /// dropped; `String(validating:)`), on seeded random texts of ASCII, UTF-8 and stray bytes.
+    func testLinesAndValidityAgreeWithAPlainReference() {
+        var seed: UInt64 = 0x5EED
+        func next() -> UInt64 { seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return seed >> 33 }
+        let pieces: [[UInt8]] = [Array("let x = 1".utf8), [0x0A], [0x0D, 0x0A], [0x0D], Array("é✓".utf8), [0xFF], [0xC3], [0x20], [], Array("// testscope:ignore".utf8)]
+        for _ in 0..<2_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(next() % 12) { bytes += pieces[Int(next() % UInt64(pieces.count))] }
+            let source = SourceText(bytes: bytes)
+            var expected: [Range<Int>] = []
+            var start = 0
+            for (i, b) in bytes.enumerated() where b == 0x0A {
+                expected.append(start..<(i > start && bytes[i - 1] == 0x0D ? i - 1 : i))
+                start = i + 1
+            }
+            if start < bytes.count { expected.append(start..<bytes.count) }
+            XCTAssertEqual(source.lineRanges, expected, "\(bytes)")
+            XCTAssertEqual(source.isValidUTF8, String(validating: bytes, as: UTF8.self) != nil, "\(bytes)")
+            // The marker search (pivoting on its `:`) finds a marker wherever a line-by-line scan does.
+            let marked = source.lineRanges.contains { range in
+                ExclusionMarkers.markerKind(bytes[range], marker: Array(ExclusionMarkers.line.utf8)) != nil
+            }
+            XCTAssertEqual(!ExclusionMarkers.excludedLines(in: source).lines.isEmpty, marked, "\(bytes)")
+        }
+        // A marker as the whole file, at its very start and its very end.
+        for text in ["//testscope:ignore", "// testscope:ignore", "a\n//testscope:ignore"] {
+            XCTAssertFalse(ExclusionMarkers.excludedLines(in: SourceText(bytes: Array(text.utf8))).lines.isEmpty, text)
+        }
+    }
+
+    /// Byte-wise string helpers: prefixes as bytes (not canonical equivalence), and hashes that
+    /// depend on every byte and on the length.
+    func testByteStringHelpers() {
+        XCTAssertTrue(ByteString.hasPrefix("/a/b.swift:$s1M1fyyF", "/a/b.swift"))
+        XCTAssertFalse(ByteString.hasPrefix("/a/b", "/a/b.swift"))
+        XCTAssertTrue(ByteString.hasPrefix("x", ""))
+        XCTAssertFalse(ByteString.hasPrefix("caf\u{E9}", "cafe\u{301}"), "canonically equivalent, different bytes")
+        XCTAssertNotEqual(ByteString.hash("ab"), ByteString.hash("ba"))
+        XCTAssertNotEqual(ByteString.hash(""), ByteString.hash("\0"))
+        XCTAssertNotEqual(ByteString.hash("12345678"), ByteString.hash("123456789"))
+        XCTAssertNotEqual(ByteString.hash("x", seed: 1), ByteString.hash("x", seed: 2))
+        XCTAssertEqual(ByteString.asciiHash("$s1M1fyyF"), ByteString.hash("$s1M1fyyF"))
+        XCTAssertNil(ByteString.asciiHash("f(π:)"))
+        var seen = Set<UInt64>()
+        for i in 0..<50_000 { seen.insert(ByteString.hash("$s5Synth4Unit\(i)yyF")) }
+        XCTAssertEqual(seen.count, 50_000, "no collision among similar names")
+    }
+
     func testNonUTF8SourceIsReadable() {
         let source = SourceText(bytes: [0x61, 0xFF, 0x0A, 0x62])
         XCTAssertFalse(source.isValidUTF8)

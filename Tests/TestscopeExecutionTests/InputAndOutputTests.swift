@@ -118,4 +118,19 @@ final class InputAndOutputTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "keep")
         XCTAssertEqual(try String(contentsOf: files.appendingPathComponent("a.html"), encoding: .utf8), "new")
     }
+
+    /// Small pieces are buffered, large ones written from where they are: the file holds them in order.
+    func testLargeAndSmallPiecesKeepTheirOrder() throws {
+        let destination = try temporaryFolder().appendingPathComponent("out.bin")
+        let writer = try AtomicFileWriter(destination: destination)
+        var expected: [UInt8] = []
+        for (i, size) in [10, 200_000, 3, 70_000, 65_536, 1, 65_535, 0, 100_000].enumerated() {
+            let piece = [UInt8](repeating: UInt8(i + 1), count: size)
+            try writer.write(bytes: piece)
+            try writer.write(bytes: piece[...])
+            expected += piece + piece
+        }
+        try writer.commit()
+        XCTAssertEqual(try [UInt8](Data(contentsOf: destination)), expected)
+    }
 }

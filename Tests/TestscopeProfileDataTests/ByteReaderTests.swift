@@ -46,6 +46,16 @@ final class ByteReaderTests: XCTestCase {
         for (message, digest) in vectors {
             XCTAssertEqual(MD5.hex(Array(message.utf8)), digest, message)
         }
+        // Around the block and padding boundaries (55, 56, 63, 64, 65 bytes), against values from
+        // Python's hashlib (`hashlib.md5(b"a" * n).hexdigest()`).
+        let lengths: [(Int, String)] = [
+            (55, "ef1772b6dff9a122358552954ad0df65"), (56, "3b0c8ac703f828b04c6c197006d17218"),
+            (63, "b06521f39153d618550606be297466d5"), (64, "014842d480b571495a4a0363793f7367"),
+            (65, "c743a45e0d2e6a95cb859adae0248435"), (128, "e510683b3f5ffe4093d021808bc6ff70"),
+        ]
+        for (n, digest) in lengths {
+            XCTAssertEqual(MD5.hex([UInt8](repeating: UInt8(ascii: "a"), count: n)), digest, "\(n) bytes")
+        }
     }
 
     /// The NameRef observed in the profraw, the profdata and the covfun of Shapes (reference §0.4).

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import TestscopeReports
 
@@ -14,6 +15,29 @@ final class ByteWriterTests: XCTestCase {
             }
         }
         XCTAssertEqual(Format.fixed(99.999_95, decimals: 4), "99.9999", "below 100 is never shown as 100")
+    }
+
+    /// JSON strings read back by Foundation's parser as the text written; integers as `String(_:)`
+    /// prints them; growth past the first capacity keeps every byte.
+    func testStringsIntegersAndGrowth() throws {
+        let texts = ["", "plain", "quote \" backslash \\ slash /", "tab\tnewline\nreturn\r", "\u{0}\u{1}\u{1F}\u{7F}",
+                     "é ✓ 𝄞", String(repeating: "long ", count: 5_000)]
+        for text in texts {
+            var w = ByteWriter(capacity: 16)
+            w.append("["); w.append(json: text); w.append("]")
+            let parsed = try JSONSerialization.jsonObject(with: Data(w.bytes)) as? [String]
+            XCTAssertEqual(parsed, [text])
+        }
+        var w = ByteWriter(capacity: 16)
+        var expected = ""
+        for value: UInt64 in [0, 9, 10, 99, 100, 12_345, 4_294_967_295, UInt64.max] {
+            w.append(int: value); w.append(byte: 0x2C)
+            expected += "\(value),"
+        }
+        w.append(string: "tail ✓")
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), expected + "tail ✓")
+        w.removeAll()
+        XCTAssertEqual(w.count, 0)
         XCTAssertEqual(Format.fixed(1.5, decimals: 4), "1.5000")
     }
 }

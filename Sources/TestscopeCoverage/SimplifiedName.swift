@@ -15,74 +15,85 @@
 enum SimplifiedName {
     static func derived(fromFull full: UnsafeBufferPointer<UInt8>) -> String? {
         guard !containsIn(full) else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(full.count)
-        var i = 0
-        if starts(full, at: 0, with: "static ") {
-            out.append(contentsOf: "static ".utf8)
-            i = 7
-        }
-        // The module, then at least one more identifier.
-        guard let moduleEnd = identifierEnd(full, from: i), moduleEnd < full.count, full[moduleEnd] == UInt8(ascii: ".") else { return nil }
-        i = moduleEnd + 1
-        guard var end = identifierEnd(full, from: i) else { return nil }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: full[i..<end]))
-        while end < full.count, full[end] == UInt8(ascii: "."), let next = identifierEnd(full, from: end + 1) {
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: full[end..<next]))
-            end = next
-        }
-        if starts(full, at: end, with: " : ") { return String(decoding: out, as: UTF8.self) }
-        // A generic signature: the simplified form keeps its parameters, not its requirements
-        // (`f<A, B where A: P>` → `f<A, B>`).
-        if end < full.count, full[end] == UInt8(ascii: "<") {
-            var unused: [Int] = []
-            guard let close = closing(full, from: end, commas: &unused), let params = genericParameters(full, open: end, close: close) else { return nil }
-            out.append(UInt8(ascii: "<"))
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: full[params]))
-            out.append(UInt8(ascii: ">"))
-            end = close + 1
-        }
-        guard end < full.count, full[end] == UInt8(ascii: "(") else { return nil }
-        // The argument list: its closing parenthesis and its top-level commas.
-        var commas: [Int] = []
-        guard let close = closing(full, from: end, commas: &commas) else { return nil }
-        let after = close + 1
-        guard after == full.count || starts(full, at: after, with: " -> ") || starts(full, at: after, with: " throws -> ")
-            || starts(full, at: after, with: " async -> ") || starts(full, at: after, with: " async throws -> ")
-        else { return nil }
-        // Labels that are not plain ASCII identifiers (`π:`, `café:`, `` `a b`: ``, `a$:`) are left to the library.
-        for index in (end + 1)..<close where full[index] >= 0x80 || full[index] == UInt8(ascii: "`") || full[index] == UInt8(ascii: "$") {
-            return nil
-        }
-        out.append(UInt8(ascii: "("))
-        if close > end + 1 {
+        // Written into a stack buffer and made a `String` once (an array, the commas' arrays and
+        // the string were four allocations per name). The simplified form is never more than a
+        // few bytes longer than the full one (`(A)` → `(_:)`); a longer one is left to the library.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: full.count + 16) { out -> String? in
+            var n = 0
+            var overflow = false
+            func put(_ byte: UInt8) {
+                guard n < out.count else { overflow = true; return }
+                out[n] = byte
+                n += 1
+            }
+            func put(_ range: Range<Int>) { for index in range { put(full[index]) } }
+            var i = 0
+            if starts(full, at: 0, with: "static ") {
+                put(0..<7)
+                i = 7
+            }
+            // The module, then at least one more identifier.
+            guard let moduleEnd = identifierEnd(full, from: i), moduleEnd < full.count, full[moduleEnd] == UInt8(ascii: ".") else { return nil }
+            i = moduleEnd + 1
+            guard var end = identifierEnd(full, from: i) else { return nil }
+            put(i..<end)
+            while end < full.count, full[end] == UInt8(ascii: "."), let next = identifierEnd(full, from: end + 1) {
+                put(end..<next)
+                end = next
+            }
+            if starts(full, at: end, with: " : ") {
+                return overflow ? nil : String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+            }
+            // A generic signature: the simplified form keeps its parameters, not its requirements
+            // (`f<A, B where A: P>` → `f<A, B>`).
+            if end < full.count, full[end] == UInt8(ascii: "<") {
+                guard let close = closing(full, from: end, commas: { _ in }), let params = genericParameters(full, open: end, close: close) else { return nil }
+                put(UInt8(ascii: "<"))
+                put(params)
+                put(UInt8(ascii: ">"))
+                end = close + 1
+            }
+            guard end < full.count, full[end] == UInt8(ascii: "(") else { return nil }
+            // The argument list: its closing parenthesis; each argument's label (at a top-level comma and at the end).
             var start = end + 1
-            for boundary in commas + [close] {
+            func label(upTo boundary: Int) {
                 var first = start
                 while first < boundary, full[first] == 0x20 { first += 1 }
                 if let labelEnd = identifierEnd(full, from: first), starts(full, at: labelEnd, with: ": ") {
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: full[first..<labelEnd]))
+                    put(first..<labelEnd)
                 } else {
-                    out.append(UInt8(ascii: "_"))
+                    put(UInt8(ascii: "_"))
                 }
-                out.append(UInt8(ascii: ":"))
+                put(UInt8(ascii: ":"))
                 start = boundary + 1
             }
+            put(UInt8(ascii: "("))
+            let mark = n
+            guard let close = closing(full, from: end, commas: { label(upTo: $0) }) else { return nil }
+            let after = close + 1
+            guard after == full.count || starts(full, at: after, with: " -> ") || starts(full, at: after, with: " throws -> ")
+                || starts(full, at: after, with: " async -> ") || starts(full, at: after, with: " async throws -> ")
+            else { return nil }
+            // Labels that are not plain ASCII identifiers (`π:`, `café:`, `` `a b`: ``, `a$:`) are left to the library.
+            for index in (end + 1)..<close where full[index] >= 0x80 || full[index] == UInt8(ascii: "`") || full[index] == UInt8(ascii: "$") {
+                return nil
+            }
+            if close > end + 1 { label(upTo: close) } else { n = mark }
+            put(UInt8(ascii: ")"))
+            return overflow ? nil : String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
         }
-        out.append(UInt8(ascii: ")"))
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The bracket closing the one at `open`, counting `(`, `<`, `[` in and `)`, `]`, `>` (not of `->`)
-    /// out; the commas directly inside it are collected in `commas`.
-    private static func closing(_ bytes: UnsafeBufferPointer<UInt8>, from open: Int, commas: inout [Int]) -> Int? {
+    /// out; `comma` is called with each comma directly inside it, in order.
+    private static func closing(_ bytes: UnsafeBufferPointer<UInt8>, from open: Int, commas comma: (Int) -> Void) -> Int? {
         var depth = 0
         for index in open..<bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: ")"), UInt8(ascii: "]"): depth -= 1
             case UInt8(ascii: ">"): if index > 0, bytes[index - 1] != UInt8(ascii: "-") { depth -= 1 }
-            case UInt8(ascii: ","): if depth == 1 { commas.append(index) }
+            case UInt8(ascii: ","): if depth == 1 { comma(index) }
             default: break
             }
             if depth == 0 { return index }

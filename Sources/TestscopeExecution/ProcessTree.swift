@@ -163,6 +163,16 @@ public enum ProcessTree {
             }
             for child in tracked where child.leadsGroup { kill(-child.pid, SIGKILL) }
             for pid in alive { kill(pid, SIGKILL) }
+            #if os(Linux)
+            // SIGKILL takes effect when the kernel next runs the process: wait (at most a second)
+            // until they have ended, so that none is still running when Testscope's exit status is
+            // seen (a loaded CI machine showed a compiler alive just after a second Ctrl-C's exit).
+            let killed = Date().addingTimeInterval(1)
+            repeat {
+                if livingDescendants(of: me, tracked: []).isEmpty { break }
+                usleep(2_000)
+            } while Date() < killed
+            #endif
         }
     }
 

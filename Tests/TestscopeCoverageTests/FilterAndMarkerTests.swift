@@ -80,6 +80,14 @@ final class FilterAndMarkerTests: XCTestCase {
         }
     }
 
+    /// `.` and `..` components and doubled slashes go; a `.` that a combining mark joins is a name.
+    func testNormalizedPaths() {
+        XCTAssertEqual(SourceFilter.normalized("/a/./b//c/../d.swift"), "/a/b/d.swift")
+        XCTAssertEqual(SourceFilter.normalized("/a/b.swift"), "/a/b.swift")
+        XCTAssertEqual(SourceFilter.normalized("a/.hidden/x"), "a/.hidden/x")
+        XCTAssertEqual(SourceFilter.normalized("/pkg/Sources/.\u{301}x/"), "/pkg/Sources/.\u{301}x/", "unchanged, trailing slash kept")
+    }
+
     /// Byte-wise string helpers: prefixes as bytes (not canonical equivalence), and hashes that
     /// depend on every byte and on the length.
     func testByteStringHelpers() {

@@ -50,57 +50,52 @@ struct FunctionRecord {
 
     init?(_ function: ExportFunction, pool: RegionPool) {
         guard let mainID = function.mainFileID else { return nil }
+        var extent = Extent()
         // Export counts are already clamped: an unreliable count is `Int64.max`.
-        self.init(name: function.name, count: function.count, regions: function.regions, pool: pool) {
-            $0.kind == .code && Int($0.fileID) == mainID
-                ? (($0.lineStart, $0.columnStart), ($0.lineEnd, $0.columnEnd), $0.executionCount) : nil
+        for region in function.regions where region.kind == .code && Int(region.fileID) == mainID {
+            extent.add(from: (region.lineStart, region.columnStart), to: (region.lineEnd, region.columnEnd),
+                       count: region.executionCount, pool: pool)
         }
+        self.init(name: function.name, count: function.count, extent: extent, pool: pool)
     }
 
-    /// The native engine's record, from its fields, its regions read in place. The generic initializer
-    /// below, written out over a buffer: its closure and iterator were 2 % of a text report's CPU
-    /// at 800 files, and a copy of the record retained its arrays.
+    /// The native engine's record, from its fields, its regions read in place (a generic
+    /// initializer with a closure per region was 2 % of a text report's CPU at 800 files, and a
+    /// copy of the record retained its arrays).
     init?(name: String, executionCount: UInt64, regions: UnsafeBufferPointer<CountedRegion>, mainID: Int, pool: RegionPool) {
         let main = UInt32(mainID)
-        var first: (UInt32, UInt32) = (0, 0), last: (UInt32, UInt32) = (0, 0)
-        var n: Int32 = 0
+        var extent = Extent()
         for region in regions where region.kind == .code && region.fileID == main {
-            let from = (region.lineStart, region.columnStart), to = (region.lineEnd, region.columnEnd)
-            if n == 0 { first = from; last = to }
-            let clamped = exportClamped(region.count)
-            pool.regions.append(CompactRegion(lineStart: from.0, executed: clamped > 0 && clamped != LineCoverage.unreliableCount))
-            n += 1
-            if from < first { first = from }
-            if to > last { last = to }
+            extent.add(from: (region.lineStart, region.columnStart), to: (region.lineEnd, region.columnEnd),
+                       count: exportClamped(region.count), pool: pool)
         }
-        guard n > 0 else { return nil }
-        mangledName = name
-        count = exportClamped(executionCount)
-        regionStart = Int32(pool.regions.count) - n
-        regionCount = n
-        start = first
-        end = last
+        self.init(name: name, count: exportClamped(executionCount), extent: extent, pool: pool)
     }
 
-    /// The main file's code regions of `regions` (`code` gives a region's range and clamped count,
-    /// or nil for the rest) appended to `pool`; nil when there is none.
-    private init?<Regions: Collection>(name: String, count: UInt64, regions: Regions, pool: RegionPool,
-                                       code: (Regions.Element) -> ((UInt32, UInt32), (UInt32, UInt32), UInt64)?) {
-        guard let first = regions.lazy.compactMap(code).first else { return nil }
+    /// A record's main-file code regions as they are appended to the pool: how many, and the
+    /// range they span.
+    private struct Extent {
+        var first: (UInt32, UInt32) = (0, 0)
+        var last: (UInt32, UInt32) = (0, 0)
+        var count: Int32 = 0
+
+        mutating func add(from: (UInt32, UInt32), to: (UInt32, UInt32), count executions: UInt64, pool: RegionPool) {
+            pool.regions.append(CompactRegion(lineStart: from.0, executed: executions > 0 && executions != LineCoverage.unreliableCount))
+            if count == 0 || from < first { first = from }
+            if count == 0 || to > last { last = to }
+            count += 1
+        }
+    }
+
+    /// The record of regions just appended to `pool`; nil when there is none.
+    private init?(name: String, count: UInt64, extent: Extent, pool: RegionPool) {
+        guard extent.count > 0 else { return nil }
         mangledName = name
         self.count = count
-        regionStart = Int32(pool.regions.count)
-        start = first.0
-        end = first.1
-        var n: Int32 = 0
-        for region in regions {
-            guard let (from, to, executionCount) = code(region) else { continue }
-            pool.regions.append(CompactRegion(lineStart: from.0, executed: executionCount > 0 && executionCount != LineCoverage.unreliableCount))
-            n += 1
-            if from < start { start = from }
-            if to > end { end = to }
-        }
-        regionCount = n
+        regionStart = Int32(pool.regions.count) - extent.count
+        regionCount = extent.count
+        start = extent.first
+        end = extent.last
     }
 
     /// Adds the counts of the same function from another export (both in `pool`).

@@ -223,7 +223,7 @@ public struct NativeFunctionRecords: Sendable {
     /// 7 % of the step's CPU at 800 files.)
     struct Chunk {
         var functions: [CountedFunction] = []
-        var keys: [Int] = []
+        var keys: [UInt64] = []
         var diagnostics = NativeRecordDiagnostics()
 
         init(capacity: Int) {
@@ -276,7 +276,7 @@ public struct NativeFunctionRecords: Sendable {
         // One kept record per hash in `seen` (no array per record; no SipHash of a hash); other kept
         // records with the same hash in `more`.
         var seen = UInt64Index(minimumCapacity: count)
-        var more: [Int: [Int32]] = [:]
+        var more: [UInt64: [Int32]] = [:]
         var keptIndices: [(chunk: Int32, index: Int32)] = []
         keptIndices.reserveCapacity(count)
         func function(_ k: Int32) -> CountedFunction {
@@ -291,7 +291,7 @@ public struct NativeFunctionRecords: Sendable {
             diagnostics.profiled += chunk.diagnostics.profiled
             for (i, key) in chunk.keys.enumerated() {
                 let index = Int32(keptIndices.count)
-                if let first = seen[UInt64(bitPattern: Int64(key))] {
+                if let first = seen[key] {
                     let record = chunk.functions[i]
                     if Self.sameProvenance(function(first), record)
                         || more[key, default: []].contains(where: { Self.sameProvenance(function($0), record) }) {
@@ -300,7 +300,7 @@ public struct NativeFunctionRecords: Sendable {
                     }
                     more[key, default: []].append(index)
                 } else {
-                    seen[UInt64(bitPattern: Int64(key))] = index
+                    seen[key] = index
                 }
                 keptIndices.append((Int32(c), Int32(i)))
             }
@@ -338,10 +338,10 @@ public struct NativeFunctionRecords: Sendable {
 
     /// The identity llvm's `RecordProvenance` keeps, hashed (each name's length is in its hash, so
     /// names cannot run together; the hash picks candidates, `sameProvenance` decides).
-    static func provenanceKey(_ filenames: [String], _ name: String) -> Int {
+    private static func provenanceKey(_ filenames: [String], _ name: String) -> UInt64 {
         var h = ByteString.hash(name, seed: provenanceSeed ^ UInt64(filenames.count))
         for filename in filenames { h = ByteString.hash(filename, seed: h) }
-        return Int(truncatingIfNeeded: h)
+        return h
     }
 
     /// Same filenames and name, compared as bytes (as llvm compares its `StringRef`s).
@@ -350,7 +350,7 @@ public struct NativeFunctionRecords: Sendable {
             && zip(a.filenames, b.filenames).allSatisfy { ByteString.equal($0, $1) }
     }
 
-    static func evaluate(_ mapped: [MappingRegion], name: String, filenames: [String], binaryIndex: Int,
+    private static func evaluate(_ mapped: [MappingRegion], name: String, filenames: [String], binaryIndex: Int,
                          evaluator: inout CounterEvaluator) -> CountedFunction? {
         var regions: [CountedRegion] = []
         regions.reserveCapacity(mapped.count)

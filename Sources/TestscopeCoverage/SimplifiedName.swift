@@ -68,7 +68,6 @@ enum SimplifiedName {
                 start = boundary + 1
             }
             put(UInt8(ascii: "("))
-            let mark = n
             guard let close = closing(full, from: end, commas: { label(upTo: $0) }) else { return nil }
             let after = close + 1
             guard after == full.count || starts(full, at: after, with: " -> ") || starts(full, at: after, with: " throws -> ")
@@ -78,7 +77,7 @@ enum SimplifiedName {
             for index in (end + 1)..<close where full[index] >= 0x80 || full[index] == UInt8(ascii: "`") || full[index] == UInt8(ascii: "$") {
                 return nil
             }
-            if close > end + 1 { label(upTo: close) } else { n = mark }
+            if close > end + 1 { label(upTo: close) }
             put(UInt8(ascii: ")"))
             return overflow ? nil : String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
         }

@@ -103,10 +103,4 @@ public enum HTMLFormat {
         let fraction = String(rest / (unit / scale))
         return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction + suffixes[index]
     }
-
-    /// Appends the decimal digits of `value` (no String made).
-    @inline(__always)
-    static func appendDecimal(_ value: UInt64, to out: inout ByteWriter) {
-        out.append(int: value)
-    }
 }

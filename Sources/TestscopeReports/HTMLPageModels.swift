@@ -130,15 +130,15 @@ enum HTMLModels {
             switch field {
             case .kind: out.append(isClosure ? "closure" : "function")
             case .hit: out.append(function.isCovered ? "hit" : "missed")
-            case .line: HTMLFormat.appendDecimal(UInt64(function.line), to: &out)
+            case .line: out.append(int: UInt64(function.line))
             case .exact:
-                HTMLFormat.appendDecimal(function.count, to: &out)
+                out.append(int: function.count)
                 out.append(function.count == 1 ? " call" : " calls")
             case .linesRatio, .regionsRatio:
                 let ratio = field == .linesRatio ? function.lines : function.regions
-                HTMLFormat.appendDecimal(UInt64(ratio.covered), to: &out)
+                out.append(int: UInt64(ratio.covered))
                 out.append(byte: UInt8(ascii: "/"))
-                HTMLFormat.appendDecimal(UInt64(ratio.total), to: &out)
+                out.append(int: UInt64(ratio.total))
             // `value`'s texts written in place (a `String` per field and row was 3 % of the report).
             case .linesText, .regionsText:
                 if let percent = (field == .linesText ? function.lines : function.regions).percent {

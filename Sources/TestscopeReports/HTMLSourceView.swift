@@ -63,11 +63,11 @@ struct HTMLSourceView {
             case .code where !escaped:
                 out.append(code)
             case .number:
-                HTMLFormat.appendDecimal(UInt64(number), to: &out)
+                out.append(int: UInt64(number))
             case .anchor:
                 anchorPrefix.withUnsafeBufferPointer { out.append($0) }
                 out.append(byte: UInt8(ascii: "L"))
-                HTMLFormat.appendDecimal(UInt64(number), to: &out)
+                out.append(int: UInt64(number))
             case .state:
                 out.append(state.tag)
                 if changed { out.append(" chg") }

@@ -66,11 +66,6 @@ final class HTMLHighlighterTests: XCTestCase {
         let cases: [(UInt64, String)] = [(0, "0"), (999, "999"), (1000, "1.00k"), (1505, "1.50k"), (1999, "1.99k"), (12_345, "12.3k"),
                                          (999_999, "999k"), (1_000_000, "1.00M"), (45_600_000_000, "45.6G"), (UInt64.max, "18.4E")]
         for (count, text) in cases { XCTAssertEqual(HTMLFormat.abbreviatedCount(count), text, "\(count)") }
-        for value: UInt64 in [0, 7, 10, 99, 1505, 4_294_967_295, UInt64.max] {
-            var out = ByteWriter()
-            HTMLFormat.appendDecimal(value, to: &out)
-            XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), String(value))
-        }
     }
 
     func testPageNamesAreSafeUniqueAndBounded() {

@@ -61,7 +61,20 @@ final class DemanglerLibrary: Sendable {
     /// full name the module of a plain function and the return type. A name the library does not
     /// demangle is taken as it is, as `swift-demangle` prints it back. A plain function's simplified
     /// name is read off its full name (`SimplifiedName`): one library call instead of two.
-    func demangle(_ symbol: String) -> Demangled {
+    func demangle(_ symbol: String, own: inout SymbolDemangler) -> Demangled {
+        // Testscope's own demangler first, for the shapes it knows (the same text, without a library call).
+        if let demangled = ByteString.withBytes(symbol, { bytes -> Demangled? in
+            switch own.demangle(bytes) {
+            case nil: return nil
+            case .closure(let name): return Demangled(name: name)
+            case .full:
+                let full = own.out.buffer
+                let facts = SwiftDemangler.fullNameFacts(full)
+                return SimplifiedName.derived(fromFull: full).map { Demangled(name: $0, facts: facts) }
+            }
+        }) {
+            return demangled
+        }
         // A closure's full name names no module first and its display name takes no return type:
         // only its simplified name is needed.
         if SwiftDemangler.isMangledClosure(symbol) {
@@ -155,7 +168,8 @@ final class InProcessDemangling: Sendable {
     private func submit(_ start: Int, _ symbols: [String]) {
         let library = self.library, chunks = self.chunks
         DispatchQueue.global().async(group: group) {
-            let names = symbols.map(library.demangle)
+            var own = SymbolDemangler()
+            let names = symbols.map { library.demangle($0, own: &own) }
             chunks.withLock { $0.append((start, names)) }
         }
     }

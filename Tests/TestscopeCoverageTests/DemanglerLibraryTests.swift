@@ -7,7 +7,7 @@ import TestscopeExecution
 /// processes give, name for name, on every function name of the recorded samples.
 final class DemanglerLibraryTests: XCTestCase {
     /// Every function name of the recorded exports, as the profiles name them.
-    func recordedNames() throws -> [String] {
+    static func recordedNames() throws -> [String] {
         var names: [String] = []
         for sample in RecordedSamples.names {
             let data = try Data(contentsOf: RecordedSamples.file(sample, "coverage.json"))
@@ -30,7 +30,7 @@ final class DemanglerLibraryTests: XCTestCase {
         let tool = try XCTUnwrap(try Toolchain.locate().swiftDemangle)
         XCTAssertNotNil(DemanglerLibrary.beside(tool: tool, environment: [:]), "the toolchain beside \(tool.path) has libswiftDemangle")
         XCTAssertNil(DemanglerLibrary.beside(tool: tool, environment: ["TESTSCOPE_DEMANGLER": "process"]))
-        var names = try recordedNames()
+        var names = try Self.recordedNames()
         XCTAssertGreaterThan(names.count, 500, "the samples' functions")
         // Not mangled, not Swift, a file-local name, and one whose demangled form passes the stack buffer.
         names += ["main", "", "$sGarbage", "_Z3fooi", "Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ",
@@ -50,7 +50,7 @@ final class DemanglerLibraryTests: XCTestCase {
     func testSimplifiedNamesReadOffFullNamesAreTheLibrarys() throws {
         let library = try XCTUnwrap(DemanglerLibrary.beside(tool: try XCTUnwrap(try Toolchain.locate().swiftDemangle), environment: [:]))
         var derived = 0, left = 0
-        for name in try recordedNames() {
+        for name in try Self.recordedNames() {
             let symbol = SwiftDemangler.symbol(in: name)
             guard var full = library.fullName(symbol) else { continue }
             if let simplified = full.withUTF8({ SimplifiedName.derived(fromFull: $0) }) {

@@ -184,8 +184,9 @@ final class InProcessDemangling: Sendable {
         var modules = SwiftDemangler.knownModules
         for entry in demangled { if let module = entry.module { modules.insert(module) } }
         // On every core: this runs while the model waits for the names.
+        let moduleNames = SwiftDemangler.ModuleNames(modules)
         return DemangledNames(display: Parallel.chunkedMap(demangled.count) {
-            SwiftDemangler.displayName(simplified: demangled[$0].name, returnType: demangled[$0].returnType, modules: modules)
+            SwiftDemangler.displayName(simplified: demangled[$0].name, returnType: demangled[$0].returnType, modules: moduleNames)
         })
     }
 }

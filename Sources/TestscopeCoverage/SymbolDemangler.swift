@@ -38,22 +38,22 @@ struct SymbolDemangler {
     var nodes: FixedBuffer<Node>
     var pool: FixedBuffer<Int32>
     var arena: FixedBuffer<UInt8>
-    private var stack: FixedBuffer<Int32>
-    private var substitutions: FixedBuffer<Int32>
+    var stack: FixedBuffer<Int32>
+    var substitutions: FixedBuffer<Int32>
     /// The words of identifiers seen so far (start and length in the symbol), for word substitutions;
     /// found only when a word substitution needs them (most symbols have none): `pending` holds the
     /// literal pieces of identifiers not yet split into words, in order.
-    private var words: FixedBuffer<(start: Int, count: Int)>
-    private var pending: FixedBuffer<(start: Int, count: Int)>
+    var words: FixedBuffer<(start: Int, count: Int)>
+    var pending: FixedBuffer<(start: Int, count: Int)>
     /// The standard library's types (`Si`, `SS`, …) by their letter, made once: nodes are never
     /// changed once made, so every use can share them.
-    private var standard: FixedBuffer<Int32>
-    private var swiftModule: Int32 = 0
-    private var base = (nodes: 0, pool: 0, arena: 0)
-    private var text = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    private var position = 0
+    var standard: FixedBuffer<Int32>
+    var swiftModule: Int32 = 0
+    var base = (nodes: 0, pool: 0, arena: 0)
+    var text = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    var position = 0
     /// Scratch for children gathered before their node is made.
-    private var gathered: FixedBuffer<Int32>
+    var gathered: FixedBuffer<Int32>
     /// The printed text (`SymbolDemanglerPrinter.swift`).
     var out: FixedBuffer<UInt8>
 
@@ -73,66 +73,6 @@ struct SymbolDemangler {
             if let type = standardType(letter) { standard.base[Int(letter)] = type }
         }
         base = (nodes.count, pool.count, arena.count)
-    }
-
-    /// Owns the buffers' memory.
-    final class Storage {
-        private var deallocations: [() -> Void] = []
-
-        func buffer<T>(_ capacity: Int, _ initial: T) -> FixedBuffer<T> {
-            let base = UnsafeMutablePointer<T>.allocate(capacity: capacity)
-            base.initialize(repeating: initial, count: capacity)
-            deallocations.append { base.deinitialize(count: capacity); base.deallocate() }
-            return FixedBuffer(base: base, capacity: capacity)
-        }
-
-        deinit { for deallocate in deallocations { deallocate() } }
-    }
-
-    /// A buffer of at most `capacity` elements that remembers when more were appended. Reads are
-    /// kept inside the (initialised) memory, so a symbol that overflowed only gives a wrong answer,
-    /// which is then thrown away.
-    struct FixedBuffer<T> {
-        let base: UnsafeMutablePointer<T>
-        let capacity: Int
-        var count = 0
-        var overflowed = false
-
-        init(base: UnsafeMutablePointer<T>, capacity: Int) {
-            self.base = base
-            self.capacity = capacity
-        }
-
-        subscript(i: Int) -> T { base[i >= 0 && i < capacity ? i : 0] }
-
-        var last: T? { count > 0 ? base[count - 1] : nil }
-        var buffer: UnsafeBufferPointer<T> { UnsafeBufferPointer(start: base, count: count) }
-
-        mutating func append(_ element: T) {
-            guard count < capacity else { overflowed = true; return }
-            base[count] = element
-            count += 1
-        }
-
-        mutating func append(contentsOf elements: UnsafeBufferPointer<T>) {
-            guard count + elements.count <= capacity, let source = elements.baseAddress else {
-                if !elements.isEmpty { overflowed = true }
-                return
-            }
-            (base + count).update(from: source, count: elements.count)
-            count += elements.count
-        }
-
-        mutating func popLast() -> T? {
-            guard count > 0 else { return nil }
-            count -= 1
-            return base[count]
-        }
-
-        mutating func removeAll(keeping kept: Int = 0) {
-            count = kept
-            overflowed = false
-        }
     }
 
     /// The root entity of `symbol` (`$s…`), nil when the symbol is outside the subset.
@@ -173,27 +113,27 @@ struct SymbolDemangler {
     func child(_ node: Int32, _ i: Int) -> Int32 { pool[Int(nodes[Int(node)].firstChild) + i] }
 
     // Fixed arities rather than a variadic parameter: each variadic call allocated an array.
-    private mutating func make(_ kind: Kind) -> Int32 { node(kind, first: pool.count, count: 0) }
+    mutating func make(_ kind: Kind) -> Int32 { node(kind, first: pool.count, count: 0) }
 
-    private mutating func make(_ kind: Kind, _ a: Int32) -> Int32 {
+    mutating func make(_ kind: Kind, _ a: Int32) -> Int32 {
         pool.append(a)
         return node(kind, first: pool.count - 1, count: 1)
     }
 
-    private mutating func make(_ kind: Kind, _ a: Int32, _ b: Int32) -> Int32 {
+    mutating func make(_ kind: Kind, _ a: Int32, _ b: Int32) -> Int32 {
         pool.append(a)
         pool.append(b)
         return node(kind, first: pool.count - 2, count: 2)
     }
 
-    private mutating func make(_ kind: Kind, _ a: Int32, _ b: Int32, _ c: Int32) -> Int32 {
+    mutating func make(_ kind: Kind, _ a: Int32, _ b: Int32, _ c: Int32) -> Int32 {
         pool.append(a)
         pool.append(b)
         pool.append(c)
         return node(kind, first: pool.count - 3, count: 3)
     }
 
-    private mutating func make(_ kind: Kind, _ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) -> Int32 {
+    mutating func make(_ kind: Kind, _ a: Int32, _ b: Int32, _ c: Int32, _ d: Int32) -> Int32 {
         pool.append(a)
         pool.append(b)
         pool.append(c)
@@ -202,7 +142,7 @@ struct SymbolDemangler {
     }
 
     /// A node whose children are `gathered[from...]`, in that order or reversed.
-    private mutating func makeFromGathered(_ kind: Kind, from start: Int = 0, reversed: Bool = false) -> Int32 {
+    mutating func makeFromGathered(_ kind: Kind, from start: Int = 0, reversed: Bool = false) -> Int32 {
         let first = pool.count
         if reversed {
             var i = gathered.count
@@ -213,30 +153,30 @@ struct SymbolDemangler {
         return node(kind, first: first, count: Swift.max(0, gathered.count - start))
     }
 
-    private mutating func node(_ kind: Kind, first: Int, count: Int) -> Int32 {
+    mutating func node(_ kind: Kind, first: Int, count: Int) -> Int32 {
         nodes.append(Node(kind: kind, firstChild: Int32(first), childCount: Int32(count)))
         return Int32(nodes.count - 1)
     }
 
-    private mutating func make(_ kind: Kind, text: StaticString) -> Int32 {
+    mutating func make(_ kind: Kind, text: StaticString) -> Int32 {
         let start = Int32(arena.count)
         arena.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         nodes.append(Node(kind: kind, textStart: start, textCount: Int32(text.utf8CodeUnitCount)))
         return Int32(nodes.count - 1)
     }
 
-    private mutating func type(_ child: Int32?) -> Int32? { child.map { make(.type, $0) } }
+    mutating func type(_ child: Int32?) -> Int32? { child.map { make(.type, $0) } }
 
     // MARK: The stack
 
-    private mutating func pop() -> Int32? { stack.popLast() }
+    mutating func pop() -> Int32? { stack.popLast() }
 
-    private mutating func pop(_ kind: Kind) -> Int32? {
+    mutating func pop(_ kind: Kind) -> Int32? {
         guard let top = stack.last, self.kind(top) == kind else { return nil }
         return stack.popLast()
     }
 
-    private mutating func pop(where test: (Kind) -> Bool) -> Int32? {
+    mutating func pop(where test: (Kind) -> Bool) -> Int32? {
         guard let top = stack.last, test(kind(top)) else { return nil }
         return stack.popLast()
     }
@@ -249,11 +189,11 @@ struct SymbolDemangler {
         }
     }
 
-    private static func isAnyGeneric(_ kind: Kind) -> Bool {
+    static func isAnyGeneric(_ kind: Kind) -> Bool {
         kind == .structure || kind == .enumeration || kind == .classType || kind == .protocolType
     }
 
-    private mutating func popModule() -> Int32? {
+    mutating func popModule() -> Int32? {
         if let identifier = pop(.identifier) {
             var node = nodes[Int(identifier)]
             node.kind = .module
@@ -263,7 +203,7 @@ struct SymbolDemangler {
         return pop(.module)
     }
 
-    private mutating func popContext() -> Int32? {
+    mutating func popContext() -> Int32? {
         if let module = popModule() { return module }
         if let type = pop(.type) {
             guard childCount(type) == 1 else { return nil }
@@ -273,33 +213,33 @@ struct SymbolDemangler {
         return pop(where: Self.isContext)
     }
 
-    private mutating func popTypeAndGetChild() -> Int32? {
+    mutating func popTypeAndGetChild() -> Int32? {
         guard let type = pop(.type), childCount(type) == 1 else { return nil }
         return child(type, 0)
     }
 
     // MARK: Reading
 
-    private func peek() -> UInt8 { position < text.count ? text[position] : 0 }
+    func peek() -> UInt8 { position < text.count ? text[position] : 0 }
 
-    private mutating func next() -> UInt8 {
+    mutating func next() -> UInt8 {
         guard position < text.count else { return 0 }
         defer { position += 1 }
         return text[position]
     }
 
-    private mutating func nextIf(_ byte: UInt8) -> Bool {
+    mutating func nextIf(_ byte: UInt8) -> Bool {
         guard peek() == byte, position < text.count else { return false }
         position += 1
         return true
     }
 
-    private static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-    private static func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
-    private static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
+    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    static func isLower(_ b: UInt8) -> Bool { b >= 0x61 && b <= 0x7A }
+    static func isUpper(_ b: UInt8) -> Bool { b >= 0x41 && b <= 0x5A }
 
     /// A decimal number; negative when there is none or it overflows (as the library's `demangleNatural`).
-    private mutating func natural() -> Int {
+    mutating func natural() -> Int {
         guard Self.isDigit(peek()) else { return -1000 }
         var number = 0
         while Self.isDigit(peek()) {
@@ -311,14 +251,14 @@ struct SymbolDemangler {
     }
 
     /// `_` is 0, `N_` is N + 1.
-    private mutating func index() -> Int {
+    mutating func index() -> Int {
         if nextIf(UInt8(ascii: "_")) { return 0 }
         let number = natural()
         if number >= 0, nextIf(UInt8(ascii: "_")) { return number + 1 }
         return -1000
     }
 
-    private mutating func demangleOperator() -> Int32? {
+    mutating func demangleOperator() -> Int32? {
         let c = next()
         switch c {
         case UInt8(ascii: "A"): return multiSubstitutions()
@@ -356,7 +296,7 @@ struct SymbolDemangler {
     }
 
     /// `<length><text>`, or with a leading `0` words of earlier identifiers (`a`…`z` more, `A`…`Z` last).
-    private mutating func identifier() -> Int32? {
+    mutating func identifier() -> Int32? {
         if peek() != UInt8(ascii: "0") {
             // A plain identifier: its text stays in the symbol (a negative start).
             let count = natural()
@@ -403,7 +343,7 @@ struct SymbolDemangler {
 
     /// Words of the identifiers' literal pieces, in order: runs that start at a non-digit, non-`_`
     /// byte and end at `_`, the end, or a lower-to-upper case change; at least two bytes; at most 26.
-    private mutating func splitPendingIntoWords() {
+    mutating func splitPendingIntoWords() {
         for p in 0..<pending.count {
             let (position, count) = pending[p]
             var wordStart = -1
@@ -419,7 +359,7 @@ struct SymbolDemangler {
         pending.removeAll()
     }
 
-    private mutating func multiSubstitutions() -> Int32? {
+    mutating func multiSubstitutions() -> Int32? {
         var repeatCount = -1
         while true {
             let c = next()
@@ -442,7 +382,7 @@ struct SymbolDemangler {
         }
     }
 
-    private mutating func pushMultiSubstitutions(_ repeatCount: Int, _ index: Int) -> Int32? {
+    mutating func pushMultiSubstitutions(_ repeatCount: Int, _ index: Int) -> Int32? {
         guard index < substitutions.count, repeatCount <= 2048 else { return nil }
         let node = substitutions[index]
         var count = repeatCount
@@ -450,18 +390,18 @@ struct SymbolDemangler {
         return node
     }
 
-    private mutating func anyGeneric(_ kind: Kind) -> Int32? {
+    mutating func anyGeneric(_ kind: Kind) -> Int32? {
         guard let name = pop(.identifier), let context = popContext() else { return nil }
         let node = make(.type, make(kind, context, name))
         substitutions.append(node)
         return node
     }
 
-    private mutating func swiftType(_ kind: Kind, _ name: StaticString) -> Int32 {
+    mutating func swiftType(_ kind: Kind, _ name: StaticString) -> Int32 {
         make(.type, make(kind, swiftModule, make(.identifier, text: name)))
     }
 
-    private mutating func standardSubstitution() -> Int32? {
+    mutating func standardSubstitution() -> Int32? {
         if nextIf(UInt8(ascii: "g")) {
             guard let wrapped = pop(.type) else { return nil }
             let node = make(.type, make(.boundGenericEnum, standard[Int(UInt8(ascii: "q"))], make(.typeList, wrapped)))
@@ -477,235 +417,4 @@ struct SymbolDemangler {
         return node
     }
 
-    private mutating func standardType(_ c: UInt8) -> Int32? {
-        switch c {
-        case UInt8(ascii: "a"): return swiftType(.structure, "Array")
-        case UInt8(ascii: "b"): return swiftType(.structure, "Bool")
-        case UInt8(ascii: "D"): return swiftType(.structure, "Dictionary")
-        case UInt8(ascii: "d"): return swiftType(.structure, "Double")
-        case UInt8(ascii: "f"): return swiftType(.structure, "Float")
-        case UInt8(ascii: "h"): return swiftType(.structure, "Set")
-        case UInt8(ascii: "i"): return swiftType(.structure, "Int")
-        case UInt8(ascii: "J"): return swiftType(.structure, "Character")
-        case UInt8(ascii: "N"): return swiftType(.structure, "ClosedRange")
-        case UInt8(ascii: "n"): return swiftType(.structure, "Range")
-        case UInt8(ascii: "S"): return swiftType(.structure, "String")
-        case UInt8(ascii: "s"): return swiftType(.structure, "Substring")
-        case UInt8(ascii: "u"): return swiftType(.structure, "UInt")
-        case UInt8(ascii: "q"): return swiftType(.enumeration, "Optional")
-        case UInt8(ascii: "E"): return swiftType(.protocolType, "Encodable")
-        case UInt8(ascii: "e"): return swiftType(.protocolType, "Decodable")
-        case UInt8(ascii: "H"): return swiftType(.protocolType, "Hashable")
-        case UInt8(ascii: "j"): return swiftType(.protocolType, "Numeric")
-        case UInt8(ascii: "K"): return swiftType(.protocolType, "BidirectionalCollection")
-        case UInt8(ascii: "k"): return swiftType(.protocolType, "RandomAccessCollection")
-        case UInt8(ascii: "L"): return swiftType(.protocolType, "Comparable")
-        case UInt8(ascii: "l"): return swiftType(.protocolType, "Collection")
-        case UInt8(ascii: "M"): return swiftType(.protocolType, "MutableCollection")
-        case UInt8(ascii: "m"): return swiftType(.protocolType, "RangeReplaceableCollection")
-        case UInt8(ascii: "Q"): return swiftType(.protocolType, "Equatable")
-        case UInt8(ascii: "T"): return swiftType(.protocolType, "Sequence")
-        case UInt8(ascii: "t"): return swiftType(.protocolType, "IteratorProtocol")
-        case UInt8(ascii: "Z"): return swiftType(.protocolType, "SignedInteger")
-        case UInt8(ascii: "z"): return swiftType(.protocolType, "BinaryInteger")
-        // The pointer types, the other protocols and the concurrency types are left to the library.
-        default: return nil
-        }
-    }
-
-    private mutating func boundGeneric() -> Int32? {
-        // One level of arguments (`Array<Int>`); a generic type nested in a generic type is left to the library.
-        gathered.removeAll()
-        while let argument = pop(.type) { gathered.append(argument) }
-        guard pop(.emptyList) != nil else { return nil }
-        let arguments = makeFromGathered(.typeList, reversed: true)
-        guard let nominal = popTypeAndGetChild(), Self.isAnyGeneric(kind(nominal)), childCount(nominal) == 2 else { return nil }
-        guard childCount(arguments) > 0 else {
-            let node = make(.type, nominal)
-            substitutions.append(node)
-            return node
-        }
-        let bound: Kind
-        switch kind(nominal) {
-        case .structure: bound = .boundGenericStructure
-        case .enumeration: bound = .boundGenericEnum
-        case .classType: bound = .boundGenericClass
-        default: return nil
-        }
-        let node = make(.type, make(bound, make(.type, nominal), arguments))
-        substitutions.append(node)
-        return node
-    }
-
-    // MARK: Functions
-
-    private mutating func plainFunction() -> Int32? {
-        let signature = pop(.genericSignature)
-        guard var type = popFunctionType(.functionType) else { return nil }
-        let labels = popFunctionParamLabels(type)
-        if let signature { type = make(.type, make(.dependentGenericType, signature, type)) }
-        guard let name = pop(.identifier), let context = popContext() else { return nil }
-        if let labels { return make(.function, context, name, labels, type) }
-        return make(.function, context, name, type)
-    }
-
-    private mutating func popFunctionType(_ kind: Kind) -> Int32? {
-        // Children in the library's order: throws, async, arguments, result.
-        gathered.removeAll()
-        if let throwsNode = pop(.throwsAnnotation) { gathered.append(throwsNode) }
-        if let asyncNode = pop(.asyncAnnotation) { gathered.append(asyncNode) }
-        guard let arguments = popFunctionParams(.argumentTuple) else { return nil }
-        gathered.append(arguments)
-        guard let result = popFunctionParams(.returnType) else { return nil }
-        gathered.append(result)
-        return make(.type, makeFromGathered(kind))
-    }
-
-    private mutating func popFunctionParams(_ kind: Kind) -> Int32? {
-        if pop(.emptyList) != nil { return make(kind, make(.type, make(.tuple))) }
-        guard let type = pop(.type) else { return nil }
-        return make(kind, type)
-    }
-
-    /// The argument labels: an empty list for `y`, else one popped node (`_` or an identifier) per parameter.
-    private mutating func popFunctionParamLabels(_ type: Int32) -> Int32? {
-        if pop(.emptyList) != nil { return make(.labelList) }
-        guard kind(type) == .type else { return nil }
-        var function = child(type, 0)
-        if kind(function) == .dependentGenericType { function = child(child(function, 1), 0) }
-        guard kind(function) == .functionType || kind(function) == .noEscapeFunctionType else { return nil }
-        var argumentTuple: Int32? = nil
-        for i in 0..<childCount(function) where kind(child(function, i)) == .argumentTuple {
-            argumentTuple = child(function, i)
-            break
-        }
-        guard let argumentTuple else { return nil }
-        let parameters = child(child(argumentTuple, 0), 0)
-        let count = kind(parameters) == .tuple ? childCount(parameters) : 1
-        guard count > 0 else { return nil }
-        gathered.removeAll()
-        var hasLabels = false
-        for _ in 0..<count {
-            guard let label = pop(), kind(label) == .identifier || kind(label) == .firstElementMarker else { return nil }
-            gathered.append(label)
-            hasLabels = hasLabels || kind(label) == .identifier
-        }
-        guard hasLabels else { return make(.labelList) }
-        return makeFromGathered(.labelList, reversed: true)
-    }
-
-    private mutating func popTuple() -> Int32? {
-        gathered.removeAll()
-        if pop(.emptyList) == nil {
-            var first = false
-            repeat {
-                first = pop(.firstElementMarker) != nil
-                var name: Int32? = nil
-                if let label = pop(.identifier) {
-                    var copy = nodes[Int(label)]
-                    copy.kind = .tupleElementName
-                    nodes.append(copy)
-                    name = Int32(nodes.count - 1)
-                }
-                guard let type = pop(.type) else { return nil }
-                gathered.append(name.map { make(.tupleElement, $0, type) } ?? make(.tupleElement, type))
-            } while !first
-        }
-        return make(.type, makeFromGathered(.tuple, reversed: true))
-    }
-
-    private mutating func genericParam(depth: Int, index: Int) -> Int32? {
-        guard depth >= 0, index >= 0 else { return nil }
-        nodes.append(Node(kind: .genericParam, index: Int32(index), depth: Int32(depth)))
-        return Int32(nodes.count - 1)
-    }
-
-    private mutating func genericParamIndex() -> Int32? {
-        if nextIf(UInt8(ascii: "d")) {
-            let depth = index() + 1
-            return genericParam(depth: depth, index: index())
-        }
-        if nextIf(UInt8(ascii: "z")) { return genericParam(depth: 0, index: 0) }
-        return genericParam(depth: 0, index: index() + 1)
-    }
-
-    private mutating func genericSignature(hasParamCounts: Bool) -> Int32? {
-        gathered.removeAll()
-        if hasParamCounts {
-            while !nextIf(UInt8(ascii: "l")) {
-                let count = nextIf(UInt8(ascii: "z")) ? 0 : index() + 1
-                // Past 26 the library names parameters in a way left to it; a missing `l` ends here too.
-                guard count >= 0, count <= 26, position < text.count else { return nil }
-                nodes.append(Node(kind: .paramCount, index: Int32(count)))
-                gathered.append(Int32(nodes.count - 1))
-            }
-        } else {
-            nodes.append(Node(kind: .paramCount, index: 1))
-            gathered.append(Int32(nodes.count - 1))
-        }
-        // The counts in order, then the requirements in the order they were mangled.
-        let counts = gathered.count
-        while let requirement = pop(.conformanceRequirement) { gathered.append(requirement) }
-        let first = pool.count
-        for i in 0..<counts { pool.append(gathered[i]) }
-        var i = gathered.count
-        while i > counts { i -= 1; pool.append(gathered[i]) }
-        return node(.genericSignature, first: first, count: gathered.count)
-    }
-
-    /// Only `R` followed by a generic parameter and preceded by a protocol (`A: P`); other requirements are left to the library.
-    private mutating func genericRequirement() -> Int32? {
-        switch peek() {
-        case UInt8(ascii: "c"), UInt8(ascii: "C"), UInt8(ascii: "b"), UInt8(ascii: "B"), UInt8(ascii: "t"), UInt8(ascii: "T"),
-             UInt8(ascii: "s"), UInt8(ascii: "S"), UInt8(ascii: "m"), UInt8(ascii: "M"), UInt8(ascii: "l"), UInt8(ascii: "L"),
-             UInt8(ascii: "p"), UInt8(ascii: "P"), UInt8(ascii: "Q"): return nil
-        default: break
-        }
-        guard let constrained = type(genericParamIndex()), let proto = popProtocol() else { return nil }
-        return make(.conformanceRequirement, constrained, proto)
-    }
-
-    private mutating func popProtocol() -> Int32? {
-        if let type = pop(.type) {
-            guard childCount(type) == 1, kind(child(type, 0)) == .protocolType else { return nil }
-            return type
-        }
-        guard let name = pop(.identifier), let context = popContext() else { return nil }
-        return make(.type, make(.protocolType, context, name))
-    }
-
-    /// `fC`, `fc` (initializers) and `fU`, `fu` (closures); other entities are left to the library.
-    private mutating func functionEntity() -> Int32? {
-        switch next() {
-        case UInt8(ascii: "C"), UInt8(ascii: "c"):
-            let kind: Kind = text[position - 1] == UInt8(ascii: "C") ? .allocator : .constructor
-            guard let type = pop(.type) else { return nil }
-            let labels = popFunctionParamLabels(type)
-            guard let context = popContext() else { return nil }
-            if let labels { return make(kind, context, labels, type) }
-            return make(kind, context, type)
-        case UInt8(ascii: "U"), UInt8(ascii: "u"):
-            let kind: Kind = text[position - 1] == UInt8(ascii: "U") ? .explicitClosure : .implicitClosure
-            let number = index()
-            guard number >= 0 else { return nil }
-            nodes.append(Node(kind: .number, index: Int32(number)))
-            let numberNode = Int32(nodes.count - 1)
-            guard let type = pop(.type), let context = popContext() else { return nil }
-            return make(kind, context, numberNode, type)
-        default: return nil
-        }
-    }
-
-    /// `v` then `g` or `s`: a getter or setter of a stored or computed property.
-    private mutating func variable() -> Int32? {
-        guard let type = pop(.type) else { return nil }
-        let labels = popFunctionParamLabels(type)
-        guard let name = pop(.identifier), let context = popContext() else { return nil }
-        let variable = labels.map { make(.variable, context, name, $0, type) } ?? make(.variable, context, name, type)
-        switch next() {
-        case UInt8(ascii: "g"): return make(.getter, variable)
-        case UInt8(ascii: "s"): return make(.setter, variable)
-        default: return nil
-        }
-    }
 }

@@ -63,6 +63,7 @@ extension Pipeline {
                                 into outcome: inout Outcome) throws {
         let root = request.packageRoot
         var coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: command)
+        coverage.prefetchTemplates()
         coverage.pullRequest = try PullRequestContext.prepare(request.settings.pullRequest, packageRoot: root, environment: environment)
         if !request.exports.isEmpty {
             for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {

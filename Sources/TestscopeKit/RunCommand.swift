@@ -142,10 +142,11 @@ extension Pipeline {
             }
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
+        var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
+        coverage.prefetchTemplates()
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = prefetch
         let sources = try collection.sources(profiles: run.profiles, binaries: [binary])
-        var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         coverage.pullRequest = pullRequest
         coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,

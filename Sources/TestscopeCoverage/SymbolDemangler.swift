@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Testscope's own demangler for the common shapes of Swift function symbols: plain and static
 /// functions, initializers, getters and setters, and closures in them, over nominal, standard,
 /// tuple, function, optional, array and dictionary types, generic parameters and conformance
@@ -84,7 +90,9 @@ struct SymbolDemangler {
         substitutions.removeAll()
         words.removeAll()
         pending.removeAll()
-        guard symbol.count > 2, symbol[0] == UInt8(ascii: "$"), symbol[1] == UInt8(ascii: "s") else { return nil }
+        // A NUL ends the name for the library (a C string): such a symbol is left to it.
+        guard symbol.count > 2, symbol[0] == UInt8(ascii: "$"), symbol[1] == UInt8(ascii: "s"),
+              memchr(symbol.baseAddress!, 0, symbol.count) == nil else { return nil }
         text = symbol
         position = 2
         while position < text.count {
@@ -300,7 +308,7 @@ struct SymbolDemangler {
         if peek() != UInt8(ascii: "0") {
             // A plain identifier: its text stays in the symbol (a negative start).
             let count = natural()
-            guard count > 0, position + count <= text.count else { return nil }
+            guard count > 0, position + count <= text.count, isPlainIdentifier(position, count) else { return nil }
             pending.append((position, count))
             nodes.append(Node(kind: .identifier, textStart: -Int32(position) - 1, textCount: Int32(count)))
             position += count
@@ -329,7 +337,7 @@ struct SymbolDemangler {
             }
             if nextIf(UInt8(ascii: "0")) { break }
             let count = natural()
-            guard count > 0, position + count <= text.count else { return nil }
+            guard count > 0, position + count <= text.count, isPlainIdentifier(position, count) else { return nil }
             arena.append(contentsOf: UnsafeBufferPointer(rebasing: text[position..<(position + count)]))
             pending.append((position, count))
             position += count
@@ -339,6 +347,17 @@ struct SymbolDemangler {
         let node = Int32(nodes.count - 1)
         substitutions.append(node)
         return node
+    }
+
+    /// Only `[A-Za-z0-9_]`: a raw identifier (`` `a.b` ``, `` `a, b` ``) breaks the simplified name's
+    /// reading of the full one (`SimplifiedName`), so such symbols are left to the library (found by
+    /// the mutation test).
+    func isPlainIdentifier(_ start: Int, _ count: Int) -> Bool {
+        for i in start..<(start + count) {
+            let b = text[i]
+            guard Self.isLower(b) || Self.isUpper(b) || Self.isDigit(b) || b == UInt8(ascii: "_") else { return false }
+        }
+        return true
     }
 
     /// Words of the identifiers' literal pieces, in order: runs that start at a non-digit, non-`_`

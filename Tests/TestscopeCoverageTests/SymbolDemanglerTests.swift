@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import TestscopeCoverage
 import TestscopeExecution
+import TestscopeTestSupport
 
 /// Testscope's own demangler gives the toolchain library's text wherever it answers: the full name
 /// of functions, initializers and accessors, the simplified name of closures. Checked on the
@@ -75,6 +76,40 @@ final class SymbolDemanglerTests: XCTestCase {
         let names = try DemanglerLibraryTests.recordedNames().map(SwiftDemangler.symbol(in:))
         let answered = compare(names, library: try library()).compactMap { $0 }
         XCTAssertGreaterThan(answered.count, 300, "of \(names.count) names")
+    }
+
+    /// Seeded mutations of the corpus (bytes flipped and overwritten, truncations, mangling operators
+    /// inserted, numbers replaced, slices moved): never a crash, and wherever the own demangler still
+    /// answers, the library's text.
+    func testMutatedSymbolsAreAnsweredAsTheLibraryDoesOrLeftToIt() throws {
+        let library = try library()
+        var own = SymbolDemangler()
+        // The symbols it answers: their mutants stay in the subset more often.
+        let corpus = try String(contentsOf: RecordedSamples.file("Demangling", "symbols.txt"), encoding: .utf8)
+            .split(separator: "\n").map { Array($0.utf8) }
+            .filter { symbol in symbol.withUnsafeBufferPointer { own.demangle($0) } != nil }
+        var mutator = Mutator(seed: Mutator.seed, tokens: ["A", "AA", "Ab", "A_", "A27_", "0a", "0aB", "0A", "Sg", "Si", "S2i", "SS",
+                                                            "SaySiG", "y", "_", "fU_", "fu0_", "Rzl", "R_r0_l", "x", "q_", "qd__", "G",
+                                                            "t", "K", "Ya", "XE", "z", "vg", "vs", "fC", "fc", "Z", "F", "c", "V", "O", "C",
+                                                            "99999999999", "2048", "00"])
+        var answered = 0, compared = 0
+        for i in 0..<Mutator.iterations(default: 100_000) {
+            let bytes = mutator.mutate(corpus[i % corpus.count])
+            var copy = bytes
+            let answer: String?
+            switch copy.withUnsafeMutableBufferPointer({ own.demangle(UnsafeBufferPointer($0)) }) {
+            case nil: continue
+            case .closure(let name): answer = name
+            case .full: answer = String(decoding: own.out.buffer, as: UTF8.self)
+            }
+            answered += 1
+            // The library reads a `String`: only valid UTF-8 reaches it unchanged.
+            guard let symbol = String(validating: bytes, as: UTF8.self) else { continue }
+            compared += 1
+            let expected = if case .closure = own.demangle(bytes.withUnsafeBufferPointer { $0 }) { library.simplified(symbol) } else { library.fullName(symbol) }
+            if answer != expected { XCTFail("mutation \(i) (seed \(Mutator.seed)): \(symbol): own \(answer ?? "nil"), library \(expected ?? "nil")") }
+        }
+        XCTAssertGreaterThan(compared, 3000, "mutants still in the subset (answered \(answered))")
     }
 
     func testSymbolsOutsideTheSubsetOrMalformedAreLeftToTheLibrary() throws {

@@ -29,10 +29,6 @@ public struct SwiftDemangler: Sendable {
 
     /// The display name from the simplified name and the full name's return type, with the
     /// qualifiers of `modules` stripped from the type (both ways of demangling end here).
-    static func displayName(simplified: String, returnType: String?, modules: Set<String>) -> String {
-        displayName(simplified: simplified, returnType: returnType, modules: ModuleNames(modules))
-    }
-
     static func displayName(simplified: String, returnType: String?, modules: ModuleNames) -> String {
         guard var returnType, takesReturnType(simplified) else { return simplified }
         var simplified = simplified
@@ -52,7 +48,7 @@ public struct SwiftDemangler: Sendable {
     }
 
     /// Module names, compared as bytes (a `Set<String>` lookup made a `String` of every token).
-    struct ModuleNames {
+    struct ModuleNames: Sendable {
         private let names: [[UInt8]]
         init(_ modules: Set<String>) { names = modules.map { Array($0.utf8) } }
 
@@ -136,18 +132,8 @@ public struct SwiftDemangler: Sendable {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<last]), as: UTF8.self)
     }
 
-    /// Removes `Module.` qualifiers of known modules from a type.
-    static func stripModules(_ type: String, modules: Set<String>) -> String {
-        var type = type
-        return type.withUTF8 { bytes in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { out in
-                let n = stripModules(bytes, modules: ModuleNames(modules), into: out, at: 0)
-                return String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
-            }
-        }
-    }
-
-    /// The same into `out` from `at` (which has room for `type`); returns the end.
+    /// Writes `type` into `out` from `start` (which has room for it) without the `Module.` qualifiers
+    /// of `modules`; returns the end.
     static func stripModules(_ type: UnsafeBufferPointer<UInt8>, modules: ModuleNames, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) -> Int {
         var n = start
         var tokenStart = 0

@@ -71,6 +71,7 @@ static int notify_descriptor = -1;
 static int interrupted_status = 130;
 
 int testscope_interrupt_hurried(void) { return atomic_load(&hurried); }
+int testscope_interrupt_received(void) { return atomic_load(&signals_seen) > 0; }
 
 // Only async-signal-safe calls: write, kill, tcsetattr, _exit.
 static void on_interrupt(int signo) {

@@ -56,8 +56,11 @@ public enum Interruption {
     /// library may have children of its own.
     public static var reapsOrphans: Bool { state.withLock { $0.subreaper } }
 
-    /// True once a signal arrived.
-    public static var isInterrupted: Bool { state.withLock { $0.interrupted } }
+    /// True once a signal arrived: from the handler's own flag, so that a thread that sees a child
+    /// die of the same Ctrl-C parks before it reports that as a failure, even when the cleanup
+    /// thread has not run yet (on a loaded machine the main thread printed the child's "crashed with
+    /// signal 2" and exited 70 first).
+    public static var isInterrupted: Bool { testscope_interrupt_received() != 0 || state.withLock { $0.interrupted } }
 
     /// Parks the calling thread for good once interrupted (the watcher is about to exit the process).
     public static func checkpoint() {

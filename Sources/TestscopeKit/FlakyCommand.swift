@@ -56,12 +56,18 @@ extension Pipeline {
         let work = try output.file("flaky-work")
         try Interruption.creatingTemporary(work) { try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true) }
         defer { try? FileManager.default.removeItem(at: work); Interruption.forget(work) }
-        // Every run of a test that leaves a process behind does it again: each warning once.
-        let warned = Locked(Set<Diagnostic>())
+        // Every run of a test that leaves a process behind does it again: each test warned of once.
+        // Runs go in parallel, so one run's sweep can date another run's process into several of
+        // its tests ("A or B or C left …"): a warning naming a test already warned of is not repeated.
+        let warned = Locked(Set<String>())
         // Through the live view, so that a warning goes above its status line, not into it.
         let executor = OrderExecutor(binary: binary, workDirectory: work, testTimeout: request.testTimeout, warn: { [terminal = live.terminal] warning in
-            let test = warning.message.range(of: " left ").map { String(warning.message[..<$0.lowerBound]) } ?? warning.message
-            let first = warned.withLock { $0.insert(Diagnostic(warning.kind, test)).inserted }
+            let who = warning.message.range(of: " left ").map { String(warning.message[..<$0.lowerBound]) } ?? warning.message
+            let tests = who.components(separatedBy: " or ")
+            let first = warned.withLock { warned in
+                defer { warned.formUnion(tests) }
+                return warned.isDisjoint(with: tests)
+            }
             if first { terminal.emit(warning) }
         })
         let detector = FlakyDetector(binary: binary, executor: executor, logsFolder: try output.file("flaky-logs"))

@@ -14,6 +14,8 @@ int testscope_set_child_subreaper(void);
 int testscope_install_interrupt_handler(int notify_fd, int exit_status);
 /// 1 once a second signal asked the cleanup not to give the children time to end.
 int testscope_interrupt_hurried(void);
+/// 1 once the handler has seen a signal (set in the handler itself, before the cleanup thread runs).
+int testscope_interrupt_received(void);
 
 /// Saves the terminal state of standard input (when it is a terminal), to be restored on interrupt.
 void testscope_save_terminal(void);

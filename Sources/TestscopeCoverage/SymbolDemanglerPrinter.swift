@@ -80,10 +80,7 @@ extension SymbolDemangler {
         case .boundGenericStructure, .boundGenericEnum, .boundGenericClass: return printBoundGeneric(node)
         case .tuple:
             out.append(UInt8(ascii: "("))
-            for i in 0..<childCount(node) {
-                if i > 0 { append(", ") }
-                guard print(child(node, i)) else { return false }
-            }
+            guard printChildren(node) else { return false }
             out.append(UInt8(ascii: ")"))
             return true
         case .tupleElement:
@@ -249,11 +246,17 @@ extension SymbolDemangler {
         }
         guard print(child(node, 0)) else { return false }
         out.append(UInt8(ascii: "<"))
-        for i in 0..<childCount(arguments) {
-            if i > 0 { append(", ") }
-            guard print(child(arguments, i)) else { return false }
-        }
+        guard printChildren(arguments) else { return false }
         out.append(UInt8(ascii: ">"))
+        return true
+    }
+
+    /// `node`'s children from `first` on, separated by `, ` (the library's `printChildren(node, ", ")`).
+    private mutating func printChildren(_ node: Int32, from first: Int = 0) -> Bool {
+        for i in first..<Swift.max(first, childCount(node)) {
+            if i > first { append(", ") }
+            guard print(child(node, i)) else { return false }
+        }
         return true
     }
 
@@ -270,10 +273,7 @@ extension SymbolDemangler {
         }
         if depth < childCount(node) {
             append(" where ")
-            for i in depth..<childCount(node) {
-                if i > depth { append(", ") }
-                guard print(child(node, i)) else { return false }
-            }
+            guard printChildren(node, from: depth) else { return false }
         }
         out.append(UInt8(ascii: ">"))
         return true

@@ -20,6 +20,8 @@ struct CoverageReporting {
     /// (`prefetchTemplates()`): swift-mustache's parser measures the text left at every read, and the
     /// built-in templates took 24 ms, serial, before the pages could start.
     private var htmlPrefetch: HTMLPrefetch?
+    /// The HTML renderer when the caller made it already (`run` checks the templates before the tests).
+    var htmlReport: HTMLReport?
 
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
@@ -31,7 +33,7 @@ struct CoverageReporting {
     /// Starts parsing the HTML templates when HTML is asked for (a broken template is still an error
     /// before anything is written: `report` throws it).
     mutating func prefetchTemplates() {
-        guard formats.contains(.html), htmlPrefetch == nil else { return }
+        guard formats.contains(.html), htmlReport == nil, htmlPrefetch == nil else { return }
         htmlPrefetch = HTMLPrefetch(settings)
     }
 
@@ -41,7 +43,7 @@ struct CoverageReporting {
     /// `packageName`: the manifest's, when the caller knows it (from the test binary's name).
     func report(sources: [any CoverageRecordSource], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
                 dataRecordedAt: Date?, tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws {
-        let html = formats.contains(.html) ? try (htmlPrefetch?.report() ?? settings.htmlReport()) : nil
+        let html = formats.contains(.html) ? try (htmlReport ?? htmlPrefetch?.report() ?? settings.htmlReport()) : nil
         terminal.progress("reading coverage from \(sources.map { URL(fileURLWithPath: $0.name).lastPathComponent }.joined(separator: ", "))")
         PhaseTimer.mark("start")
         // SwiftPM's view of the targets arrives while the export is read with the folder convention

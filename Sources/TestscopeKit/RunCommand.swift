@@ -41,7 +41,8 @@ extension Pipeline {
         }
         let output = settings.outputFolder(packageRoot: root)
         // A broken --templates folder is reported before the tests run, not after.
-        if settings.formats(default: ReportFormat.coverageDefaults).contains(.html) { _ = try settings.htmlReport() }
+        // The renderer made here is the one the report uses (the templates are parsed once).
+        let html = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) ? try settings.htmlReport() : nil
         // So are a --diff-base git cannot find and a broken --baseline.
         let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
         // And a --shard-timings file that is not a tests.json.
@@ -143,7 +144,7 @@ extension Pipeline {
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
         var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
-        coverage.prefetchTemplates()
+        coverage.htmlReport = html
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = prefetch
         let sources = try collection.sources(profiles: run.profiles, binaries: [binary])
@@ -155,7 +156,7 @@ extension Pipeline {
             let pages = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) && !settings.htmlSingleFile
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
                 from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
-                htmlTemplates: pages ? try settings.htmlReport().templates : nil, into: &outcome)
+                htmlTemplates: pages ? html?.templates : nil, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

@@ -86,7 +86,7 @@ public struct NativeRecordSource: CoverageRecordSource {
             guard let main = function.mainFileID, includeFile(function.filenames[main]) else { continue }
             try onFunction(function.exportFunction)
         }
-        try Self.files(of: functions, includeFile: includeFile, withRecords: false, perFile: { file, _ in file }, onFile: onFile)
+        try Self.files(of: consume functions, includeFile: includeFile, withRecords: false, perFile: { file, _ in file }, onFile: onFile)
     }
 
     /// What `read` hands over, file by file, as the model takes it: each included file's segments
@@ -107,11 +107,19 @@ public struct NativeRecordSource: CoverageRecordSource {
 
     /// Each included file's segments (and, `withRecords`, its functions' records). Files are
     /// independent: built on every core, a batch at a time (so that only a batch's segments are
-    /// held), handed over in order.
-    private static func files<T>(of functions: [CountedFunction], includeFile: (String) -> Bool, withRecords: Bool,
+    /// held), handed over in order. A record's regions are let go after the last batch that reads
+    /// them, so the records shrink while the model grows (the model's build was the peak of an
+    /// 800-file HTML report, with every record's regions still held: 15 MB).
+    private static func files<T>(of records: consuming [CountedFunction], includeFile: (String) -> Bool, withRecords: Bool,
                                  perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws {
+        var functions = records
         let index = FilenameIndex(functions)
         let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
+        var lastBatch = [Int32](repeating: -1, count: functions.count)
+        for (position, filename) in included.enumerated() {
+            for f in index.records(for: filename) { lastBatch[f] = Int32(position / Self.batchSize) }
+        }
+        Self.release(&functions, where: { lastBatch[$0] < 0 }, among: functions.indices)
         var start = 0
         while start < included.count {
             let batch = included[start..<min(start + Self.batchSize, included.count)]
@@ -139,8 +147,20 @@ public struct NativeRecordSource: CoverageRecordSource {
                 }
                 return perFile(ExportFile(filename: filename, segments: builder.build()), records)
             }
+            let batchNumber = Int32(start / Self.batchSize)
+            for filename in batch {
+                Self.release(&functions, where: { lastBatch[$0] == batchNumber }, among: index.records(for: filename))
+            }
             for file in built { try onFile(file) }
             start += batch.count
+        }
+    }
+
+    /// Lets go of the regions of the records among `candidates` that `done` picks.
+    private static func release(_ functions: inout [CountedFunction], where done: (Int) -> Bool, among candidates: some Sequence<Int>) {
+        for f in candidates where done(f) && !functions[f].regions.isEmpty {
+            functions[f].regions = []
+            functions[f].branches = []
         }
     }
 }

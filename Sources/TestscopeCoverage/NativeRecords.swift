@@ -167,47 +167,40 @@ public struct NativeFunctionRecords: Sendable {
     /// llvm's `CoverageMapping::loadFunctionRecord` over every mapped function, in the order given
     /// (binary order, then covfun order).
     public static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
-        let ranges = Parallel.chunks(mapped.count)
-        let chunks = Parallel.map(ranges.count) { chunk -> Chunk in
+        let result = evaluated(parts: [mapped.count]) { _, range, chunk in
             var evaluator = CounterEvaluator()
-            var out = Chunk(capacity: ranges[chunk].count)
-            for i in ranges[chunk] {
+            for i in range {
                 let function = mapped[i]
-                out.load(nameRef: function.nameRef, pgoName: function.pgoName, funcHash: function.funcHash,
-                         filenames: function.filenames, expressions: function.expressions, regions: function.regions,
-                         binaryIndex: function.binaryIndex, counters: counters, evaluator: &evaluator)
+                chunk.load(nameRef: function.nameRef, pgoName: function.pgoName, funcHash: function.funcHash,
+                           filenames: function.filenames, expressions: function.expressions, regions: function.regions,
+                           binaryIndex: function.binaryIndex, counters: counters, evaluator: &evaluator)
             }
-            return out
+            return nil
         }
-        return kept(chunks)
+        guard case .success(let records) = result else { preconditionFailure("decoded records cannot fail to decode") }
+        return records
     }
 
     /// The same over binaries' undecoded records: each is decoded into a chunk's scratch storage and
     /// evaluated from there. The first decoding error (binary order, then covfun order) is thrown.
     public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
-        var all: [Chunk] = []
-        for binary in binaries {
-            let ranges = Parallel.chunks(binary.count)
-            let chunks = Parallel.map(ranges.count) { chunk -> Result<Chunk, any Error> in
-                var evaluator = CounterEvaluator()
-                var filenames = FilenameListCache()
-                var scratch = MappingDecoder.Decoded()
-                var out = Chunk(capacity: ranges[chunk].count)
-                return Result {
-                    for i in ranges[chunk] {
-                        let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
-                        out.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
-                                 filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
-                                 binaryIndex: binary.binaryIndex, counters: counters, evaluator: &evaluator)
-                    }
-                    return out
+        try evaluated(parts: binaries.map(\.count)) { part, range, chunk in
+            let binary = binaries[part]
+            var evaluator = CounterEvaluator()
+            var filenames = FilenameListCache()
+            var scratch = MappingDecoder.Decoded()
+            do {
+                for i in range {
+                    let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
+                    chunk.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
+                               filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
+                               binaryIndex: binary.binaryIndex, counters: counters, evaluator: &evaluator)
                 }
+                return nil
+            } catch {
+                return DecodingFailure(binaryIndex: binary.binaryIndex, error: error)
             }
-            for chunk in chunks {
-                do { all.append(try chunk.get()) } catch { throw DecodingFailure(binaryIndex: binary.binaryIndex, error: error) }
-            }
-        }
-        return kept(all)
+        }.get()
     }
 
     /// A record of binary `binaryIndex` could not be decoded (`error` is the reader's).
@@ -216,18 +209,59 @@ public struct NativeFunctionRecords: Sendable {
         public var error: any Error
     }
 
+    /// Every record of every part (binary), evaluated on every core, a chunk of records per task,
+    /// straight into the one array that is returned: each chunk writes the records it keeps from
+    /// the start of its own slots, then `keep` closes the gaps and drops llvm's duplicates in place.
+    /// (Chunks of their own, copied into the result at the end, held every record twice at the
+    /// peak of an 800-file report: 4 MB.) A part that fails stops the work after it.
+    private static func evaluated(parts counts: [Int], _ body: (_ part: Int, _ range: Range<Int>, inout Chunk) -> DecodingFailure?)
+        -> Result<NativeFunctionRecords, DecodingFailure> {
+        let total = counts.reduce(0, +)
+        guard total > 0 else { return .success(NativeFunctionRecords(functions: [])) }
+        var failure: DecodingFailure?
+        var diagnostics = NativeRecordDiagnostics()
+        let functions = [CountedFunction](unsafeUninitializedCapacity: total) { buffer, initialized in
+            let base = buffer.baseAddress!
+            var chunks: [Chunk] = []
+            var offset = 0
+            for (part, count) in counts.enumerated() where failure == nil {
+                let ranges = Parallel.chunks(count)
+                let done = Parallel.map(ranges.count) { c -> (Chunk, DecodingFailure?) in
+                    var chunk = Chunk(slots: base + offset + ranges[c].lowerBound, capacity: ranges[c].count)
+                    let failed = body(part, ranges[c], &chunk)
+                    return (chunk, failed)
+                }
+                for (chunk, failed) in done {
+                    chunks.append(chunk)
+                    if failure == nil { failure = failed }
+                }
+                offset += count
+            }
+            if failure != nil {
+                for chunk in chunks { chunk.slots.deinitialize(count: chunk.count) }
+                initialized = 0
+            } else {
+                (initialized, diagnostics) = keep(chunks, base: base)
+            }
+        }
+        if let failure { return .failure(failure) }
+        return .success(NativeFunctionRecords(functions: functions, diagnostics: diagnostics))
+    }
+
     /// One chunk's records, evaluated on their own (on every core, a chunk of records per
-    /// evaluator): the kept ones in order with their provenance hashes, and the counts and names of
-    /// the others. What depends on order across chunks (duplicates) is decided by `kept`.
-    /// (An enum per record, holding the function, cost a copy and a destruction of every record:
-    /// 7 % of the step's CPU at 800 files.)
+    /// evaluator): the kept ones in order, in the chunk's own slots, with their provenance hashes,
+    /// and the counts and names of the others. What depends on order across chunks (duplicates) is
+    /// decided by `keep`. (An enum per record, holding the function, cost a copy and a destruction
+    /// of every record: 7 % of the step's CPU at 800 files.)
     struct Chunk {
-        var functions: [CountedFunction] = []
+        /// Where this chunk's records go: `count` of them initialized, from the first.
+        let slots: UnsafeMutablePointer<CountedFunction>
+        var count = 0
         var keys: [UInt64] = []
         var diagnostics = NativeRecordDiagnostics()
 
-        init(capacity: Int) {
-            functions.reserveCapacity(capacity)
+        init(slots: UnsafeMutablePointer<CountedFunction>, capacity: Int) {
+            self.slots = slots
             keys.reserveCapacity(capacity)
         }
 
@@ -258,18 +292,19 @@ public struct NativeFunctionRecords: Sendable {
                 diagnostics.evaluationErrors.append(pgoName)
                 return
             }
-            // Kept or a duplicate (decided by `kept`): both count as profiled, as before.
+            // Kept or a duplicate (decided by `keep`): both count as profiled, as before.
             if profiled { diagnostics.profiled += 1 }
             keys.append(NativeFunctionRecords.provenanceKey(filenames, name))
-            functions.append(record)
+            (slots + count).initialize(to: record)
+            count += 1
         }
     }
 
-    /// The chunks' records in order, less llvm's duplicates. Kept records are moved out of their
-    /// chunk, not copied (a copy retained, and the chunk's release released, every array of every record).
-    private static func kept(_ chunks: consuming [Chunk]) -> NativeFunctionRecords {
+    /// The chunks' records moved down in order to close the gaps between chunks, less llvm's
+    /// duplicates (destroyed where they lie). Returns how many are kept, from `base`.
+    private static func keep(_ chunks: [Chunk], base: UnsafeMutablePointer<CountedFunction>) -> (Int, NativeRecordDiagnostics) {
         var diagnostics = NativeRecordDiagnostics()
-        let count = chunks.reduce(0) { $0 + $1.functions.count }
+        let count = chunks.reduce(0) { $0 + $1.count }
         // llvm's `RecordProvenance`: a record is a duplicate when a kept one has the same filenames
         // and name. Kept records are found by a hash of those and compared in place; a byte key
         // per record (names and paths concatenated) was ~12 MB at 800 files, all at the peak.
@@ -277,51 +312,32 @@ public struct NativeFunctionRecords: Sendable {
         // records with the same hash in `more`.
         var seen = UInt64Index(minimumCapacity: count)
         var more: [UInt64: [Int32]] = [:]
-        var keptIndices: [(chunk: Int32, index: Int32)] = []
-        keptIndices.reserveCapacity(count)
-        func function(_ k: Int32) -> CountedFunction {
-            let at = keptIndices[Int(k)]
-            return chunks[Int(at.chunk)].functions[Int(at.index)]
-        }
-        for (c, chunk) in chunks.enumerated() {
+        var kept = 0
+        for chunk in chunks {
             diagnostics.unnamed += chunk.diagnostics.unnamed
             diagnostics.hashMismatches += chunk.diagnostics.hashMismatches
             diagnostics.zeroRegionDummies += chunk.diagnostics.zeroRegionDummies
             diagnostics.evaluationErrors += chunk.diagnostics.evaluationErrors
             diagnostics.profiled += chunk.diagnostics.profiled
             for (i, key) in chunk.keys.enumerated() {
-                let index = Int32(keptIndices.count)
+                let slot = chunk.slots + i
                 if let first = seen[key] {
-                    let record = chunk.functions[i]
-                    if Self.sameProvenance(function(first), record)
-                        || more[key, default: []].contains(where: { Self.sameProvenance(function($0), record) }) {
+                    if Self.sameProvenance(base[Int(first)], slot.pointee)
+                        || more[key, default: []].contains(where: { Self.sameProvenance(base[Int($0)], slot.pointee) }) {
                         diagnostics.duplicates += 1
+                        slot.deinitialize(count: 1)
                         continue
                     }
-                    more[key, default: []].append(index)
+                    more[key, default: []].append(Int32(kept))
                 } else {
-                    seen[key] = index
+                    seen[key] = Int32(kept)
                 }
-                keptIndices.append((Int32(c), Int32(i)))
+                // Never above `slot`: every earlier slot was kept or emptied before it.
+                if base + kept != slot { (base + kept).moveInitialize(from: slot, count: 1) }
+                kept += 1
             }
         }
-        let placeholder = CountedFunction(name: "", filenames: [], regions: [], executionCount: 0)
-        let functions = [CountedFunction](unsafeUninitializedCapacity: keptIndices.count) { buffer, initialized in
-            var c = 0
-            while c < chunks.count {
-                chunks[c].functions.withUnsafeMutableBufferPointer { source in
-                    while initialized < keptIndices.count, Int(keptIndices[initialized].chunk) == c {
-                        // Moved out, and the slot left holding a value without storage to release.
-                        let slot = source.baseAddress! + Int(keptIndices[initialized].index)
-                        (buffer.baseAddress! + initialized).initialize(to: slot.move())
-                        slot.initialize(to: placeholder)
-                        initialized += 1
-                    }
-                }
-                c += 1
-            }
-        }
-        return NativeFunctionRecords(functions: functions, diagnostics: diagnostics)
+        return (kept, diagnostics)
     }
 
     /// `getFuncNameWithoutPrefix`: drops `<filename>` and the one delimiter after it, byte-wise.

@@ -18,7 +18,10 @@ public enum Parallel {
     }
 
     /// `body` over `0..<count` cut into one contiguous chunk per task (cheap items: one dispatch per
-    /// chunk, not per item), results in index order.
+    /// chunk, not per item), results in index order. Inlinable, so that the loop over items is
+    /// specialized where it is called: generic, it cost about 1,500 instructions an item (a
+    /// mapping's 35,457 names hashed, then their display names: 4 % of a JSON report at 400 files).
+    @inlinable
     public static func chunkedMap<T>(_ count: Int, minimumChunk: Int = 256, _ body: (Int) -> T) -> [T] {
         let ranges = chunks(count, minimumChunk: minimumChunk)
         guard ranges.count > 1 else { return (0..<count).map(body) }

@@ -205,3 +205,12 @@ extension Array where Element == UInt8 {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension Array {
+    /// The same elements in storage of their own size: an array grown by appending keeps up to
+    /// twice its size, and the readers' arrays live until every record is evaluated (the peak).
+    func trimmed() -> [Element] {
+        guard capacity > count + count / 8 else { return self }
+        return withUnsafeBufferPointer { Swift.Array($0) }
+    }
+}

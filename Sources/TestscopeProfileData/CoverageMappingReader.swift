@@ -17,8 +17,9 @@ public struct CoverageMappingRecords: Sendable {
         var nameRef: UInt64
         var funcHash: UInt64
         var filenames: [String]
-        var mappingStart: Int
-        var mappingEnd: Int
+        /// The encoded mapping's bytes in `covfun` (32-bit: 32 bytes a record, not 40).
+        var mappingStart: UInt32
+        var mappingEnd: UInt32
     }
 
     let covfun: [UInt8]
@@ -64,7 +65,7 @@ public struct CoverageMappingRecords: Sendable {
         -> (nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
-            try ByteReader(covfun, start: record.mappingStart, end: record.mappingEnd, context: "coverage mapping"),
+            try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &scratch)
         return (record.nameRef, names[record.nameRef], record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
     }
@@ -137,6 +138,7 @@ public enum CoverageMappingReader {
     public static func records(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                                binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let fileRanges = try readCovmap(covmap)
+        guard covfun.count <= Int(UInt32.max) else { throw ProfileDataError.unsupported("__llvm_covfun of \(covfun.count) bytes") }
         var reader = ByteReader(covfun, context: "__llvm_covfun")
         // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
         // later one is not; the replacement keeps the first one's position.
@@ -157,7 +159,7 @@ public enum CoverageMappingReader {
             // A hash collision between different filename lists: llvm skips such functions.
             guard let filenames = range else { continue }
             let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames,
-                                                       mappingStart: start, mappingEnd: start + Int(dataSize))
+                                                       mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
             guard let existing = indexOfName[nameRef] else {
                 indexOfName[nameRef] = Int32(records.count)
                 records.append(record)
@@ -168,13 +170,13 @@ public enum CoverageMappingReader {
             if try isDummy(old, covfun), try !isDummy(record, covfun) { records[Int(existing)] = record }
         }
         let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
-        return CoverageMappingRecords(covfun: covfun, records: records, names: nameTable, buildID: buildID,
+        return CoverageMappingRecords(covfun: covfun, records: records.trimmed(), names: nameTable, buildID: buildID,
                                       duplicateRecords: duplicates, binaryIndex: binaryIndex)
     }
 
     private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: [UInt8]) throws -> Bool {
         guard record.funcHash == 0 else { return false }
-        return try MappingDecoder.isDummy(try ByteReader(covfun, start: record.mappingStart, end: record.mappingEnd,
+        return try MappingDecoder.isDummy(try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd),
                                                          context: "coverage mapping"))
     }
 

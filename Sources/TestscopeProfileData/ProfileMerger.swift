@@ -107,6 +107,7 @@ extension ProfileCounters {
                 outcomes.append(ProfileFileOutcome(path: path, error: .io("\(path): \(SystemErrorText.reason(error))")))
             }
         }
+        builder.counters.compact()
         return ProfileMergeResult(counters: builder.counters, files: outcomes, mismatches: builder.mismatches,
                                   saturatedAdditions: builder.saturatedAdditions)
     }

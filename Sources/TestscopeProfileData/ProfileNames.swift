@@ -61,7 +61,7 @@ public enum ProfileNames {
                 spans.append(NameTable.Span(start: UInt32(span.lowerBound), count: UInt32(span.count)))
             }
         }
-        return NameTable(bytes: list.bytes, index: index, spans: spans)
+        return NameTable(bytes: list.bytes.trimmed(), index: index, spans: spans)
     }
 }
 

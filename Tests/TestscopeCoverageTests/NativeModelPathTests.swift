@@ -48,6 +48,43 @@ final class NativeModelPathTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(compared, 4)
     }
 
+    /// A record's regions are let go after the last batch of files that reads them: records whose
+    /// regions lie in two files batches apart (and an expansion into a third) still give every file
+    /// its segments and functions, as the export-shaped path does.
+    func testRecordsSpanningBatchesKeepTheirRegionsUntilTheirLastFile() throws {
+        let files = (0..<(3 * NativeRecordSource.batchSize + 5)).map { String(format: "/src/F%03d.swift", $0) }
+        var functions: [CountedFunction] = []
+        for (i, file) in files.enumerated() {
+            let far = files[(i + 2 * NativeRecordSource.batchSize) % files.count]
+            let third = files[(i + 7) % files.count]
+            functions.append(CountedFunction(
+                name: "$s1M1f\(i)yyF", filenames: [file, far, third],
+                regions: [
+                    CountedRegion(lineStart: 1, columnStart: 1, lineEnd: 9, columnEnd: 2, count: UInt64(i % 3)),
+                    CountedRegion(lineStart: 3, columnStart: 5, lineEnd: 3, columnEnd: 20, count: 0, fileID: 0,
+                                  expandedFileID: 2, kind: .expansion),
+                    CountedRegion(lineStart: 20, columnStart: 1, lineEnd: 24, columnEnd: 2, count: UInt64(i % 2), fileID: 1),
+                    CountedRegion(lineStart: 40, columnStart: 1, lineEnd: 41, columnEnd: 2, count: 1, fileID: 2),
+                ],
+                executionCount: UInt64(i % 3)))
+            // A record of the far file alone, so that it has functions of its own as well.
+            functions.append(CountedFunction(name: "$s1M1g\(i)yyF", filenames: [far],
+                                             regions: [CountedRegion(lineStart: 30, columnStart: 1, lineEnd: 31, columnEnd: 2, count: 1)],
+                                             executionCount: 1))
+        }
+        let root = URL(fileURLWithPath: "/src")
+        var options = CoverageBuildOptions(packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+                                           createdAt: Date(timeIntervalSince1970: 0))
+        options.needsFunctionNames = false
+        let builder = CoverageBuilder(options: options)
+        let native = try builder.build(sources: [NativeRecordSource(name: "p", functions: sharingFilenames(functions))])
+        let exportShaped = try builder.build(sources: [RecordsInMemory(
+            name: "p", files: NativeFileCoverage.files(functions), functions: functions.map(\.exportFunction))])
+        XCTAssertEqual(native.files.count, files.count)
+        XCTAssertEqual(native.files, exportShaped.files)
+        XCTAssertTrue(native.files.allSatisfy { $0.functions.count == 2 }, "each file: its own f and the g of the file 64 before it")
+    }
+
     func testTwoFilenamesJoinedByAnEquivalenceKeepTheirRecordsInOrder() throws {
         // f0 in /z/A.swift came first; f1, the same symbol from another binary, is in /a/A.swift, which
         // sorts first. Both names become /src/A.swift: f0 must stay the first instantiation (its two

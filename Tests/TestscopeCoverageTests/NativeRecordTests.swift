@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestscopeExecution
 import TestscopeProfileData
 @testable import TestscopeCoverage
 
@@ -143,6 +144,55 @@ final class NativeRecordTests: XCTestCase {
         let built = NativeFunctionRecords.build([Self.summaryMapping(pgoName: "")], counters: ProfileCounters())
         XCTAssertTrue(built.functions.isEmpty)
         XCTAssertEqual(built.diagnostics.unnamed, 1)
+    }
+
+    /// Thousands of records, so that they are evaluated in several chunks (each written into its
+    /// own part of the result, the gaps closed afterwards): unnamed records and dummies dropped,
+    /// duplicates of records in earlier chunks dropped, every kept record intact and in mapping
+    /// order. The expectation is llvm's rules applied one record at a time.
+    func testManyRecordsAcrossChunksKeepLLVMOrderAndRules() throws {
+        let count = 3_000
+        XCTAssertGreaterThan(Parallel.chunks(count).count, 1, "the records must span several chunks")
+        var mapped: [MappedFunction] = []
+        var profiles: [UInt64: [UInt64: [UInt64]]] = [:]
+        for i in 0..<count {
+            // Every 13th record repeats the name and file of the record 600 before it (another chunk).
+            let source = i >= 600 && i % 13 == 0 ? i - 600 : i
+            let regions = (0...(i % 4)).map { k in
+                MappingRegion(kind: .code, counter: .counter(0), lineStart: UInt32(i + 1), columnStart: UInt32(k + 1),
+                              lineEnd: UInt32(i + 2), columnEnd: 1)
+            }
+            var function = MappedFunction(nameRef: UInt64(i + 1), pgoName: "f\(source)", funcHash: 0,
+                                          filenames: ["/src/\(source % 50).swift"], expressions: [], regions: regions)
+            profiles[UInt64(i + 1)] = [0: [UInt64(i % 3)]]
+            if i % 7 == 3 { function.pgoName = "" }
+            if i % 11 == 5 {
+                function.regions = [MappingRegion(kind: .code, counter: .zero, lineStart: 1, columnStart: 1, lineEnd: 2, columnEnd: 1)]
+                profiles[UInt64(i + 1)] = [0: [4]]
+            }
+            mapped.append(function)
+        }
+        var expected: [Int] = []
+        var seen = Set<String>()
+        var unnamed = 0, dummies = 0, duplicates = 0
+        for (i, function) in mapped.enumerated() {
+            guard function.pgoName != "" else { unnamed += 1; continue }
+            guard i % 11 != 5 else { dummies += 1; continue }
+            guard seen.insert(function.filenames[0] + "|" + function.pgoName!).inserted else { duplicates += 1; continue }
+            expected.append(i)
+        }
+        XCTAssertGreaterThan(duplicates, 0)
+        let built = NativeFunctionRecords.build(mapped, counters: ProfileCounters(functions: profiles))
+        XCTAssertEqual(built.functions.map { Int($0.regions[0].lineStart) - 1 }, expected)
+        for (function, i) in zip(built.functions, expected) {
+            XCTAssertEqual(function.name, mapped[i].pgoName)
+            XCTAssertEqual(function.filenames, mapped[i].filenames)
+            XCTAssertEqual(function.regions.count, i % 4 + 1)
+            XCTAssertEqual(function.executionCount, UInt64(i % 3))
+        }
+        XCTAssertEqual(built.diagnostics.unnamed, unnamed)
+        XCTAssertEqual(built.diagnostics.zeroRegionDummies, dummies)
+        XCTAssertEqual(built.diagnostics.duplicates, duplicates)
     }
 
     /// Branch regions go apart with both counts; decisions are not evaluated; folded sides are marked.

@@ -44,10 +44,11 @@ public final class AtomicFileWriter {
     }
 
     public func write<Bytes: Sequence>(bytes: Bytes) throws where Bytes.Element == UInt8 {
-        // A large contiguous piece (a file page: 200 KB) goes to the file from where it is, after
-        // what is buffered: copying it into the buffer first was 3 % of an HTML report's CPU.
+        // A large contiguous piece (a file page: 200 KB; a file's part of coverage.json: 57 KB on
+        // average) goes to the file from where it is, after what is buffered: copying it into the
+        // buffer first was 3 % of an HTML report's CPU, 1 % of a JSON report's.
         let direct = try bytes.withContiguousStorageIfAvailable { piece -> Bool in
-            guard piece.count >= capacity else { return false }
+            guard piece.count >= capacity / 4 else { return false }
             try flush()
             try writeOut(UnsafeRawBufferPointer(piece))
             return true

@@ -31,23 +31,33 @@ public enum InputFile {
 
     /// Reads `fd` until end of file (EINTR retried), straight into the result: a profile or an
     /// export is read once, not through a second buffer (at 800 files a 7 MB profile was copied
-    /// twice, 14 MB of page faults).
+    /// twice, 14 MB of page faults). The result is not zero-filled before the reads fill it
+    /// (zeroing every source file and the profile was 1.3 % of a text report's instructions), and
+    /// a regular file's is one byte past its size, so that its end is seen without growing.
     public static func readToEnd(_ fd: Int32, sizeHint: Int) throws(Failure) -> [UInt8] {
-        // One byte past the hint, so a regular file's end is seen without growing the buffer.
-        var bytes = [UInt8](repeating: 0, count: max(sizeHint + 1, 1 << 16))
-        var count = 0
+        var chunks: [[UInt8]] = []
+        var size = sizeHint > 0 ? sizeHint + 1 : 1 << 16
         while true {
-            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
-            let n = bytes.withUnsafeMutableBytes { systemRead(fd, $0.baseAddress! + count, $0.count - count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(reason: SystemErrorText.posix(errno), missing: false)
+            var failure: Failure?
+            var atEnd = false
+            let chunk = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                while initialized < buffer.count {
+                    let n = systemRead(fd, buffer.baseAddress! + initialized, buffer.count - initialized)
+                    if n == 0 { atEnd = true; return }
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = Failure(reason: SystemErrorText.posix(errno), missing: false)
+                        return
+                    }
+                    initialized += n
+                }
             }
-            count += n
+            if let failure { throw failure }
+            if chunks.isEmpty && atEnd { return chunk }
+            chunks.append(chunk)
+            if atEnd { return Array(chunks.joined()) }
+            size = chunks.reduce(0) { $0 + $1.count }
         }
-        bytes.removeLast(bytes.count - count)
-        return bytes
     }
 
     /// Reads up to `count` bytes of `fd` at `offset` into `bytes[start...]`, which must have room;

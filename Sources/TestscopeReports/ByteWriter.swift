@@ -175,7 +175,10 @@ extension AtomicFileWriter {
 struct BytesOutput: TextOutput {
     var bytes: [UInt8] = []
     mutating func write(_ text: String) throws { bytes.append(contentsOf: text.utf8) }
-    mutating func write(bytes more: [UInt8]) throws { bytes.append(contentsOf: more) }
+    mutating func write(bytes more: [UInt8]) throws {
+        // A piece written at once (most are: one `ByteWriter` flush) is kept, not copied.
+        if bytes.isEmpty { bytes = more } else { bytes.append(contentsOf: more) }
+    }
 }
 
 /// Per-file pieces of a format rendered on every core, a batch at a time, and written in order:

@@ -95,7 +95,8 @@ enum HTMLModels {
     struct FunctionRow: HTMLRow {
         var function: FunctionCoverage
         var isClosure: Bool
-        var anchor: String
+        /// The row's anchor is this, `L` and the function's line (written as bytes, not made a `String` a row).
+        var anchorPrefix: String
         var watermarks: Watermarks
         var fold: String? = nil
 
@@ -108,7 +109,7 @@ enum HTMLModels {
             switch field {
             case .kind: return isClosure ? "closure" : "function"
             case .hit: return function.isCovered ? "hit" : "missed"
-            case .anchor: return anchor
+            case .anchor: return "\(anchorPrefix)L\(function.line)"
             case .name: return function.name
             case .fold: return fold
             case .line: return String(function.line)
@@ -131,6 +132,12 @@ enum HTMLModels {
             case .kind: out.append(isClosure ? "closure" : "function")
             case .hit: out.append(function.isCovered ? "hit" : "missed")
             case .line: out.append(int: UInt64(function.line))
+            case .anchor:
+                if escaped { HTMLEscaping.appendEscaped(anchorPrefix.utf8, to: &out) } else { out.append(string: anchorPrefix) }
+                out.append(byte: UInt8(ascii: "L"))
+                out.append(int: UInt64(function.line))
+            case .count where function.count < 1000:
+                out.append(int: function.count)
             case .exact:
                 out.append(int: function.count)
                 out.append(function.count == 1 ? " call" : " calls")
@@ -171,10 +178,10 @@ enum HTMLModels {
         let template = template.compiled(for: FunctionRow.self)
         for function in functionOrder(file.functions) {
             out.append(function.closures.isEmpty ? "<tbody>" : "<tbody class=\"group\">")
-            template.render(FunctionRow(function: function, isClosure: false, anchor: "\(anchorPrefix)L\(function.line)",
+            template.render(FunctionRow(function: function, isClosure: false, anchorPrefix: anchorPrefix,
                                         watermarks: watermarks, fold: fold(function.closures)), to: &out)
             for closure in function.closures {
-                template.render(FunctionRow(function: closure, isClosure: true, anchor: "\(anchorPrefix)L\(closure.line)",
+                template.render(FunctionRow(function: closure, isClosure: true, anchorPrefix: anchorPrefix,
                                             watermarks: watermarks), to: &out)
             }
             out.append("</tbody>\n")

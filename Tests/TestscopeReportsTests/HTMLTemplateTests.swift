@@ -41,7 +41,7 @@ final class HTMLTemplateTests: XCTestCase {
                                                  template: libraryRow)
                 XCTAssertEqual(String(decoding: fast.rows, as: UTF8.self), String(decoding: slow.rows, as: UTF8.self), file.relativePath)
                 for function in file.functions + file.functions.flatMap(\.closures) {
-                    let row = HTMLModels.FunctionRow(function: function, isClosure: false, anchor: "L\(function.line)", watermarks: Watermarks())
+                    let row = HTMLModels.FunctionRow(function: function, isClosure: false, anchorPrefix: "p&1-", watermarks: Watermarks())
                     var out = ByteWriter()
                     templates.functionRow.render(row, to: &out)
                     XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), functionTemplate.render(row), function.name)

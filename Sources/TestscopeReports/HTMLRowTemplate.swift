@@ -36,12 +36,16 @@ struct HTMLRowTemplate: Sendable {
     let name: String
     /// The compiled fast path, nil when the template needs the Mustache library.
     let segments: [Segment]?
-    let library: MustacheLibrary
+    let library: MustacheTemplates
 
-    init(name: String, text: String, library: MustacheLibrary) {
+    init(name: String, text: String, library: MustacheTemplates) {
         self.name = name
         self.segments = Self.compile(text)
         self.library = library
+    }
+
+    init(name: String, text: String, library: MustacheLibrary) {
+        self.init(name: name, text: text, library: MustacheTemplates(parsed: library))
     }
 
     /// Renders one row (a page renders many: compile once with `compiled(for:)`).
@@ -132,7 +136,7 @@ struct CompiledRowTemplate<Row: HTMLRow> {
 
     func render(_ row: Row, to out: inout ByteWriter) {
         guard let pieces else {
-            out.append(string: template.library.render(row, withTemplate: template.name) ?? "")
+            out.append(string: template.library.parsed.render(row, withTemplate: template.name) ?? "")
             return
         }
         bytes.withUnsafeBufferPointer { text in

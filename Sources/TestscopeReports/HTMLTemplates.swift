@@ -5,8 +5,9 @@ import TestscopeTemplates
 
 /// The HTML report's templates and assets: the ones compiled into the binary (templates/), or a
 /// user's copies from `--templates DIR` (files there replace the built-in ones of the same name).
-/// Every template is parsed and its partials checked when loading, so a broken template is a
-/// `ReportError` naming it before anything is written, never a crash or a half-written report.
+/// Every template is checked when loading (nesting, partials; a user's also parsed by the Mustache
+/// library), so a broken template is a `ReportError` naming it before anything is written, never a
+/// crash or a half-written report.
 public struct HTMLTemplates: Sendable {
     /// The templates the renderer uses (without `.mustache`).
     public static let templateNames = [
@@ -190,6 +191,9 @@ final class MustacheTemplates: Sendable {
         texts = [:]
         library = Locked(parsed)
     }
+
+    /// Whether the library has parsed them (tests: a report with the built-in templates never needs it).
+    var isParsed: Bool { library.withLock { $0 != nil } }
 
     var parsed: MustacheLibrary {
         library.withLock { library in

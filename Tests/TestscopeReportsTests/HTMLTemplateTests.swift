@@ -21,6 +21,29 @@ final class HTMLTemplateTests: XCTestCase {
         XCTAssertEqual(Set(HTMLTemplates.templateNames.map { $0 + ".mustache" } + HTMLTemplates.assetNames), Set(onDisk))
     }
 
+    /// The Mustache library parses the built-in templates only when asked: they must all parse, and a
+    /// whole report (pages through the compiled templates, rows through the fast path, both layouts)
+    /// must render without asking.
+    func testBuiltInTemplatesParseAndAReportNeverNeedsTheLibrary() throws {
+        for (name, text) in BundledTemplates.files where name.hasSuffix(".mustache") {
+            XCTAssertNoThrow(try MustacheTemplate(string: text), name)
+        }
+        for singleFile in [false, true] {
+            let html = try HTMLTestSupport.htmlReport(singleFile: singleFile)
+            for sample in HTMLTestSupport.samples {
+                let folder = try HTMLTestSupport.temporaryFolder("lazy-\(sample)")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let pages = try html.writePages(try HTMLTestSupport.report(sample), into: OutputFolder(folder))
+                XCTAssertFalse(pages.isEmpty, sample)
+            }
+            XCTAssertFalse(html.templates.library.isParsed, "singleFile: \(singleFile)")
+        }
+        // Asked, it parses them all.
+        let templates = try HTMLTemplates.builtIn()
+        XCTAssertNotNil(templates.library.parsed.getTemplate(named: "file"))
+        XCTAssertTrue(templates.library.isParsed)
+    }
+
     func testRowFastPathRendersWhatTheMustacheLibraryRenders() throws {
         let templates = try HTMLTemplates.builtIn()
         XCTAssertNotNil(templates.sourceLine.segments, "the built-in source-line template uses the fast path")

@@ -16,17 +16,26 @@ final class DemanglerLibrary: Sendable {
     /// (copied with `strlcpy`, so a result ≥ `length` was cut), or 0 when the name is not mangled.
     typealias Entry = @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int) -> Int
 
-    private let simplifiedEntry: Entry
-    private let fullEntry: Entry
+    /// The library's two entries, loaded at the first symbol Testscope's own demangler leaves to it.
+    /// Loading it (and the `libswiftCore.so` it links) cost 3.2 MB of resident memory and 2.4 ms,
+    /// and most packages' function symbols never need it (none of the synthetic packages' do).
+    private let entries: Locked<Entries?>
+    private let path: String
 
-    private init(simplified: Entry, full: Entry) {
-        simplifiedEntry = simplified
-        fullEntry = full
+    /// C function pointers into a library that stays loaded for the life of the process.
+    private struct Entries: Sendable {
+        var simplified: Entry?
+        var full: Entry?
     }
 
-    /// Loaded once per library path; nil when the toolchain has no such library (then names go
-    /// through `swift-demangle` processes).
-    private static let loaded = Locked<[String: DemanglerLibrary?]>([:])
+    private init(path: String) {
+        self.path = path
+        entries = Locked(nil)
+    }
+
+    /// One per library path; nil when the toolchain has no such library (then names go through
+    /// `swift-demangle` processes).
+    private static let known = Locked<[String: DemanglerLibrary?]>([:])
 
     /// `TESTSCOPE_DEMANGLER=process` keeps the `swift-demangle` processes (the tests compare both ways).
     static func beside(tool: URL, environment: [String: String] = ProcessInfo.processInfo.environment) -> DemanglerLibrary? {
@@ -38,23 +47,34 @@ final class DemanglerLibrary: Sendable {
         #endif
         let path = tool.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("lib").appendingPathComponent(name).path
-        return loaded.withLock { cache in
+        return known.withLock { cache in
             if let known = cache[path] { return known }
-            let library = open(path)
+            let library = FileManager.default.fileExists(atPath: path) ? DemanglerLibrary(path: path) : nil
             cache[path] = library
             return library
         }
     }
 
-    private static func open(_ path: String) -> DemanglerLibrary? {
-        guard FileManager.default.fileExists(atPath: path), let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else { return nil }
-        // The handle stays open for the life of the process: the entries are called until it ends.
-        guard let simplified = dlsym(handle, "swift_demangle_getSimplifiedDemangledName"),
-              let full = dlsym(handle, "swift_demangle_getDemangledName") else {
-            dlclose(handle)
-            return nil
+    /// The entries, the library loaded on first use. A library that exists but cannot be loaded (a
+    /// broken toolchain) leaves the names outside the own demangler's shapes mangled, as
+    /// `swift-demangle` prints a name it cannot demangle.
+    private func loaded() -> Entries {
+        entries.withLock { entries in
+            if let entries { return entries }
+            var loaded = Entries()
+            // The handle stays open for the life of the process: the entries are called until it ends.
+            if let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) {
+                if let simplified = dlsym(handle, "swift_demangle_getSimplifiedDemangledName"),
+                   let full = dlsym(handle, "swift_demangle_getDemangledName") {
+                    loaded.simplified = unsafeBitCast(simplified, to: Entry.self)
+                    loaded.full = unsafeBitCast(full, to: Entry.self)
+                } else {
+                    dlclose(handle)
+                }
+            }
+            entries = loaded
+            return loaded
         }
-        return DemanglerLibrary(simplified: unsafeBitCast(simplified, to: Entry.self), full: unsafeBitCast(full, to: Entry.self))
     }
 
     /// What the two forms of `swift-demangle` tell of one symbol: the simplified name, and from the
@@ -91,12 +111,12 @@ final class DemanglerLibrary: Sendable {
 
     /// The simplified form (the symbol itself when the library does not demangle it).
     func simplified(_ symbol: String) -> String {
-        call(simplifiedEntry, symbol) { String(decoding: $0, as: UTF8.self) } ?? symbol
+        call(loaded().simplified, symbol) { String(decoding: $0, as: UTF8.self) } ?? symbol
     }
 
     /// What the full form tells, and the simplified name read off it when `deriving` and it has a plain shape.
     func full(_ symbol: String, deriving: Bool) -> (facts: (module: String?, returnType: String?), simplified: String?) {
-        if let result = call(fullEntry, symbol, { (SwiftDemangler.fullNameFacts($0), deriving ? SimplifiedName.derived(fromFull: $0) : nil) }) {
+        if let result = call(loaded().full, symbol, { (SwiftDemangler.fullNameFacts($0), deriving ? SimplifiedName.derived(fromFull: $0) : nil) }) {
             return result
         }
         var copy = symbol
@@ -105,7 +125,7 @@ final class DemanglerLibrary: Sendable {
 
     /// The full form as text (tests compare `SimplifiedName` with the library on it).
     func fullName(_ symbol: String) -> String? {
-        call(fullEntry, symbol) { String(decoding: $0, as: UTF8.self) }
+        call(loaded().full, symbol) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// One symbol's simplified name and what its full name tells.
@@ -121,8 +141,9 @@ final class DemanglerLibrary: Sendable {
     }
 
     /// Calls `entry` with a stack buffer, and with a heap buffer of the right size when the name is longer.
-    private func call<T>(_ entry: Entry, _ symbol: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
-        symbol.withCString { name -> T? in
+    private func call<T>(_ entry: Entry?, _ symbol: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        guard let entry else { return nil }
+        return symbol.withCString { name -> T? in
             let first: (length: Int, value: T?) = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
                 let length = entry(name, buffer.baseAddress, buffer.count)
                 guard length > 0, length < buffer.count else { return (length, nil) }

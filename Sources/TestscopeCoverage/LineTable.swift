@@ -40,6 +40,15 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
         return small == .max ? largeCounts[Int32(position)] ?? UInt64(small) : UInt64(small)
     }
 
+    /// The lines that have uncovered spans, in order: each one's position and spans, without building
+    /// every line's `LineCoverage` (`coverage.json`'s partial lines walked all lines for them).
+    public func forEachLineWithSpans(_ body: (Int, ArraySlice<ColumnSpan>) throws -> Void) rethrows {
+        for owner in spanOwners.indices {
+            let start = owner == 0 ? 0 : Int(spanEnds[owner - 1])
+            try body(Int(spanOwners[owner]), spans[start..<Int(spanEnds[owner])])
+        }
+    }
+
     /// The lines whose numbers are not in `excluded`.
     public func removing(_ excluded: Set<UInt32>) -> LineTable {
         LineTable(lazy.filter { !excluded.contains($0.line) })

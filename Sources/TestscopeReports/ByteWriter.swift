@@ -83,19 +83,41 @@ struct ByteWriter: ~Copyable {
         }
     }
 
-    mutating func append<I: BinaryInteger>(int value: I) {
-        var v = UInt64(value)
-        // At most 20 digits, written backwards into place.
+    @inline(__always)
+    mutating func append<I: BinaryInteger>(int value: I) { append(decimal: UInt64(value)) }
+
+    /// Digits written two at a time from a table, backwards into place, after counting them with
+    /// comparisons (a division per digit to count them and another to write them cost 100
+    /// instructions a number: 1.07 million counts and line numbers in an HTML report of 400 files).
+    mutating func append(decimal value: UInt64) {
         reserve(20)
+        if value < 10 {
+            base[count] = UInt8(truncatingIfNeeded: value) &+ 0x30
+            count += 1
+            return
+        }
         var digits = 1
-        var rest = v / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        var at = count + digits - 1
-        repeat {
-            base[at] = UInt8(truncatingIfNeeded: v % 10) &+ 0x30
-            v /= 10
-            at -= 1
-        } while v > 0
+        var rest = value
+        while rest >= 10_000 { rest /= 10_000; digits += 4 }
+        digits += rest >= 1000 ? 3 : rest >= 100 ? 2 : rest >= 10 ? 1 : 0
+        let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+        let table = pairs.utf8Start
+        var v = value
+        var at = count + digits
+        while v >= 100 {
+            let pair = Int(truncatingIfNeeded: v % 100) &* 2
+            v /= 100
+            at -= 2
+            base[at] = table[pair]
+            base[at + 1] = table[pair + 1]
+        }
+        if v >= 10 {
+            let pair = Int(truncatingIfNeeded: v) &* 2
+            base[at - 2] = table[pair]
+            base[at - 1] = table[pair + 1]
+        } else {
+            base[at - 1] = UInt8(truncatingIfNeeded: v) &+ 0x30
+        }
         count += digits
     }
 

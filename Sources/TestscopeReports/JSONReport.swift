@@ -41,21 +41,27 @@ public struct JSONReport: ReportRenderer {
         w.append(", \"sourceAvailable\": "); w.append(file.sourceAvailable ? "true" : "false")
         w.append(",\n     \"summary\": "); Self.summary(file.summary, into: &w)
         w.append(",\n     \"lines\": [")
-        for (i, line) in file.lines.enumerated() {
-            if i > 0 { w.append(", ") }
-            w.append("{\"line\": "); w.append(int: line.line)
+        // Read by position: iterating built each line's `LineCoverage` (and an array of spans for a partial one).
+        let lines = file.lines
+        for position in lines.indices {
+            if position > 0 { w.append(", ") }
+            w.append("{\"line\": "); w.append(int: lines.lineNumber(at: position))
             // A counter race leaves the count unknown: null, and the line listed in unreliableLines.
-            if line.isUnreliable { w.append(", \"count\": null, \"unreliable\": true}") } else { w.append(", \"count\": "); w.append(int: line.count); w.append("}") }
+            let count = lines.count(at: position)
+            if count == LineCoverage.unreliableCount { w.append(", \"count\": null, \"unreliable\": true}") } else { w.append(", \"count\": "); w.append(int: count); w.append("}") }
             try w.flush(to: &out)
         }
         w.append("],\n     \"partialLines\": [")
         var first = true
-        for line in file.lines where line.isPartial {
+        lines.forEachLineWithSpans { position, spans in
+            // `LineCoverage.isPartial`: covered (a count, known) with spans that never ran.
+            let count = lines.count(at: position)
+            guard count > 0, count != LineCoverage.unreliableCount, !spans.isEmpty else { return }
             if !first { w.append(", ") }
             first = false
-            w.append("{\"line\": "); w.append(int: line.line); w.append(", \"count\": "); w.append(int: line.count)
+            w.append("{\"line\": "); w.append(int: lines.lineNumber(at: position)); w.append(", \"count\": "); w.append(int: count)
             w.append(", \"uncovered\": [")
-            for (k, span) in line.uncoveredSpans.enumerated() {
+            for (k, span) in spans.enumerated() {
                 if k > 0 { w.append(", ") }
                 w.append("{\"startColumn\": "); w.append(int: span.start); w.append(", \"endColumn\": ")
                 if let end = span.end { w.append(int: end) } else { w.append("null") }

@@ -29,9 +29,12 @@ public struct LCOVReport: ReportRenderer {
             }
             w.append("FNF:"); w.append(int: file.summary.functions.total)
             w.append("\nFNH:"); w.append(int: file.summary.functions.covered); w.append("\n")
-            for line in file.lines {
+            let lines = file.lines
+            for position in lines.indices {
                 // LCOV has no "unknown": a counter race's line is 0 here (and a warning on stderr).
-                w.append("DA:"); w.append(int: line.line); w.append(","); w.append(int: line.isUnreliable ? 0 : line.count); w.append("\n")
+                let count = lines.count(at: position)
+                w.append("DA:"); w.append(int: lines.lineNumber(at: position)); w.append(",")
+                w.append(int: count == LineCoverage.unreliableCount ? 0 : count); w.append("\n")
                 try w.flush(to: &out)
             }
             w.append("LF:"); w.append(int: file.summary.lines.total)

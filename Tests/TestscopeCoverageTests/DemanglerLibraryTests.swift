@@ -45,6 +45,28 @@ final class DemanglerLibraryTests: XCTestCase {
         XCTAssertTrue(inProcess.last?.hasPrefix(String(repeating: "a", count: 2000)) ?? false, "the long name, whole")
     }
 
+    /// The library is loaded at the first name the own demangler leaves to it: a toolchain whose
+    /// library file cannot be loaded still gives the own demangler's names, and the others as they are
+    /// (as `swift-demangle` prints a name it does not know), never a crash.
+    func testALibraryThatCannotBeLoadedLeavesOnlyTheUnknownShapesMangled() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-broken-toolchain-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        let tool = root.appendingPathComponent("bin/swift-demangle")
+        try Data("#!/bin/sh\n".utf8).write(to: tool)
+        try Data("not a shared library".utf8).write(to: root.appendingPathComponent("lib/libswiftDemangle.so"))
+        let library = try XCTUnwrap(DemanglerLibrary.beside(tool: tool, environment: [:]), "the file is there: loaded when first needed")
+        var own = SymbolDemangler()
+        // A plain method: the own demangler's shape, no library call.
+        XCTAssertEqual(library.demangle("$s6Shapes4CalcV3addyS2i_SitF", own: &own).name, "Calc.add(_:_:)")
+        // A generic signature with a same-type requirement: outside the own demangler's subset.
+        let generic = "$s4main1fyyxAA1PRzSi1TRtzlF"
+        XCTAssertNil(Array(generic.utf8).withUnsafeBufferPointer { own.demangle($0) }, "left to the library")
+        XCTAssertEqual(library.demangle(generic, own: &own).name, generic)
+        XCTAssertNil(library.fullName(generic))
+    }
+
     /// A plain function's simplified name read off its full name is the library's simplified name,
     /// on every recorded name of that shape (and names of other shapes are left to the library).
     func testSimplifiedNamesReadOffFullNamesAreTheLibrarys() throws {

@@ -205,8 +205,10 @@ struct BytesOutput: TextOutput {
 
 /// Per-file pieces of a format rendered on every core, a batch at a time, and written in order:
 /// the pieces are independent, and one core wrote `coverage.json` of 800 files (46 MB) in 0.23 s.
+/// A batch's pieces are held until they are written: 16 files, not 64, took 3.3 MB off the peak of
+/// `coverage.json` at 800 files (57 KB a file) in the same time.
 enum PiecesInParallel {
-    static func write<Item, Output: TextOutput>(_ items: [Item], batchSize: Int = 64, to out: inout Output,
+    static func write<Item, Output: TextOutput>(_ items: [Item], batchSize: Int = 16, to out: inout Output,
                                                 _ render: (Int, Item, inout BytesOutput) throws -> Void) throws {
         var start = 0
         while start < items.count {

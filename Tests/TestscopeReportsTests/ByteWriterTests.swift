@@ -40,4 +40,39 @@ final class ByteWriterTests: XCTestCase {
         XCTAssertEqual(w.count, 0)
         XCTAssertEqual(Format.fixed(1.5, decimals: 4), "1.5000")
     }
+
+    /// Numbers are written two digits at a time after their digits are counted: every count of
+    /// digits, each side of every power of ten, and seeded random values read as `String(_:)` prints them.
+    func testIntegersAtEveryPowerOfTenAndRandomValues() {
+        var values: [UInt64] = [0, 1, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0...19 {
+            values += [power - 1, power, power + 1]
+            if power > UInt64.max / 10 { break }
+            power *= 10
+        }
+        var generator = SplitMix(seed: 20261124)
+        for _ in 0..<2_000 { values.append(generator.next() >> (generator.next() % 64)) }
+        var w = ByteWriter(capacity: 16)
+        var expected = ""
+        for value in values {
+            w.append(int: value); w.append(byte: 0x20)
+            expected += "\(value) "
+        }
+        w.append(int: Int32(7)); w.append(int: UInt32.max)
+        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), expected + "7" + "\(UInt32.max)")
+    }
+}
+
+/// A seeded generator (SplitMix64), so a failure names values that come back.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

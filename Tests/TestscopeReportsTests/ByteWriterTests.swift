@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import TestscopeReports
+import TestscopeTestSupport
 
 final class ByteWriterTests: XCTestCase {
     /// coverage.json's percentages are written as bytes; they must read exactly as `Format.fixed` prints them.
@@ -51,7 +52,7 @@ final class ByteWriterTests: XCTestCase {
             if power > UInt64.max / 10 { break }
             power *= 10
         }
-        var generator = SplitMix(seed: 20261124)
+        var generator = Mutator.SeededGenerator(state: 20261124)
         for _ in 0..<2_000 { values.append(generator.next() >> (generator.next() % 64)) }
         var w = ByteWriter(capacity: 16)
         var expected = ""
@@ -64,15 +65,3 @@ final class ByteWriterTests: XCTestCase {
     }
 }
 
-/// A seeded generator (SplitMix64), so a failure names values that come back.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -78,8 +78,12 @@ public struct LineCoverage: Equatable, Sendable {
 
     /// The count is unknown (a counter race): such a line is executable but never counted as covered.
     public var isUnreliable: Bool { count == Self.unreliableCount }
-    public var isCovered: Bool { count > 0 && !isUnreliable }
+    public var isCovered: Bool { Self.isCovered(count: count) }
     public var isPartial: Bool { isCovered && !uncoveredSpans.isEmpty }
+
+    /// The rule of `isCovered` on a count alone (for readers of a `LineTable` by position).
+    @inline(__always)
+    public static func isCovered(count: UInt64) -> Bool { count > 0 && count != unreliableCount }
 }
 
 /// A code region reduced to its start line and whether it ran (instantiations merged; an unknown count is not covered).

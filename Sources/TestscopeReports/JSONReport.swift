@@ -56,7 +56,7 @@ public struct JSONReport: ReportRenderer {
         lines.forEachLineWithSpans { position, spans in
             // `LineCoverage.isPartial`: covered (a count, known) with spans that never ran.
             let count = lines.count(at: position)
-            guard count > 0, count != LineCoverage.unreliableCount, !spans.isEmpty else { return }
+            guard LineCoverage.isCovered(count: count), !spans.isEmpty else { return }
             if !first { w.append(", ") }
             first = false
             w.append("{\"line\": "); w.append(int: lines.lineNumber(at: position)); w.append(", \"count\": "); w.append(int: count)

@@ -55,7 +55,7 @@ public struct LCOVReport: ReportRenderer {
         var bytes = name
         bytes.withUTF8 { utf8 in
             for byte in utf8 {
-                if byte == 0x2C { hasComma = true } else if byte == 0x0A || byte == 0x0D || byte == 0x0B || byte == 0x0C || byte >= 0xC2 { needsCleaning = true }
+                if byte == 0x2C { hasComma = true } else if mayStartLineBreak(byte) { needsCleaning = true }
             }
         }
         var result = needsCleaning ? clean(name) : name
@@ -66,7 +66,14 @@ public struct LCOVReport: ReportRenderer {
 
     /// LCOV is line-based: no line breaks inside a record.
     static func clean(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C || $0 >= 0xC2 }) else { return text }
+        guard text.utf8.contains(where: mayStartLineBreak) else { return text }
         return String(text.map { $0.isNewline ? " " : $0 })
+    }
+
+    /// A byte that is, or starts, a character `clean` replaces: the ASCII line breaks, or a lead byte
+    /// of a non-ASCII character (U+0085, U+2028, U+2029 among them; checked as characters then).
+    @inline(__always)
+    static func mayStartLineBreak(_ byte: UInt8) -> Bool {
+        byte == 0x0A || byte == 0x0D || byte == 0x0B || byte == 0x0C || byte >= 0xC2
     }
 }

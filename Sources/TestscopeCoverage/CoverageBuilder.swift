@@ -129,12 +129,14 @@ public struct CoverageBuilder {
             if functionsByFile[path] == nil { functionsByFile[path] = records } else { functionsByFile[path]!.append(records) }
         }
         let includeFile = { (name: String) in filter.includes(PathEquivalence.apply(equivalences, to: name)) }
+        var sourceWarnings: [Diagnostic] = []
         for (sourceIndex, source) in sources.enumerated() {
             if let native = source as? NativeRecordSource {
+                let dropped: NativeRecordDiagnostics
                 // The native engine hands each file with its functions' records; one source: the
                 // file's lines are computed on the worker that built its segments.
                 if single {
-                    try native.readByFile(includeFile: includeFile, perFile: { file, records in
+                    dropped = try native.readByFile(includeFile: includeFile, perFile: { file, records in
                         let path = PathEquivalence.apply(equivalences, to: file.filename)
                         return (path, Self.lines(path, file.segments ?? []), records)
                     }, onFile: { path, lines, records in
@@ -142,10 +144,11 @@ public struct CoverageBuilder {
                         addRecords(records, path: path, source: sourceIndex)
                     })
                 } else {
-                    try native.readByFile(includeFile: includeFile, perFile: { ($0, $1) }, onFile: { file, records in
+                    dropped = try native.readByFile(includeFile: includeFile, perFile: { ($0, $1) }, onFile: { file, records in
                         addRecords(records, path: try addFile(file, source: native), source: sourceIndex)
                     })
                 }
+                sourceWarnings += dropped.warnings
                 continue
             }
             var functionIndex: Int64 = 0
@@ -165,6 +168,7 @@ public struct CoverageBuilder {
                 })
         }
         computePending()
+        // (Native records: evaluated here, a batch of files at a time, with the segments and lines.)
         PhaseTimer.mark("read export")
         for (path, lists) in segmentsByFile {
             let source = SourceText.read(URL(fileURLWithPath: path))
@@ -194,7 +198,7 @@ public struct CoverageBuilder {
             return (file, fileWarnings)
         }
         inputs = []
-        var warnings: [Diagnostic] = []
+        var warnings = sourceWarnings
         var files: [FileCoverage] = []
         files.reserveCapacity(built.count)
         for (file, fileWarnings) in built {

@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeProfileData
 
 /// Errors in coverage inputs; each message says what is wrong, with which file, and what to do.
 public enum CoverageError: LocalizedError, Equatable {
@@ -80,4 +81,18 @@ public enum CoverageError: LocalizedError, Equatable {
 
 extension CoverageError: ClassifiedError {
     public var errorClass: ErrorClass { .badInput }
+}
+
+extension CoverageError {
+    /// A mapping reader's error about `binary` in the coverage model's terms (`unsupported` stays:
+    /// it means fall back to llvm-cov).
+    public static func translated(_ error: any Error, binary: String) -> any Error {
+        guard let error = error as? ProfileDataError else { return error }
+        switch error {
+        case .unsupported: return error
+        case .noCoverageMapping(let detail): return CoverageError.binaryWithoutCoverage(path: binary, detail: detail)
+        case .truncated(let detail), .corrupt(let detail), .io(let detail):
+            return CoverageError.unreadable(path: binary, reason: detail)
+        }
+    }
 }

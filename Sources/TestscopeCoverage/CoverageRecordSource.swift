@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeProfileData
 
 /// Where the coverage model's records come from: an llvm-cov JSON export, or the native engine's
 /// records of profiles and binaries. Files and functions are handed over as they are read; a file
@@ -54,19 +55,28 @@ public struct RecordsInMemory: CoverageRecordSource {
     }
 }
 
-/// The native engine's kept function records, turned into export-shaped records only as the model
-/// asks for them: the functions first (so that their names reach `swift-demangle` while the files'
+/// The native engine's function records, turned into export-shaped records only as the model
+/// asks for them: the functions first (so that their names reach the demangler while the files'
 /// segments are still being built), then the segments of the included files only (a package's test
 /// files are never swept). What it hands over is what `RecordsInMemory(files:
 /// NativeFileCoverage.files(functions), functions: exportFunctions)` would, less what `includeFile`
 /// refuses.
 ///
-/// It is read once: `read` takes the records and lets them go when it returns, so that the model
-/// is built in their memory (−17 MB at the peak of an 800-file report); a second read is a bug.
+/// The records are either evaluated already (tests) or still encoded (`EncodedFunctionRecords`, the
+/// engine's own path): `readByFile` then evaluates them a batch of files at a time. It is read
+/// once: `read` takes the records and lets them go when it returns, so that the model is built in
+/// their memory; a second read is a bug.
 public struct NativeRecordSource: CoverageRecordSource {
     public let name: String
     public let inputs: [String]
-    private let records: Locked<[CountedFunction]?>
+    private let records: Locked<Records?>
+    /// The binaries, in the order of their `binaryIndex` (for messages about them).
+    private let binaries: [String]
+
+    enum Records {
+        case evaluated([CountedFunction])
+        case encoded(EncodedFunctionRecords)
+    }
 
     /// Files whose segments are built at once.
     static let batchSize = 32
@@ -74,13 +84,26 @@ public struct NativeRecordSource: CoverageRecordSource {
     public init(name: String, inputs: [String]? = nil, functions: [CountedFunction]) {
         self.name = name
         self.inputs = inputs ?? [name]
-        self.records = Locked(functions)
+        self.records = Locked(.evaluated(functions))
+        self.binaries = []
+    }
+
+    /// Records still encoded, from `binaries` (paths, in the order the records number them).
+    public init(name: String, inputs: [String]? = nil, encoded: EncodedFunctionRecords, binaries: [String]) {
+        self.name = name
+        self.inputs = inputs ?? [name]
+        self.records = Locked(.encoded(encoded))
+        self.binaries = binaries
     }
 
     public func read(includeFile: @escaping (String) -> Bool,
                      onFile: @escaping (ExportFile) throws -> Void,
                      onFunction: @escaping (ExportFunction) throws -> Void) throws {
-        let functions = take()
+        let functions: [CountedFunction]
+        switch take() {
+        case .evaluated(let evaluated): functions = evaluated
+        case .encoded(let encoded): functions = try translatingErrors { try NativeFunctionRecords.build(encoded.binaries, counters: encoded.counters).functions }
+        }
         // A function whose main file is refused is dropped by the model anyway: not converted.
         for function in functions {
             guard let main = function.mainFileID, includeFile(function.filenames[main]) else { continue }
@@ -92,17 +115,44 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// What `read` hands over, file by file, as the model takes it: each included file's segments
     /// with the records of the functions defined in it (made on every core with the segments, from
     /// the records in place: no export-shaped copy, no second pass over the functions), passed
-    /// through `perFile` on the same worker (the model's own work on a file), handed to `onFile` in order.
-    func readByFile<T>(includeFile: (String) -> Bool, perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws {
-        try Self.files(of: take(), includeFile: includeFile, withRecords: true, perFile: perFile, onFile: onFile)
+    /// through `perFile` on the same worker (the model's own work on a file), handed to `onFile` in
+    /// order. Returns what evaluating encoded records dropped (say it: llvm-cov does not).
+    func readByFile<T>(includeFile: (String) -> Bool, perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws
+        -> NativeRecordDiagnostics {
+        switch take() {
+        case .evaluated(let functions):
+            try Self.files(of: functions, includeFile: includeFile, withRecords: true, perFile: perFile, onFile: onFile)
+            return NativeRecordDiagnostics()
+        case .encoded(let encoded):
+            return try translatingErrors {
+                try EncodedRecordStream(encoded: encoded, batchSize: Self.batchSize)
+                    .files(includeFile: includeFile, withRecords: true, perFile: perFile, onFile: onFile)
+            }
+        }
     }
 
     /// The records, taken once.
-    private func take() -> [CountedFunction] {
-        guard let functions = records.withLock({ records in defer { records = nil }; return records }) else {
+    private func take() -> Records {
+        guard let taken = records.withLock({ records in defer { records = nil }; return records }) else {
             preconditionFailure("NativeRecordSource is read once")
         }
-        return functions
+        return taken
+    }
+
+    /// A record that cannot be decoded, in the coverage model's terms, naming its binary. A kind
+    /// of mapping the engine does not read (`unsupported`) is found here only while the report is
+    /// built, too late to fall back to llvm-cov by itself: the message says how.
+    private func translatingErrors<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let failure as NativeFunctionRecords.DecodingFailure {
+            let binary = failure.binaryIndex < binaries.count ? binaries[failure.binaryIndex] : name
+            if let error = failure.error as? ProfileDataError, error.isUnsupported {
+                throw CoverageError.unreadable(path: binary, reason: "\(error); the native coverage engine cannot read it: "
+                    + "use --engine llvm-cov")
+            }
+            throw CoverageError.translated(failure.error, binary: binary)
+        }
     }
 
     /// Each included file's segments (and, `withRecords`, its functions' records). Files are

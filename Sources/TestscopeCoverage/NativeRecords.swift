@@ -93,15 +93,19 @@ public struct CountedFunction: Sendable {
     public var executionCount: UInt64
     /// Which binary (in the order given) the record came from.
     public var binaryIndex: Int
+    /// Where the record is among all binaries' records (binary order, then covfun order): the
+    /// order of the functions of a file.
+    public var position: Int
 
     public init(name: String, filenames: [String], regions: [CountedRegion], branches: [CountedBranch] = [],
-                executionCount: UInt64, binaryIndex: Int = 0) {
+                executionCount: UInt64, binaryIndex: Int = 0, position: Int = 0) {
         self.name = name
         self.filenames = filenames
         self.regions = regions
         self.branches = branches
         self.executionCount = executionCount
         self.binaryIndex = binaryIndex
+        self.position = position
     }
 
     /// A record read back from an export (the differential oracle; counts are already clamped there).
@@ -149,6 +153,14 @@ public struct NativeRecordDiagnostics: Sendable, Equatable {
     public var profiled = 0
 
     public init() {}
+
+    /// What a user is told about the records evaluation dropped (llvm-cov drops them silently).
+    public var warnings: [Diagnostic] {
+        guard !evaluationErrors.isEmpty else { return [] }
+        return [.warning("\(evaluationErrors.count) function(s) left out: their mapping refers to counters "
+            + "the profile does not have (a profile from another build?): "
+            + evaluationErrors.prefix(3).joined(separator: ", "))]
+    }
 }
 
 /// The kept function records, in binary order then covfun order (llvm's `Functions`).
@@ -173,7 +185,7 @@ public struct NativeFunctionRecords: Sendable {
                 let function = mapped[i]
                 chunk.load(nameRef: function.nameRef, pgoName: function.pgoName, funcHash: function.funcHash,
                            filenames: function.filenames, expressions: function.expressions, regions: function.regions,
-                           binaryIndex: function.binaryIndex, counters: counters, evaluator: &evaluator)
+                           binaryIndex: function.binaryIndex, position: i, counters: counters, evaluator: &evaluator)
             }
             return nil
         }
@@ -184,7 +196,8 @@ public struct NativeFunctionRecords: Sendable {
     /// The same over binaries' undecoded records: each is decoded into a chunk's scratch storage and
     /// evaluated from there. The first decoding error (binary order, then covfun order) is thrown.
     public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
-        try evaluated(parts: binaries.map(\.count)) { part, range, chunk in
+        let starts = binaries.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+        return try evaluated(parts: binaries.map(\.count)) { part, range, chunk in
             let binary = binaries[part]
             var evaluator = CounterEvaluator()
             var filenames = FilenameListCache()
@@ -194,7 +207,7 @@ public struct NativeFunctionRecords: Sendable {
                     let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
                     chunk.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
                                filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
-                               binaryIndex: binary.binaryIndex, counters: counters, evaluator: &evaluator)
+                               binaryIndex: binary.binaryIndex, position: starts[part] + i, counters: counters, evaluator: &evaluator)
                 }
                 return nil
             } catch {
@@ -214,7 +227,7 @@ public struct NativeFunctionRecords: Sendable {
     /// the start of its own slots, then `keep` closes the gaps and drops llvm's duplicates in place.
     /// (Chunks of their own, copied into the result at the end, held every record twice at the
     /// peak of an 800-file report: 4 MB.) A part that fails stops the work after it.
-    private static func evaluated(parts counts: [Int], _ body: (_ part: Int, _ range: Range<Int>, inout Chunk) -> DecodingFailure?)
+    static func evaluated(parts counts: [Int], _ body: (_ part: Int, _ range: Range<Int>, inout Chunk) -> DecodingFailure?)
         -> Result<NativeFunctionRecords, DecodingFailure> {
         let total = counts.reduce(0, +)
         guard total > 0 else { return .success(NativeFunctionRecords(functions: [])) }
@@ -267,7 +280,7 @@ public struct NativeFunctionRecords: Sendable {
 
         /// What `loadFunctionRecord` does with one mapped function, before the duplicate check.
         mutating func load(nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String],
-                           expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int,
+                           expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
                            counters: ProfileCounters, evaluator: inout CounterEvaluator) {
             guard let pgoName, !pgoName.isEmpty else { diagnostics.unnamed += 1; return }
             let name = NativeFunctionRecords.displayName(pgoName, firstFilename: filenames.first)
@@ -288,7 +301,7 @@ public struct NativeFunctionRecords: Sendable {
                 return
             }
             guard let record = NativeFunctionRecords.evaluate(regions, name: name, filenames: filenames, binaryIndex: binaryIndex,
-                                                              evaluator: &evaluator) else {
+                                                              position: position, evaluator: &evaluator) else {
                 diagnostics.evaluationErrors.append(pgoName)
                 return
             }
@@ -366,7 +379,7 @@ public struct NativeFunctionRecords: Sendable {
             && zip(a.filenames, b.filenames).allSatisfy { ByteString.equal($0, $1) }
     }
 
-    private static func evaluate(_ mapped: [MappingRegion], name: String, filenames: [String], binaryIndex: Int,
+    private static func evaluate(_ mapped: [MappingRegion], name: String, filenames: [String], binaryIndex: Int, position: Int,
                          evaluator: inout CounterEvaluator) -> CountedFunction? {
         var regions: [CountedRegion] = []
         regions.reserveCapacity(mapped.count)
@@ -388,6 +401,6 @@ public struct NativeFunctionRecords: Sendable {
             }
         }
         return CountedFunction(name: name, filenames: filenames, regions: regions, branches: branches,
-                               executionCount: regions.first?.count ?? 0, binaryIndex: binaryIndex)
+                               executionCount: regions.first?.count ?? 0, binaryIndex: binaryIndex, position: position)
     }
 }

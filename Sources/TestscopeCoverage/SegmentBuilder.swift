@@ -174,10 +174,15 @@ public enum NativeFileCoverage {
     /// The sorted unique filenames of the records, compared as bytes (llvm's `StringRef` order),
     /// not as Swift `String`s (which equate canonically equivalent Unicode).
     public static func uniqueSourceFiles(_ functions: [CountedFunction]) -> [String] {
+        uniqueSourceFiles(lists: functions.map(\.filenames))
+    }
+
+    /// The same over records' filename lists.
+    static func uniqueSourceFiles(lists: [[String]]) -> [String] {
         var all: [String] = []
         // A run of functions sharing one filenames array (the functions of one file) adds its names
         // once: sorting every function's names was 2.5 % of the text report at 800 files.
-        for run in FilenameRuns(functions) { all.append(contentsOf: functions[run.lowerBound].filenames) }
+        for run in FilenameRuns(lists) { all.append(contentsOf: lists[run.lowerBound]) }
         all.sort { ByteString.compare($0, $1) < 0 }
         var unique: [String] = []
         unique.reserveCapacity(all.count)
@@ -206,10 +211,12 @@ public enum NativeFileCoverage {
 struct FilenameIndex {
     private var recordsByName: [String: [Int]] = [:]
 
-    init(_ functions: [CountedFunction]) {
+    init(_ functions: [CountedFunction]) { self.init(lists: functions.map(\.filenames)) }
+
+    init(lists: [[String]]) {
         // Each name once per run of functions sharing a filenames array (one hash per run, not per function).
-        for run in FilenameRuns(functions) {
-            let names = functions[run.lowerBound].filenames
+        for run in FilenameRuns(lists) {
+            let names = lists[run.lowerBound]
             for (k, name) in names.enumerated() where !names[..<k].contains(name) {
                 recordsByName[name, default: []].append(contentsOf: run)
             }
@@ -222,22 +229,24 @@ struct FilenameIndex {
 
 /// Runs of consecutive functions whose filenames are one shared array (`FilenameListCache`).
 struct FilenameRuns: Sequence, IteratorProtocol {
-    private let functions: [CountedFunction]
+    private let lists: [[String]]
     private var position = 0
 
-    init(_ functions: [CountedFunction]) { self.functions = functions }
+    init(_ functions: [CountedFunction]) { self.init(functions.map(\.filenames)) }
+
+    init(_ lists: [[String]]) { self.lists = lists }
 
     mutating func next() -> Range<Int>? {
-        guard position < functions.count else { return nil }
+        guard position < lists.count else { return nil }
         let start = position
-        let base = Self.storage(of: functions[start])
+        let base = Self.storage(of: lists[start])
         position += 1
-        while position < functions.count, base != nil, Self.storage(of: functions[position]) == base { position += 1 }
+        while position < lists.count, base != nil, Self.storage(of: lists[position]) == base { position += 1 }
         return start..<position
     }
 
-    private static func storage(of function: CountedFunction) -> UnsafeRawPointer? {
-        function.filenames.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    private static func storage(of list: [String]) -> UnsafeRawPointer? {
+        list.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 }
 
@@ -254,6 +263,9 @@ struct FileIDs {
     }
 
     func contains(_ id: UInt32) -> Bool { id < 64 ? low & (1 << UInt64(id)) != 0 : high.contains(id) }
+
+    /// The record does not name the file at all.
+    var isEmpty: Bool { low == 0 && high.isEmpty }
 }
 
 /// Strings compared as their UTF-8 bytes, like llvm's `StringRef` (Swift's `==` and `<` equate

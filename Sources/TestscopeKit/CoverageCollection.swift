@@ -95,48 +95,34 @@ struct CoverageCollection {
             do {
                 mapping = try result.get()
             } catch {
-                throw Self.translated(error, binary: binary)
+                throw CoverageError.translated(error, binary: binary.path)
             }
             try checkBuildID(mapping.buildID, binary: binary, profiles: merged)
             mapped.append(mapping)
         }
         PhaseTimer.mark("read mapping")
-        let records: NativeFunctionRecords
+        // Only the records' headers and file lists now: they are evaluated a batch of files at a
+        // time while the model is built (`NativeRecordSource`).
+        let records: EncodedFunctionRecords
         do {
-            records = try NativeFunctionRecords.build(mapped, counters: merged.counters)
+            records = try EncodedFunctionRecords.read(mapped, counters: merged.counters)
         } catch let failure as NativeFunctionRecords.DecodingFailure {
-            throw Self.translated(failure.error, binary: binaries[failure.binaryIndex])
+            throw CoverageError.translated(failure.error, binary: binaries[failure.binaryIndex].path)
         }
         mapped = []
-        PhaseTimer.mark("function records")
+        PhaseTimer.mark("record headers")
         let diagnostics = records.diagnostics
         // Swift writes function hash 0 and old profiles carry no binary ID: a profile of another
         // program then matches nothing, and llvm-cov would report every line as never run.
-        if diagnostics.profiled == 0, !records.functions.isEmpty, !merged.counters.isEmpty {
+        if diagnostics.profiled == 0, records.namedCount > 0, !merged.counters.isEmpty {
             let error = CoverageError.unrelatedProfile(binaries: binaries.map(\.path), profiles: merged.files.filter { $0.error == nil }.map(\.path))
             guard settings.allowMismatchedProfile else { throw error }
             terminal.emit(.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)"))
         }
         // llvm-cov fails a whole load on a record without a name; let it say so.
         if diagnostics.unnamed > 0 { throw ProfileDataError.unsupported("\(diagnostics.unnamed) function record(s) without a name") }
-        if !diagnostics.evaluationErrors.isEmpty {
-            terminal.emit(.warning("\(diagnostics.evaluationErrors.count) function(s) left out: their mapping refers to counters "
-                + "the profile does not have (a profile from another build?): "
-                + diagnostics.evaluationErrors.prefix(3).joined(separator: ", ")))
-        }
         return NativeRecordSource(name: profiles.map(\.lastPathComponent).joined(separator: ", "),
-                                  inputs: profiles.map(\.path) + binaries.map(\.path), functions: records.functions)
-    }
-
-    /// A mapping reader's error in the coverage model's terms (unsupported stays: it means fall back).
-    private static func translated(_ error: any Error, binary: URL) -> any Error {
-        guard let error = error as? ProfileDataError else { return error }
-        switch error {
-        case .unsupported: return error
-        case .noCoverageMapping(let detail): return CoverageError.binaryWithoutCoverage(path: binary.path, detail: detail)
-        case .truncated(let detail), .corrupt(let detail), .io(let detail):
-            return CoverageError.unreadable(path: binary.path, reason: detail)
-        }
+                                  inputs: profiles.map(\.path) + binaries.map(\.path), encoded: records, binaries: binaries.map(\.path))
     }
 
     /// A profile written by another build of the binary gives silently wrong counts in llvm-cov

@@ -14,6 +14,29 @@ public enum MappingDecoder {
         }
     }
 
+    /// Only the file-id map at the start of the mapping in `reader`'s window, into `indices`
+    /// (emptied first): which filenames a record names, without decoding its regions.
+    public static func fileIndices(_ reader: ByteReader, filenameCount: Int, into indices: inout [Int]) throws {
+        var reader = reader
+        try fileIndices(&reader, filenameCount: filenameCount, into: &indices)
+    }
+
+    private static func fileIndices(_ reader: inout ByteReader, filenameCount: Int, into indices: inout [Int]) throws {
+        indices.removeAll(keepingCapacity: true)
+        let fileCount = try size(&reader, "number of file ids")
+        // The evaluated regions keep file ids in 16 bits; a function spanning more files is left to llvm-cov.
+        guard fileCount <= Int(UInt16.max) + 1 else {
+            throw ProfileDataError.unsupported("a function mapping over \(fileCount) files")
+        }
+        for _ in 0..<fileCount {
+            let index = try reader.uleb128("filename index")
+            guard index < UInt64(filenameCount) else {
+                throw ProfileDataError.corrupt("coverage mapping: filename index \(index) of \(filenameCount)")
+            }
+            indices.append(Int(index))
+        }
+    }
+
     /// Decodes `mapping`; `filenameCount` bounds the file-id map (`readIntMax`).
     public static func decode(_ mapping: [UInt8], filenameCount: Int) throws -> Decoded {
         try decode(ByteReader(mapping, context: "coverage mapping"), filenameCount: filenameCount)
@@ -33,18 +56,8 @@ public enum MappingDecoder {
         decoded.fileIndices.removeAll(keepingCapacity: true)
         decoded.expressions.removeAll(keepingCapacity: true)
         decoded.regions.removeAll(keepingCapacity: true)
-        let fileCount = try size(&reader, "number of file ids")
-        // The evaluated regions keep file ids in 16 bits; a function spanning more files is left to llvm-cov.
-        guard fileCount <= Int(UInt16.max) + 1 else {
-            throw ProfileDataError.unsupported("a function mapping over \(fileCount) files")
-        }
-        for _ in 0..<fileCount {
-            let index = try reader.uleb128("filename index")
-            guard index < UInt64(filenameCount) else {
-                throw ProfileDataError.corrupt("coverage mapping: filename index \(index) of \(filenameCount)")
-            }
-            decoded.fileIndices.append(Int(index))
-        }
+        try fileIndices(&reader, filenameCount: filenameCount, into: &decoded.fileIndices)
+        let fileCount = decoded.fileIndices.count
         let expressionCount = try size(&reader, "number of expressions")
         var state = State(expressionCount: expressionCount)
         for _ in 0..<expressionCount {

@@ -93,6 +93,12 @@ public struct NameTable: Sendable {
 
     public var count: Int { spans.count }
 
+    /// Whether a non-empty name has MD5 `nameRef`.
+    public func hasName(_ nameRef: UInt64) -> Bool {
+        guard let i = index[nameRef] else { return false }
+        return spans[Int(i)].count > 0
+    }
+
     /// The name whose MD5 is `nameRef`, or nil.
     public subscript(nameRef: UInt64) -> String? {
         guard let i = index[nameRef] else { return nil }

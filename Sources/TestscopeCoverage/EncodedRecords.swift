@@ -1,0 +1,238 @@
+import TestscopeExecution
+import TestscopeProfileData
+
+/// The native engine's function records still encoded (the binaries' covfun bytes and the summed
+/// counters), with what llvm-cov's record loading knows before it evaluates anything: each
+/// record's filenames, whether it has a name, and the profile's answer for it. The records are
+/// evaluated a batch of files at a time while the model is built (`NativeRecordSource`), so the
+/// evaluated regions of every function never exist at once: evaluating them all first was the
+/// peak of every report (+41 MB at 1,500 files, 40 % of the peak).
+public struct EncodedFunctionRecords: Sendable {
+    let binaries: [CoverageMappingRecords]
+    let counters: ProfileCounters
+    /// Where each binary's records start among all records (binary order, then covfun order).
+    private let starts: [Int]
+    /// Each record's filenames (the records of one file share one array); empty for a record llvm
+    /// drops before evaluating it (no name, or a hash mismatch), so that it names no file.
+    let filenames: [[String]]
+    /// What is known without evaluating: records without a name, hash mismatches, and records the
+    /// profile has counters for (`profiled`; evaluation may still drop some of them).
+    public let diagnostics: NativeRecordDiagnostics
+    /// Records that have a name.
+    public let namedCount: Int
+
+    /// Every binary's record headers and file-id maps read (on every core). A record that cannot be
+    /// read throws `NativeFunctionRecords.DecodingFailure` (the first in binary, then covfun order).
+    public static func read(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> EncodedFunctionRecords {
+        let starts = binaries.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+        var filenames: [[String]] = []
+        filenames.reserveCapacity(starts.last!)
+        var diagnostics = NativeRecordDiagnostics()
+        var named = 0
+        for binary in binaries {
+            let ranges = Parallel.chunks(binary.count)
+            let parts = Parallel.map(ranges.count) { c -> Result<Part, NativeFunctionRecords.DecodingFailure> in
+                var part = Part()
+                var cache = FilenameListCache()
+                var indices: [Int] = []
+                do {
+                    for i in ranges[c] {
+                        let header = binary.header(at: i)
+                        guard header.isNamed else {
+                            part.diagnostics.unnamed += 1
+                            part.filenames.append([])
+                            continue
+                        }
+                        part.named += 1
+                        switch counters.counters(nameRef: header.nameRef, funcHash: header.funcHash) {
+                        case .hashMismatch:
+                            part.diagnostics.hashMismatches.append(binary.pgoName(at: i) ?? "")
+                            part.filenames.append([])
+                            continue
+                        case .found: part.diagnostics.profiled += 1
+                        case .unknown: break
+                        }
+                        part.filenames.append(try binary.filenames(at: i, cache: &cache, indices: &indices))
+                    }
+                } catch {
+                    return .failure(NativeFunctionRecords.DecodingFailure(binaryIndex: binary.binaryIndex, error: error))
+                }
+                return .success(part)
+            }
+            for result in parts {
+                let part = try result.get()
+                filenames += part.filenames
+                diagnostics.unnamed += part.diagnostics.unnamed
+                diagnostics.hashMismatches += part.diagnostics.hashMismatches
+                diagnostics.profiled += part.diagnostics.profiled
+                named += part.named
+            }
+        }
+        return EncodedFunctionRecords(binaries: binaries, counters: counters, starts: starts, filenames: filenames,
+                                      diagnostics: diagnostics, namedCount: named)
+    }
+
+    /// One chunk's share of `read`.
+    private struct Part {
+        var filenames: [[String]] = []
+        var diagnostics = NativeRecordDiagnostics()
+        var named = 0
+    }
+
+    /// All records, named or not.
+    public var count: Int { filenames.count }
+
+    /// The binary (its index in `binaries`) and the record within it at `position`.
+    func locate(_ position: Int) -> (binary: Int, index: Int) {
+        var b = 0
+        while starts[b + 1] <= position { b += 1 }
+        return (b, position - starts[b])
+    }
+}
+
+extension NativeFunctionRecords {
+    /// The records of `encoded` at `positions` (ascending), evaluated as `build` evaluates them,
+    /// duplicates dropped among them: `build` restricted to these records, when every duplicate
+    /// of a record is among them too (duplicates name the same files).
+    static func build(_ encoded: EncodedFunctionRecords, positions: [Int]) throws -> NativeFunctionRecords {
+        try evaluated(parts: [positions.count]) { _, range, chunk in
+            var evaluator = CounterEvaluator()
+            var filenames = FilenameListCache()
+            var scratch = MappingDecoder.Decoded()
+            var binaryIndex = 0
+            var part = -1
+            var binary: CoverageMappingRecords?
+            do {
+                for k in range {
+                    let (at, i) = encoded.locate(positions[k])
+                    // The binary's struct copied once per run of its records, not once per record.
+                    if at != part {
+                        part = at
+                        binary = encoded.binaries[at]
+                        binaryIndex = binary!.binaryIndex
+                    }
+                    let header = try binary!.decode(at: i, cache: &filenames, scratch: &scratch)
+                    chunk.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
+                               filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
+                               binaryIndex: binaryIndex, position: positions[k], counters: encoded.counters, evaluator: &evaluator)
+                }
+                return nil
+            } catch {
+                return DecodingFailure(binaryIndex: binaryIndex, error: error)
+            }
+        }.get()
+    }
+}
+
+/// How `NativeRecordSource` reads encoded records by file: the included files in export order, a
+/// batch at a time; each record evaluated once, with the batch of the first included file it
+/// names (its duplicates name the same files, so they are evaluated with it and dropped as llvm
+/// drops them), and let go after the last batch that reads it. Records that name no included file
+/// are evaluated afterwards, a chunk at a time, for their diagnostics only.
+struct EncodedRecordStream {
+    let encoded: EncodedFunctionRecords
+    /// Files whose segments are built at once.
+    let batchSize: Int
+
+    /// Each included file that a kept record names, with its segments and (`withRecords`) the records
+    /// of the functions defined in it, through `perFile` on the worker that built it, to `onFile` in
+    /// order. Returns what evaluation dropped (evaluation errors, dummies, duplicates).
+    func files<T>(includeFile: (String) -> Bool, withRecords: Bool, perFile: (ExportFile, FileRecords) -> T,
+                  onFile: (T) throws -> Void) throws -> NativeRecordDiagnostics {
+        let index = FilenameIndex(lists: encoded.filenames)
+        let included = NativeFileCoverage.uniqueSourceFiles(lists: encoded.filenames).filter(includeFile)
+        let batchCount = (included.count + batchSize - 1) / batchSize
+        var firstBatch = [Int32](repeating: -1, count: encoded.count)
+        var lastBatch = [Int32](repeating: -1, count: encoded.count)
+        var homed = [[Int]](repeating: [], count: batchCount)
+        for (position, filename) in included.enumerated() {
+            let batch = Int32(position / batchSize)
+            for r in index.records(for: filename) {
+                if firstBatch[r] < 0 {
+                    firstBatch[r] = batch
+                    homed[Int(batch)].append(r)
+                }
+                lastBatch[r] = batch
+            }
+        }
+        var diagnostics = NativeRecordDiagnostics()
+        // The evaluated records still to be read, in slots reused once let go (a dictionary by
+        // position cost 9 % more instructions in a text report: hashing, and a copy per lookup).
+        var slots: [CountedFunction] = []
+        var slotOf = [Int32](repeating: -1, count: encoded.count)
+        var free: [Int32] = []
+        for batchNumber in 0..<batchCount {
+            var result = try NativeFunctionRecords.build(encoded, positions: homed[batchNumber].sorted())
+            homed[batchNumber] = []
+            Self.add(result.diagnostics, to: &diagnostics)
+            var evaluated = result.functions
+            result.functions = []  // `evaluated` the only owner: moved out below, not copied
+            while let function = evaluated.popLast() {
+                let position = function.position
+                if let slot = free.popLast() {
+                    slots[Int(slot)] = function
+                    slotOf[position] = slot
+                } else {
+                    slotOf[position] = Int32(slots.count)
+                    slots.append(function)
+                }
+            }
+            let batch = included[batchNumber * batchSize..<min((batchNumber + 1) * batchSize, included.count)]
+            let built = slots.withUnsafeBufferPointer { all in
+                Parallel.map(batch.count) { i -> T? in
+                    let filename = batch[batch.startIndex + i]
+                    var builder = SegmentBuilder()
+                    var fileRecords = FileRecords()
+                    var named = false
+                    for r in index.records(for: filename) where slotOf[r] >= 0 {
+                        let slot = Int(slotOf[r])
+                        let ids = FileIDs(of: all[slot].filenames, equalTo: filename)
+                        guard !ids.isEmpty else { continue }
+                        named = true
+                        let filenameCount = all[slot].filenames.count
+                        all[slot].regions.withUnsafeBufferPointer { regions in
+                            for region in regions where ids.contains(region.fileID) { builder.add(region) }
+                            if withRecords, let main = CountedFunction.mainFileID(filenameCount: filenameCount, regions: regions),
+                               ids.contains(UInt32(main)),
+                               var record = FunctionRecord(name: all[slot].name, executionCount: all[slot].executionCount,
+                                                           regions: regions, mainID: main, pool: fileRecords.pool) {
+                                record.order = Int64(r)
+                                fileRecords.records.append(record)
+                            }
+                        }
+                    }
+                    // llvm lists the files its kept records name: one named only by dropped records is not a file.
+                    guard named else { return nil }
+                    return perFile(ExportFile(filename: filename, segments: builder.build()), fileRecords)
+                }
+            }
+            for filename in batch {
+                for r in index.records(for: filename) where lastBatch[r] == Int32(batchNumber) && slotOf[r] >= 0 {
+                    slots[Int(slotOf[r])] = Self.empty
+                    free.append(slotOf[r])
+                    slotOf[r] = -1
+                }
+            }
+            for file in built { if let file { try onFile(file) } }
+        }
+        // The rest (test files, typically): evaluated for what they would report, then dropped.
+        let rest = (0..<encoded.count).filter { firstBatch[$0] < 0 && !encoded.filenames[$0].isEmpty }
+        var start = 0
+        while start < rest.count {
+            let end = min(start + 4_096, rest.count)
+            Self.add(try NativeFunctionRecords.build(encoded, positions: Array(rest[start..<end])).diagnostics, to: &diagnostics)
+            start = end
+        }
+        return diagnostics
+    }
+
+    /// A let-go slot.
+    private static let empty = CountedFunction(name: "", filenames: [], regions: [], executionCount: 0)
+
+    /// What evaluation found; the name and profile checks were counted by `EncodedFunctionRecords.read`.
+    private static func add(_ found: NativeRecordDiagnostics, to diagnostics: inout NativeRecordDiagnostics) {
+        diagnostics.evaluationErrors += found.evaluationErrors
+        diagnostics.zeroRegionDummies += found.zeroRegionDummies
+        diagnostics.duplicates += found.duplicates
+    }
+}

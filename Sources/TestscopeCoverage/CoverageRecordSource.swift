@@ -181,18 +181,7 @@ public struct NativeRecordSource: CoverageRecordSource {
                 // and released its four arrays and name.
                 functions.withUnsafeBufferPointer { all in
                     for f in index.records(for: filename) {
-                        let ids = FileIDs(of: all[f].filenames, equalTo: filename)
-                        let filenameCount = all[f].filenames.count
-                        all[f].regions.withUnsafeBufferPointer { regions in
-                            for region in regions where ids.contains(region.fileID) { builder.add(region) }
-                            if withRecords, let main = CountedFunction.mainFileID(filenameCount: filenameCount, regions: regions),
-                               ids.contains(UInt32(main)),
-                               var record = FunctionRecord(name: all[f].name, executionCount: all[f].executionCount,
-                                                           regions: regions, mainID: main, pool: records.pool) {
-                                record.order = Int64(f)
-                                records.records.append(record)
-                            }
-                        }
+                        all[f].add(to: &builder, records: &records, withRecords: withRecords, of: filename, order: Int64(f))
                     }
                 }
                 return perFile(ExportFile(filename: filename, segments: builder.build()), records)
@@ -212,5 +201,24 @@ public struct NativeRecordSource: CoverageRecordSource {
             functions[f].regions = []
             functions[f].branches = []
         }
+    }
+}
+
+extension CountedFunction {
+    /// Adds the record's regions in `filename` to `builder` and, `withRecords`, its function record to
+    /// `records` when `filename` is its main file. False when the record does not name the file.
+    @discardableResult
+    func add(to builder: inout SegmentBuilder, records: inout FileRecords, withRecords: Bool, of filename: String, order: Int64) -> Bool {
+        let ids = FileIDs(of: filenames, equalTo: filename)
+        guard !ids.isEmpty else { return false }
+        regions.withUnsafeBufferPointer { regions in
+            for region in regions where ids.contains(region.fileID) { builder.add(region) }
+            if withRecords, let main = Self.mainFileID(filenameCount: filenames.count, regions: regions), ids.contains(UInt32(main)),
+               var record = FunctionRecord(name: name, executionCount: executionCount, regions: regions, mainID: main, pool: records.pool) {
+                record.order = order
+                records.records.append(record)
+            }
+        }
+        return true
     }
 }

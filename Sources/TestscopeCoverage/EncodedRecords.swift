@@ -184,22 +184,9 @@ struct EncodedRecordStream {
                     var builder = SegmentBuilder()
                     var fileRecords = FileRecords()
                     var named = false
-                    for r in index.records(for: filename) where slotOf[r] >= 0 {
-                        let slot = Int(slotOf[r])
-                        let ids = FileIDs(of: all[slot].filenames, equalTo: filename)
-                        guard !ids.isEmpty else { continue }
+                    for r in index.records(for: filename) where slotOf[r] >= 0
+                        && all[Int(slotOf[r])].add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename, order: Int64(r)) {
                         named = true
-                        let filenameCount = all[slot].filenames.count
-                        all[slot].regions.withUnsafeBufferPointer { regions in
-                            for region in regions where ids.contains(region.fileID) { builder.add(region) }
-                            if withRecords, let main = CountedFunction.mainFileID(filenameCount: filenameCount, regions: regions),
-                               ids.contains(UInt32(main)),
-                               var record = FunctionRecord(name: all[slot].name, executionCount: all[slot].executionCount,
-                                                           regions: regions, mainID: main, pool: fileRecords.pool) {
-                                record.order = Int64(r)
-                                fileRecords.records.append(record)
-                            }
-                        }
                     }
                     // llvm lists the files its kept records name: one named only by dropped records is not a file.
                     guard named else { return nil }

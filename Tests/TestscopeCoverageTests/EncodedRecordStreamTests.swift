@@ -76,6 +76,16 @@ final class EncodedRecordStreamTests: XCTestCase {
         XCTAssertEqual(streamed.files.first?.functions.first?.count, 3, "the second binary's f is a duplicate, not added")
         XCTAssertTrue(streamed.warnings.contains { $0.message.contains("2 function(s) left out") }, "\(streamed.warnings)")
 
+        // Read the export-shaped way (every record evaluated first): the same files and functions.
+        var readFiles: [ExportFile] = [], readFunctions: [ExportFunction] = []
+        try NativeRecordSource(name: "p", encoded: try EncodedFunctionRecords.read(records, counters: counters), binaries: ["b0", "b1"])
+            .read(includeFile: { _ in true }, onFile: { readFiles.append($0) }, onFunction: { readFunctions.append($0) })
+        let oracleFiles = NativeFileCoverage.files(eager.functions)
+        XCTAssertEqual(readFiles.map(\.filename), oracleFiles.map(\.filename))
+        XCTAssertEqual(readFiles.map { $0.segments ?? [] }, oracleFiles.map { $0.segments ?? [] })
+        XCTAssertEqual(readFunctions.map(\.name), eager.exportFunctions.map(\.name))
+        XCTAssertEqual(readFunctions.map(\.regions), eager.exportFunctions.map(\.regions))
+
         // Batches of one and two files: g (A and C) is evaluated once, with A, and still read with C.
         for batchSize in [1, 2, 32] {
             var files: [String: (segments: [ExportSegment], records: [String])] = [:]

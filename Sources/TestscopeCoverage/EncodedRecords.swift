@@ -21,6 +21,9 @@ public struct EncodedFunctionRecords: Sendable {
     /// Records that have a name.
     public let namedCount: Int
 
+    /// Records llvm would evaluate: named, and not a hash mismatch.
+    public var loadableCount: Int { namedCount - diagnostics.hashMismatches.count }
+
     /// Every binary's record headers and file-id maps read (on every core). A record that cannot be
     /// read throws `NativeFunctionRecords.DecodingFailure` (the first in binary, then covfun order).
     public static func read(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> EncodedFunctionRecords {

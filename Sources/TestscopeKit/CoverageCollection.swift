@@ -114,7 +114,7 @@ struct CoverageCollection {
         let diagnostics = records.diagnostics
         // Swift writes function hash 0 and old profiles carry no binary ID: a profile of another
         // program then matches nothing, and llvm-cov would report every line as never run.
-        if diagnostics.profiled == 0, records.namedCount > 0, !merged.counters.isEmpty {
+        if diagnostics.profiled == 0, records.loadableCount > 0, !merged.counters.isEmpty {
             let error = CoverageError.unrelatedProfile(binaries: binaries.map(\.path), profiles: merged.files.filter { $0.error == nil }.map(\.path))
             guard settings.allowMismatchedProfile else { throw error }
             terminal.emit(.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)"))

@@ -62,6 +62,7 @@ final class EncodedRecordStreamTests: XCTestCase {
         XCTAssertEqual(encoded.diagnostics.hashMismatches, ["m"])
         XCTAssertEqual(encoded.diagnostics.profiled, 6, "every named record but the mismatch has counters")
         XCTAssertEqual(encoded.namedCount, 7)
+        XCTAssertEqual(encoded.loadableCount, 6, "the hash mismatch is not evaluated")
 
         let root = URL(fileURLWithPath: "/p")
         var options = CoverageBuildOptions(packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),

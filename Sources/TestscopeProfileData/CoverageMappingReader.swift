@@ -102,7 +102,8 @@ public struct CoverageMappingRecords: Sendable {
                     shift += 7
                 }
                 if count < 0 {
-                    guard value <= end - offset else { return false }
+                    // More file ids than bytes, or than the decoder takes (it says why): the decoder's path.
+                    guard value <= end - offset, value <= Int(UInt16.max) + 1 else { return false }
                     count = value
                 } else {
                     guard value < record.filenames.count else { return false }

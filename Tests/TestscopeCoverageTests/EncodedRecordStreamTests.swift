@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import TestscopeExecution
 import TestscopeProfileData
+import TestscopeTestSupport
 @testable import TestscopeCoverage
 
 /// Records kept encoded and evaluated a batch of files at a time (`EncodedRecordStream`) against the
@@ -28,6 +29,9 @@ final class EncodedRecordStreamTests: XCTestCase {
         return bytes
     }
 
+    /// The sections `binaries` made last: covmap, each binary's covfun, names.
+    var sections: (covmap: [UInt8], covfun: [[UInt8]], names: [UInt8]) = ([], [], [])
+
     /// `corrupt`: the second binary's `k` says it has 5 regions and holds 1 (its file ids still read).
     func binaries(corrupt: Bool = false) throws -> (records: [CoverageMappingRecords], counters: ProfileCounters) {
         var list: [UInt8] = []
@@ -48,6 +52,7 @@ final class EncodedRecordStreamTests: XCTestCase {
         let records = try [first, second].enumerated().map { index, covfun in
             try CoverageMappingReader.records(covmap: covmap, covfun: covfun, names: names, binaryIndex: index)
         }
+        sections = (covmap, [first, second], names)
         let counters = ProfileCounters(functions: [
             MD5.nameRef(of: "f"): [0: [3]], MD5.nameRef(of: "g"): [0: [1]], MD5.nameRef(of: "h"): [0: [5]],
             MD5.nameRef(of: "m"): [9: [1]], MD5.nameRef(of: "t"): [0: [1]], MD5.nameRef(of: "k"): [0: [0]],
@@ -111,5 +116,33 @@ final class EncodedRecordStreamTests: XCTestCase {
             guard case CoverageError.unreadable(let path, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(path, "/bin/second")
         }
+    }
+
+    /// Seeded mutations of the first binary's covfun (the file-id maps read in place, the records
+    /// decoded a batch at a time): every outcome is a model or a typed error, never a trap.
+    func testMutatedRecordsAreAReportOrOneTypedError() throws {
+        let (_, counters) = try binaries()
+        let (covmap, covfun, names) = sections
+        let root = URL(fileURLWithPath: "/p")
+        var options = CoverageBuildOptions(packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+                                           createdAt: Date(timeIntervalSince1970: 0))
+        options.needsFunctionNames = false
+        let builder = CoverageBuilder(options: options)
+        var models = 0
+        let run = Mutator.run([("covfun", covfun[0])], iterations: Mutator.iterations(default: 2_000)) { _, mutated in
+            do {
+                let records = try CoverageMappingReader.records(covmap: covmap, covfun: mutated, names: names)
+                let encoded = try EncodedFunctionRecords.read([records], counters: counters)
+                _ = try builder.build(sources: [NativeRecordSource(name: "p", encoded: encoded, binaries: ["/bin/b"])])
+                models += 1
+                return true
+            } catch is ProfileDataError, is CoverageError, is NativeFunctionRecords.DecodingFailure {
+                return true
+            } catch {
+                return false
+            }
+        }
+        XCTAssertEqual(run.inputs, Mutator.iterations(default: 2_000))
+        XCTAssertGreaterThan(models, 0, "some mutations still make a report")
     }
 }

@@ -89,8 +89,15 @@ public struct CoverageBuilder {
     }
 
     /// The model of the records of `sources` (exports, or the native engine's records).
-    public func build(sources: [any CoverageRecordSource]) throws -> CoverageReport {
+    ///
+    /// `onFiles` receives the files in the report's order (by relative path), each with its lines
+    /// and functions, and may drop them or keep less of them (`FileCoverage.summaryOnly()`): the
+    /// model keeps what it leaves. The native engine's one source hands them a batch of files at a
+    /// time as the records are evaluated, so that a report can be written file by file (streaming);
+    /// exports and several sources, whose files are complete only at the end, hand them all at once.
+    public func build(sources: [any CoverageRecordSource], onFiles: ((inout [FileCoverage]) throws -> Void)? = nil) throws -> CoverageReport {
         guard !sources.isEmpty else { throw CoverageError.noInput }
+        if sources.count == 1, let native = sources[0] as? NativeRecordSource { return try build(native: native, onFiles: onFiles) }
         // With one source, each file's lines are computed as soon as it is read and its segments
         // dropped; several sources keep segments until all are read, to merge them.
         let single = sources.count == 1
@@ -132,22 +139,10 @@ public struct CoverageBuilder {
         var sourceWarnings: [Diagnostic] = []
         for (sourceIndex, source) in sources.enumerated() {
             if let native = source as? NativeRecordSource {
-                let dropped: NativeRecordDiagnostics
-                // The native engine hands each file with its functions' records; one source: the
-                // file's lines are computed on the worker that built its segments.
-                if single {
-                    dropped = try native.readByFile(includeFile: includeFile, perFile: { file, records in
-                        let path = PathEquivalence.apply(equivalences, to: file.filename)
-                        return (path, Self.lines(path, file.segments ?? []), records)
-                    }, onFile: { path, lines, records in
-                        linesByFile[path] = lines
-                        addRecords(records, path: path, source: sourceIndex)
-                    })
-                } else {
-                    dropped = try native.readByFile(includeFile: includeFile, perFile: { ($0, $1) }, onFile: { file, records in
-                        addRecords(records, path: try addFile(file, source: native), source: sourceIndex)
-                    })
-                }
+                // The native engine hands each file with its functions' records (one source: `build(native:)`).
+                let dropped = try native.readByFile(includeFile: includeFile, perFile: { ($0, $1) }, onBatch: { batch in
+                    for (file, records) in batch { addRecords(records, path: try addFile(file, source: native), source: sourceIndex) }
+                })
                 sourceWarnings += dropped.warnings
                 continue
             }
@@ -206,20 +201,97 @@ public struct CoverageBuilder {
             warnings += fileWarnings
         }
         demangling?.wait()
-        if let map = names.withLock({ $0 }) {
-            func rename(_ f: inout FunctionCoverage) {
-                f.name = map.displayName(at: f.nameIndex, mangled: f.mangledName)
-                f.nameIndex = -1
-                for i in f.closures.indices { rename(&f.closures[i]) }
-            }
-            for i in files.indices { for k in files[i].functions.indices { rename(&files[i].functions[k]) } }
-        }
+        if let map = names.withLock({ $0 }) { Self.rename(&files, map) }
         PhaseTimer.mark("build model")
-        let metadata = ReportMetadata(
-            packageRoot: options.packageRoot.path, inputs: sources.flatMap(\.inputs),
-            toolchain: options.toolchainDescription,
-            createdAt: UTCTimestamp.iso8601(options.createdAt))
-        return CoverageReport(files: files, metadata: metadata, warnings: warnings)
+        if let onFiles {
+            files.sort { $0.relativePath < $1.relativePath }
+            try onFiles(&files)
+        }
+        return CoverageReport(files: files, metadata: metadata(sources: sources), warnings: warnings)
+    }
+
+    /// Where the numbers come from: what every page and file of the report names.
+    public func metadata(sources: [any CoverageRecordSource]) -> ReportMetadata {
+        ReportMetadata(packageRoot: options.packageRoot.path, inputs: sources.flatMap(\.inputs),
+                       toolchain: options.toolchainDescription, createdAt: UTCTimestamp.iso8601(options.createdAt))
+    }
+
+    /// The native engine's one source, streamed: the included files in the report's order, a batch
+    /// at a time; each file's lines computed on the worker that built its segments, then the files
+    /// built (functions, summary) on every core, their display names filled in, handed to `onFiles`,
+    /// and only what it leaves kept. Every name the files may show is demangled from the start (a
+    /// display name depends on the modules of all the names); the first batch waits for them. Two
+    /// filenames that `--path-equivalence` makes one path are one file, as on the other paths (the
+    /// last one's lines, both's records): the last file of a batch waits for the next batch.
+    private func build(native: NativeRecordSource, onFiles: ((inout [FileCoverage]) throws -> Void)?) throws -> CoverageReport {
+        let equivalences = options.pathEquivalences
+        let filter = CachedSourceFilter(options.filter)
+        let session = options.needsFunctionNames ? options.demangler.session() : nil
+        let relativePath = { (path: String) in options.filter.relativePath(path) ?? path }
+        typealias Read = (path: String, lines: LineTable, source: SourceFacts?, records: FileRecords)
+        var names: DemangledNames?
+        var files: [FileCoverage] = []
+        var warnings: [Diagnostic] = []
+        var held: Read?
+        func build(_ reads: [Read]) throws {
+            guard !reads.isEmpty else { return }
+            let built = Parallel.map(reads.count) { i -> (FileCoverage, [Diagnostic]) in
+                var records = reads[i].records
+                records.mergeSameSymbols()
+                var fileWarnings: [Diagnostic] = []
+                let file = buildFile(path: reads[i].path, lines: reads[i].lines, source: reads[i].source, records: records.records,
+                                     pool: records.pool, warnings: &fileWarnings)
+                return (file, fileWarnings)
+            }
+            var batch = built.map(\.0)
+            for (_, fileWarnings) in built { warnings += fileWarnings }
+            if let session {
+                if names == nil { names = session.finish() }
+                Self.rename(&batch, names!)
+            }
+            if let onFiles { try onFiles(&batch) }
+            files += batch
+        }
+        let dropped = try native.readByFile(
+            includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
+            arrange: { included in
+                included.enumerated().map { (relativePath(PathEquivalence.apply(equivalences, to: $1)), $0, $1) }
+                    .sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+            },
+            names: session,
+            perFile: { file, records -> Read in
+                let path = PathEquivalence.apply(equivalences, to: file.filename)
+                let (lines, source) = Self.lines(path, file.segments ?? [])
+                return (path, lines, source, records)
+            },
+            onBatch: { batch in
+                var reads: [Read] = []
+                for read in (held.map { [$0] } ?? []) + batch {
+                    if let last = reads.last, last.path == read.path {
+                        reads[reads.count - 1].records.append(read.records)
+                        (reads[reads.count - 1].lines, reads[reads.count - 1].source) = (read.lines, read.source)
+                    } else {
+                        reads.append(read)
+                    }
+                }
+                held = reads.popLast()
+                try build(reads)
+            })
+        try build(held.map { [$0] } ?? [])
+        // No batch: the session is still ended (its processes, when it has them).
+        if let session, names == nil { _ = session.finish() }
+        PhaseTimer.mark("build model")
+        return CoverageReport(files: files, metadata: metadata(sources: [native]), warnings: dropped.warnings + warnings)
+    }
+
+    /// Fills in the display names of the files' functions and closures.
+    private static func rename(_ files: inout [FileCoverage], _ map: DemangledNames) {
+        func rename(_ f: inout FunctionCoverage) {
+            f.name = map.displayName(at: f.nameIndex, mangled: f.mangledName)
+            f.nameIndex = -1
+            for i in f.closures.indices { rename(&f.closures[i]) }
+        }
+        for i in files.indices { for k in files[i].functions.indices { rename(&files[i].functions[k]) } }
     }
 
     /// Files whose lines are computed at once (their segments held meanwhile).

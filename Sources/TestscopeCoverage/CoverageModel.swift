@@ -137,11 +137,36 @@ public struct FileCoverage: Equatable, Sendable {
     /// Where each region counted in `summary.regions` starts, by line (what diff region coverage needs).
     public var regionStarts: [RegionStart] = []
 
+    /// What a file keeps once its rows are written (`summaryOnly()`).
+    var kept: KeptRanges? = nil
+
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
-    public var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
+    public var missingRanges: [ClosedRange<UInt32>] { kept?.missing ?? ranges { $0 == 0 } }
 
     /// Ranges of lines whose count is unknown (a counter race), merged the same way.
-    public var unreliableRanges: [ClosedRange<UInt32>] { ranges { $0 == LineCoverage.unreliableCount } }
+    public var unreliableRanges: [ClosedRange<UInt32>] { kept?.unreliable ?? ranges { $0 == LineCoverage.unreliableCount } }
+
+    /// True once `summaryOnly()` let go of the lines, functions and region starts.
+    public var isSummaryOnly: Bool { kept != nil }
+
+    /// The file as the roll-ups, the text table, the final screen, the gate and the history read it
+    /// once its pages and rows are written (streaming): its summary, its missing and unreliable
+    /// ranges and its excluded lines; no lines, functions or region starts. At 1,500 files those were
+    /// the model's 50 MB, held until every format was written.
+    public func summaryOnly() -> FileCoverage {
+        guard kept == nil else { return self }
+        var file = self
+        file.kept = KeptRanges(missing: missingRanges, unreliable: unreliableRanges)
+        file.lines = LineTable()
+        file.functions = []
+        file.regionStarts = []
+        return file
+    }
+
+    struct KeptRanges: Equatable, Sendable {
+        var missing: [ClosedRange<UInt32>]
+        var unreliable: [ClosedRange<UInt32>]
+    }
 
     /// Line numbers and counts read by position (iterating built each line's `LineCoverage`, spans
     /// and all: 1.9 % of a text report's instructions, which asks every file for its unreliable ranges).

@@ -109,7 +109,8 @@ public struct NativeRecordSource: CoverageRecordSource {
             guard let main = function.mainFileID, includeFile(function.filenames[main]) else { continue }
             try onFunction(function.exportFunction)
         }
-        try Self.files(of: consume functions, includeFile: includeFile, withRecords: false, perFile: { file, _ in file }, onFile: onFile)
+        try Self.files(of: consume functions, includeFile: includeFile, withRecords: false, perFile: { file, _ in file },
+                       onBatch: { for file in $0 { try onFile(file) } })
     }
 
     /// What `read` hands over, file by file, as the model takes it: each included file's segments
@@ -117,16 +118,20 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// the records in place: no export-shaped copy, no second pass over the functions), passed
     /// through `perFile` on the same worker (the model's own work on a file), handed to `onFile` in
     /// order. Returns what evaluating encoded records dropped (say it: llvm-cov does not).
-    func readByFile<T>(includeFile: (String) -> Bool, perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws
-        -> NativeRecordDiagnostics {
+    /// `arrange` orders the included files (the model's order, so that each batch can be written as
+    /// it is built); `names`, when given, gets every name the files' records may show before the
+    /// first batch (`EncodedRecordStream`), and each record its `nameIndex`.
+    func readByFile<T>(includeFile: (String) -> Bool, arrange: ([String]) -> [String] = { $0 }, names: DemangleSession? = nil,
+                       perFile: (ExportFile, FileRecords) -> T, onBatch: ([T]) throws -> Void) throws -> NativeRecordDiagnostics {
         switch take() {
         case .evaluated(let functions):
-            try Self.files(of: functions, includeFile: includeFile, withRecords: true, perFile: perFile, onFile: onFile)
+            try Self.files(of: functions, includeFile: includeFile, arrange: arrange, names: names, withRecords: true,
+                           perFile: perFile, onBatch: onBatch)
             return NativeRecordDiagnostics()
         case .encoded(let encoded):
             return try translatingErrors {
                 try EncodedRecordStream(encoded: encoded, batchSize: Self.batchSize)
-                    .files(includeFile: includeFile, withRecords: true, perFile: perFile, onFile: onFile)
+                    .files(includeFile: includeFile, arrange: arrange, names: names, withRecords: true, perFile: perFile, onBatch: onBatch)
             }
         }
     }
@@ -160,15 +165,18 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// held), handed over in order. A record's regions are let go after the last batch that reads
     /// them, so the records shrink while the model grows (the model's build was the peak of an
     /// 800-file HTML report, with every record's regions still held: 15 MB).
-    private static func files<T>(of records: consuming [CountedFunction], includeFile: (String) -> Bool, withRecords: Bool,
-                                 perFile: (ExportFile, FileRecords) -> T, onFile: (T) throws -> Void) throws {
+    private static func files<T>(of records: consuming [CountedFunction], includeFile: (String) -> Bool,
+                                 arrange: ([String]) -> [String] = { $0 }, names: DemangleSession? = nil, withRecords: Bool,
+                                 perFile: (ExportFile, FileRecords) -> T, onBatch: ([T]) throws -> Void) throws {
         var functions = records
         let index = FilenameIndex(functions)
-        let included = NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile)
+        let included = arrange(NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile))
         var lastBatch = [Int32](repeating: -1, count: functions.count)
         for (position, filename) in included.enumerated() {
             for f in index.records(for: filename) { lastBatch[f] = Int32(position / Self.batchSize) }
         }
+        // As `EncodedRecordStream`: the names of the records that name an included file, first.
+        let nameIndex = names.map { names in functions.indices.map { lastBatch[$0] >= 0 ? names.add(functions[$0].name) : -1 } } ?? []
         Self.release(&functions, where: { lastBatch[$0] < 0 }, among: functions.indices)
         var start = 0
         while start < included.count {
@@ -181,7 +189,8 @@ public struct NativeRecordSource: CoverageRecordSource {
                 // and released its four arrays and name.
                 functions.withUnsafeBufferPointer { all in
                     for f in index.records(for: filename) {
-                        all[f].add(to: &builder, records: &records, withRecords: withRecords, of: filename, order: Int64(f))
+                        all[f].add(to: &builder, records: &records, withRecords: withRecords, of: filename, order: Int64(f),
+                                   nameIndex: nameIndex.isEmpty ? -1 : nameIndex[f])
                     }
                 }
                 return perFile(ExportFile(filename: filename, segments: builder.build()), records)
@@ -190,7 +199,7 @@ public struct NativeRecordSource: CoverageRecordSource {
             for filename in batch {
                 Self.release(&functions, where: { lastBatch[$0] == batchNumber }, among: index.records(for: filename))
             }
-            for file in built { try onFile(file) }
+            try onBatch(built)
             start += batch.count
         }
     }
@@ -208,7 +217,8 @@ extension CountedFunction {
     /// Adds the record's regions in `filename` to `builder` and, `withRecords`, its function record to
     /// `records` when `filename` is its main file. False when the record does not name the file.
     @discardableResult
-    func add(to builder: inout SegmentBuilder, records: inout FileRecords, withRecords: Bool, of filename: String, order: Int64) -> Bool {
+    func add(to builder: inout SegmentBuilder, records: inout FileRecords, withRecords: Bool, of filename: String, order: Int64,
+             nameIndex: Int32 = -1) -> Bool {
         let ids = FileIDs(of: filenames, equalTo: filename)
         guard !ids.isEmpty else { return false }
         regions.withUnsafeBufferPointer { regions in
@@ -216,6 +226,7 @@ extension CountedFunction {
             if withRecords, let main = Self.mainFileID(filenameCount: filenames.count, regions: regions), ids.contains(UInt32(main)),
                var record = FunctionRecord(name: name, executionCount: executionCount, regions: regions, mainID: main, pool: records.pool) {
                 record.order = order
+                record.nameIndex = nameIndex
                 records.records.append(record)
             }
         }

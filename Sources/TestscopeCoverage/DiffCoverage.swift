@@ -99,32 +99,10 @@ public struct DiffCoverage: Equatable, Sendable {
     /// gives a file's text by absolute path (to leave out changed blank and comment-only lines).
     public static func classify(_ changes: ChangeSet, report: CoverageReport, packageRoot: String,
                                 equivalences: [PathEquivalence] = [],
-                                sourceLines: (String) -> [Substring]? = DiffCoverage.readLines) -> DiffCoverage {
-        var byPath: [String: Int] = [:]
-        for (i, file) in report.files.enumerated() { byPath[file.path] = i }
-        let root = packageRoot.hasSuffix("/") ? packageRoot : packageRoot + "/"
-        var files: [DiffFileCoverage] = []
-        var unmeasured: [String] = []
-        for change in changes.files where !change.addedLines.isEmpty {
-            let mapped = PathEquivalence.apply(equivalences, to: change.path)
-            guard let index = byPath[change.path] ?? byPath[mapped] else {
-                if change.path.hasPrefix(root) { unmeasured.append(String(change.path.dropFirst(root.count))) }
-                continue
-            }
-            files.append(classify(change, in: report.files[index], source: sourceLines(report.files[index].path)))
-        }
-        files.sort { $0.path < $1.path }
-        var result = DiffCoverage(base: changes.base, mergeBase: changes.mergeBase, includesUncommitted: changes.includesUncommitted,
-                                  files: files, unmeasuredFiles: unmeasured.sorted(), lines: CoverageRatio(), regions: CoverageRatio(),
-                                  uncoveredLines: 0, partialLines: 0, changedLines: 0)
-        for file in files {
-            result.lines += file.lines
-            result.regions += file.regions
-            result.uncoveredLines += file.uncoveredCount
-            result.partialLines += file.partialCount
-            result.changedLines += file.changedLines.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
-        }
-        return result
+                                sourceLines: @escaping (String) -> [Substring]? = DiffCoverage.readLines) -> DiffCoverage {
+        var classifier = DiffClassifier(changes, packageRoot: packageRoot, equivalences: equivalences, sourceLines: sourceLines)
+        for file in report.files { _ = classifier.classify(file) }
+        return classifier.result()
     }
 
     /// One file's changed lines against its line table, excluded lines and region starts.
@@ -186,5 +164,55 @@ public struct DiffCoverage: Equatable, Sendable {
     public static func readLines(_ path: String) -> [Substring]? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+    }
+}
+
+/// `DiffCoverage.classify` one file at a time, as a streamed report's files come (each file's
+/// changed lines are needed by its page, and its line table is let go after it is written).
+public struct DiffClassifier {
+    private let changes: ChangeSet
+    private let root: String
+    private let sourceLines: (String) -> [Substring]?
+    /// The changes with added lines, by their path and by their path after the equivalences.
+    private var byPath: [String: [Int]] = [:]
+    private var matched = Set<Int>()
+    private var files: [DiffFileCoverage] = []
+
+    public init(_ changes: ChangeSet, packageRoot: String, equivalences: [PathEquivalence] = [],
+                sourceLines: @escaping (String) -> [Substring]? = DiffCoverage.readLines) {
+        self.changes = changes
+        root = packageRoot.hasSuffix("/") ? packageRoot : packageRoot + "/"
+        self.sourceLines = sourceLines
+        for (i, change) in changes.files.enumerated() where !change.addedLines.isEmpty {
+            byPath[change.path, default: []].append(i)
+            let mapped = PathEquivalence.apply(equivalences, to: change.path)
+            if mapped != change.path { byPath[mapped, default: []].append(i) }
+        }
+    }
+
+    /// The file's changed lines, when the change touches it.
+    public mutating func classify(_ file: FileCoverage) -> DiffFileCoverage? {
+        guard let indices = byPath[file.path], let first = indices.first(where: { !matched.contains($0) }) else { return nil }
+        matched.insert(first)
+        let classified = DiffCoverage.classify(changes.files[first], in: file, source: sourceLines(file.path))
+        files.append(classified)
+        return classified
+    }
+
+    /// The whole diff: the files classified, and the changed files under the package that none matched.
+    public func result() -> DiffCoverage {
+        let unmeasured = changes.files.indices.filter { !changes.files[$0].addedLines.isEmpty && !matched.contains($0) }
+            .map { changes.files[$0].path }.filter { $0.hasPrefix(root) }.map { String($0.dropFirst(root.count)) }
+        var result = DiffCoverage(base: changes.base, mergeBase: changes.mergeBase, includesUncommitted: changes.includesUncommitted,
+                                  files: files.sorted { $0.path < $1.path }, unmeasuredFiles: unmeasured.sorted(),
+                                  lines: CoverageRatio(), regions: CoverageRatio(), uncoveredLines: 0, partialLines: 0, changedLines: 0)
+        for file in result.files {
+            result.lines += file.lines
+            result.regions += file.regions
+            result.uncoveredLines += file.uncoveredCount
+            result.partialLines += file.partialCount
+            result.changedLines += file.changedLines.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
+        }
+        return result
     }
 }

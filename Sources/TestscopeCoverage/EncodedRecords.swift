@@ -137,13 +137,15 @@ struct EncodedRecordStream {
     /// Files whose segments are built at once.
     let batchSize: Int
 
-    /// Each included file that a kept record names, with its segments and (`withRecords`) the records
-    /// of the functions defined in it, through `perFile` on the worker that built it, to `onFile` in
-    /// order. Returns what evaluation dropped (evaluation errors, dummies, duplicates).
-    func files<T>(includeFile: (String) -> Bool, withRecords: Bool, perFile: (ExportFile, FileRecords) -> T,
-                  onFile: (T) throws -> Void) throws -> NativeRecordDiagnostics {
+    /// Each included file that a kept record names (in the order `arrange` gives), with its segments
+    /// and (`withRecords`) the records of the functions defined in it, through `perFile` on the
+    /// worker that built it, to `onBatch` a batch at a time, in order. With `names`, the records'
+    /// names are added to it before the first batch (each `FunctionRecord.nameIndex` set). Returns
+    /// what evaluation dropped (evaluation errors, dummies, duplicates).
+    func files<T>(includeFile: (String) -> Bool, arrange: ([String]) -> [String] = { $0 }, names: DemangleSession? = nil,
+                  withRecords: Bool, perFile: (ExportFile, FileRecords) -> T, onBatch: ([T]) throws -> Void) throws -> NativeRecordDiagnostics {
         let index = FilenameIndex(lists: encoded.filenames)
-        let included = NativeFileCoverage.uniqueSourceFiles(lists: encoded.filenames).filter(includeFile)
+        let included = arrange(NativeFileCoverage.uniqueSourceFiles(lists: encoded.filenames).filter(includeFile))
         let batchCount = (included.count + batchSize - 1) / batchSize
         var firstBatch = [Int32](repeating: -1, count: encoded.count)
         var lastBatch = [Int32](repeating: -1, count: encoded.count)
@@ -156,6 +158,18 @@ struct EncodedRecordStream {
                     homed[Int(batch)].append(r)
                 }
                 lastBatch[r] = batch
+            }
+        }
+        // Every name the report may show, demangled from now on, before the first batch is built (a
+        // display name depends on the modules of all of them): the records that name an included file.
+        var nameIndex = [Int32](repeating: -1, count: names == nil ? 0 : encoded.count)
+        if let names {
+            for r in 0..<encoded.count where firstBatch[r] >= 0 {
+                let (b, i) = encoded.locate(r)
+                // The name the evaluated record will carry (a local symbol's file prefix dropped as llvm drops it).
+                if let name = encoded.binaries[b].pgoName(at: i) {
+                    nameIndex[r] = names.add(NativeFunctionRecords.displayName(name, firstFilename: encoded.filenames[r].first))
+                }
             }
         }
         var diagnostics = NativeRecordDiagnostics()
@@ -188,7 +202,8 @@ struct EncodedRecordStream {
                     var fileRecords = FileRecords()
                     var named = false
                     for r in index.records(for: filename) where slotOf[r] >= 0
-                        && all[Int(slotOf[r])].add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename, order: Int64(r)) {
+                        && all[Int(slotOf[r])].add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename, order: Int64(r),
+                                                   nameIndex: nameIndex.isEmpty ? -1 : nameIndex[r]) {
                         named = true
                     }
                     // llvm lists the files its kept records name: one named only by dropped records is not a file.
@@ -203,7 +218,7 @@ struct EncodedRecordStream {
                     slotOf[r] = -1
                 }
             }
-            for file in built { if let file { try onFile(file) } }
+            try onBatch(built.compactMap { $0 })
         }
         // The rest (test files, typically): evaluated for what they would report, then dropped.
         let rest = (0..<encoded.count).filter { firstBatch[$0] < 0 && !encoded.filenames[$0].isEmpty }

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ public final class AtomicFileWriter {
         self.temporary = dir.appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
         // Removed if the command is interrupted before `commit()`.
         let temporary = self.temporary
-        fd = Interruption.creatingTemporary(temporary) { open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+        fd = Interruption.creatingTemporary(temporary) { open(temporary.path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644) }
         if fd < 0 {
             Interruption.forget(temporary)
             throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
@@ -68,6 +69,37 @@ public final class AtomicFileWriter {
         let failure = writeAll(fd, bytes)
         if failure != 0 {
             throw ExecutionError.cannotWrite(path: destination.path, reason: String(cString: strerror(failure)))
+        }
+    }
+
+    /// Appends everything `other` was given so far (read back from its temporary file, a megabyte at a
+    /// time); `other` is left uncommitted, to be discarded. Used for a file whose first part is known
+    /// last (`coverage.json`'s totals, before its files).
+    public func append(contentsOf other: AtomicFileWriter) throws {
+        try other.flush()
+        try flush()
+        var offset: off_t = 0
+        // In the kernel, no copy through this process (`cp` of the 46 MB at 800 files: 27 ms); where it
+        // cannot (another system, a file system that refuses: ENOSYS, EXDEV, EINVAL, …) the loop below.
+        var input = Int64(0)
+        while true {
+            let copied = testscope_copy_file_range(other.fd, &input, fd, 1 << 30)
+            if copied > 0 { continue }
+            if copied == 0 { return }
+            if errno == EINTR { continue }
+            offset = off_t(input)
+            break
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let read = chunk.withUnsafeMutableBytes { pread(other.fd, $0.baseAddress, $0.count, offset) }
+            if read < 0 {
+                if errno == EINTR { continue }
+                throw ExecutionError.cannotWrite(path: other.destination.path, reason: String(cString: strerror(errno)))
+            }
+            if read == 0 { return }
+            try chunk.withUnsafeBytes { try writeOut(UnsafeRawBufferPointer(rebasing: $0[0..<read])) }
+            offset += off_t(read)
         }
     }
 

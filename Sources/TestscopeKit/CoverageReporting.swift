@@ -22,6 +22,9 @@ struct CoverageReporting {
     private var htmlPrefetch: HTMLPrefetch?
     /// The HTML renderer when the caller made it already (`run` checks the templates before the tests).
     var htmlReport: HTMLReport?
+    /// Keeps every file's lines and functions in the model after they are written (`run
+    /// --per-test-coverage` reads them afterwards).
+    var keepsFileDetail = false
 
     init(settings: ReportSettings, terminal: Terminal, command: String) {
         self.settings = settings
@@ -41,13 +44,17 @@ struct CoverageReporting {
     /// `tests` (the same run's results, whose page `TestReporting` writes next), the HTML report
     /// links the Tests page and the failures in each file.
     /// `packageName`: the manifest's, when the caller knows it (from the test binary's name).
+    ///
+    /// JSON, LCOV and the HTML file pages are written as the model's files are built
+    /// (`StreamedReports`); the text table, Cobertura, SonarQube, `index.html` and the tails of the
+    /// streamed files once the model is complete.
     func report(sources: [any CoverageRecordSource], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
                 dataRecordedAt: Date?, tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws {
-        let html = formats.contains(.html) ? try (htmlReport ?? htmlPrefetch?.report() ?? settings.htmlReport()) : nil
+        var html = formats.contains(.html) ? try (htmlReport ?? htmlPrefetch?.report() ?? settings.htmlReport()) : nil
         terminal.progress("reading coverage from \(sources.map { URL(fileURLWithPath: $0.name).lastPathComponent }.joined(separator: ", "))")
         PhaseTimer.mark("start")
-        // SwiftPM's view of the targets arrives while the export is read with the folder convention
-        // (whose test folders are a subset of SwiftPM's), then refines the report.
+        // SwiftPM's view of the targets arrives while the coverage data is read with the folder convention
+        // (whose test folders are a subset of SwiftPM's); the first file written waits for it.
         let described = Locked<PackageLayout?>(nil)
         let describing = BlockingTask {
             let layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift, scratchPath: settings.scratchPath)
@@ -57,15 +64,33 @@ struct CoverageReporting {
         var buildOptions = try settings.buildOptions(packageRoot: packageRoot, toolchain: toolchain,
                                                      dataRecordedAt: dataRecordedAt, layout: conventional)
         buildOptions.needsFunctionNames = formats != [.text]
-        var report = try CoverageBuilder(options: buildOptions).build(sources: sources)
-        PhaseTimer.mark("model")
-        describing.wait()
-        if let layout = described.withLock({ $0 }), layout != conventional {
-            report = report.refined(layout: layout, filter: try settings.sourceFilter(packageRoot: packageRoot, layout: layout))
+        let builder = CoverageBuilder(options: buildOptions)
+        // The top bar (this report's pages, Tests when it has the run's results, whose page TestReporting
+        // writes next, and the ones other commands recorded in the folder's manifest) and the tests'
+        // failures: the file pages show them, and are written from the first batch of files on.
+        var pages: PagesManifest?
+        if var page = html {
+            page.perTestData = perTestPages
+            page.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }
+            let manifest = PagesManifest.read(in: output)
+                .replacing(.testReport, with: page.pageKinds + (tests == nil ? [] : [.tests]), command: command, in: output)
+                .announcingHistory(settings.history != nil, command: command)
+            page.navigation = manifest.navigation
+            html = page
+            pages = manifest
         }
-        report.metadata.packageName = packageName ?? described.withLock { $0?.name }
-        PhaseTimer.mark("package layout")
-        try pullRequest?.apply(to: &report, equivalences: settings.pathEquivalences, terminal: terminal)
+        var metadata = builder.metadata(sources: sources)
+        metadata.packageName = packageName
+        let streamed = StreamedReports(
+            formats: formats, html: html, output: output, metadata: metadata, settings: settings, packageRoot: packageRoot,
+            conventional: conventional, described: { describing.wait(); return described.withLock { $0 } },
+            pullRequest: pullRequest, keepsDetail: keepsFileDetail)
+        if html != nil { terminal.progress("building the coverage model and writing the reports") }
+        var report = try builder.build(sources: sources, onFiles: { try streamed.add(&$0) })
+        try streamed.start()
+        report.metadata.packageName = streamed.packageName
+        PhaseTimer.mark("model")
+        try pullRequest?.apply(to: &report, diff: streamed.diff, terminal: terminal)
         PhaseTimer.mark("diff + baseline")
         for warning in report.warnings { terminal.emit(warning) }
         if report.files.isEmpty {
@@ -76,7 +101,6 @@ struct CoverageReporting {
             terminal.emit(.warning("no function under \(packageRoot.path) ran according to the coverage data: "
                 + "the tests do not call them, or the profile belongs to another build or program (re-run the tests)"))
         }
-        try output.prepare()
         var written: [String] = []
         // The screen shows a fitted view of it at the end (`FinalScreen`); the file keeps every row.
         if formats.contains(.text) {
@@ -86,12 +110,11 @@ struct CoverageReporting {
         }
         for warning in report.baseline?.warnings ?? [] { terminal.emit(warning) }
         PhaseTimer.mark("text")
-        // JSON, LCOV, Cobertura and SonarQube are independent files: written side by side (JSON on this
-        // thread), in this order in `written`.
+        // Cobertura and SonarQube are independent files: written side by side while JSON and LCOV are
+        // put in place on this thread, in this order in `written`.
         let finished = report
         let repositoryRoot = RepositoryRoot.find(from: packageRoot).path
         var writers: [@Sendable () throws -> WrittenFiles] = []
-        if formats.contains(.lcov) { writers.append { .init(paths: [try LCOVReport().write(finished, into: output)]) } }
         if formats.contains(.cobertura) {
             writers.append {
                 try CoberturaFiles(renderer: CoberturaReport(sourceRoot: repositoryRoot, generatorVersion: TestscopeVersion.current))
@@ -103,7 +126,8 @@ struct CoverageReporting {
         }
         let results = writers.map { _ in Locked<Result<WrittenFiles, Error>?>(nil) }
         let tasks = zip(writers, results).map { writer, result in BlockingTask { let r = Result { try writer() }; result.withLock { $0 = r } } }
-        if formats.contains(.json) { written.append(try JSONReport(generatorVersion: TestscopeVersion.current).write(report, into: output)) }
+        written += try streamed.finish(.json, report)
+        written += try streamed.finish(.lcov, report)
         for task in tasks { task.wait() }
         for result in results {
             guard let outcome = result.withLock({ $0 }) else { continue }
@@ -112,19 +136,12 @@ struct CoverageReporting {
             if let diagnostic = files.diagnostic { terminal.emit(diagnostic) }
         }
         PhaseTimer.mark("json + lcov + cobertura + sonarqube")
-        if var html {
-            html.perTestData = perTestPages
-            // The top bar: this report's pages (Tests when it has the run's results, whose page TestReporting
-            // writes next) and the ones other commands recorded in the folder's manifest (flaky.html).
-            html.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }
-            let pages = PagesManifest.read(in: output)
-                .replacing(.testReport, with: html.pageKinds + (tests == nil ? [] : [.tests]), command: command, in: output)
-                .announcingHistory(settings.history != nil, command: command)
-            html.navigation = pages.navigation
+        if let html, let pages {
             terminal.progress("writing the HTML report")
-            let index = try html.writePages(report, into: output)[0]
+            let index = html.singleFile ? try html.writePages(report, into: output)[0] : try streamed.finish(.html, report)[0]
             try pages.write(into: output)
             written.append(index)
+            PhaseTimer.mark("html index")
         }
         // The gate's lines are the final screen's, after the verdict.
         let failures = settings.gate.evaluate(report)

@@ -103,12 +103,16 @@ struct PullRequestContext {
         return renames
     }
 
-    /// Adds the diff coverage and the baseline comparison to `report` (or writes the baseline).
-    func apply(to report: inout CoverageReport, equivalences: [PathEquivalence], terminal: Terminal) throws {
+    /// Classifies the changed lines of each file as the report's files are written (`--diff-base`).
+    func diffClassifier(equivalences: [PathEquivalence]) -> DiffClassifier? {
+        changes.map { DiffClassifier($0, packageRoot: packageRoot.path, equivalences: equivalences) }
+    }
+
+    /// Sets the model's diff (classified by `diffClassifier`'s classifier as the files were written)
+    /// and its comparison with the baseline, or writes the baseline.
+    func apply(to report: inout CoverageReport, diff: DiffCoverage?, terminal: Terminal) throws {
         for warning in warnings { terminal.emit(warning) }
-        if let changes {
-            report.diff = DiffCoverage.classify(changes, report: report, packageRoot: packageRoot.path, equivalences: equivalences)
-        }
+        report.diff = diff
         guard let file = settings.baseline else { return }
         if settings.updateBaseline {
             let written = CoverageBaseline(report: report, package: packageRoot.lastPathComponent, commit: try repository?.head(),

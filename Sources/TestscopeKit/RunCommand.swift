@@ -150,6 +150,7 @@ extension Pipeline {
         let sources = try collection.sources(profiles: run.profiles, binaries: [binary])
         coverage.pullRequest = pullRequest
         coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
+        coverage.keepsFileDetail = testRun.perTest != nil
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
         if let perTest = testRun.perTest, let report = outcome.coverage {

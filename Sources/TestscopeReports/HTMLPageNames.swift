@@ -7,8 +7,17 @@ enum HTMLPageNames {
 
     /// `Sources/Shapes/Shape.swift` → `Sources.Shapes.Shape.swift.html` (then `-2`, `-3`, … on clashes).
     static func pages(for paths: [String]) -> [String] {
-        var taken = Set<String>()
-        return paths.enumerated().map { index, path in
+        var namer = Namer()
+        return paths.map { namer.next($0) }
+    }
+
+    /// The names of `pages(for:)` one path at a time, in order (a streamed report's pages).
+    struct Namer {
+        private var taken = Set<String>()
+        private var index = 0
+
+        mutating func next(_ path: String) -> String {
+            defer { index += 1 }
             var base = sanitize(path)
             if base.utf8.count > maximumLength { base = "\(index + 1)-" + String(base.suffix(maximumLength - 8)) }
             var name = base + ".html"

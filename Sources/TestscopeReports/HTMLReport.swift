@@ -42,47 +42,22 @@ public struct HTMLReport: PageWriter, Sendable {
     }
 
     /// Writes the report into `folder` (every page atomically, nothing outside the folder) and
-    /// returns the paths of its pages, `index.html` first. Pages of files no longer in the report are removed.
+    /// returns the paths of its pages, `index.html` first. Pages of files no longer in the report are
+    /// removed. The pages are written as a streamed report writes them (`HTMLFileStream`).
     @discardableResult
     public func writePages(_ report: CoverageReport, into folder: OutputFolder) throws -> [String] {
-        try folder.prepare()
-        let index = try folder.file("index.html")
-        var written = Set<String>()
-        var paths = [index.path]
-        if singleFile {
+        guard !singleFile else {
+            try folder.prepare()
+            let index = try folder.file("index.html")
             try AtomicFileWriter.write(try singleFileDocument(report), to: index)
-        } else {
-            try writeAssets(into: folder)
-            let pages = HTMLPageNames.pages(for: report.files.map(\.relativePath))
-            let split = report.files.count > filesPerPage
-            let fileHrefs = pages.map { "files/" + $0 }
-            // Without directory pages the index needs nothing the file pages make: it is rendered on a
-            // thread of its own beside them (its file table goes through Mustache, one thread, 0.17 s
-            // of CPU at 800 files, which came after the pages).
-            let early = Locked<Result<String, any Error>?>(nil)
-            // The main thread's stack, as the templates' nesting limit assumes (`TemplateNesting`).
-            let indexTask = split ? nil : BlockingTask(stackSize: 8 << 20) { [self] in
-                let text = Result { try indexPage(report, body: try indexBody(report, fileHrefs: fileHrefs, split: false, directoryLinks: [:])) }
-                early.withLock { $0 = text }
-            }
-            // Not left running when the pages fail.
-            defer { indexTask?.wait() }
-            try writeFilePages(report, pages: pages, into: folder)
-            written.formUnion(fileHrefs)
-            var directoryLinks: [String: String] = [:]
-            if split {
-                let directoryPages = try writeDirectoryPages(report, filePages: pages, into: folder)
-                written.formUnion(directoryPages.written)
-                directoryLinks = directoryPages.links
-            }
-            indexTask?.wait()
-            let text = try early.withLock({ $0 })?.get()
-                ?? indexPage(report, body: try indexBody(report, fileHrefs: fileHrefs, split: split, directoryLinks: directoryLinks))
-            try AtomicFileWriter.write(text, to: index)
+            try removeStalePages(in: folder, keeping: [])
+            return [index.path]
         }
-        try removeStalePages(in: folder, keeping: written)
-        paths += try written.sorted().map { try folder.file($0).path }
-        return paths
+        let changes = Dictionary((report.diff?.files ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let stream = try HTMLFileStream(self, metadata: report.metadata, diffBase: report.diff?.base,
+                                        changes: { changes[$0.relativePath] }, into: folder)
+        try stream.add(report.files)
+        return try stream.finish(report)
     }
 
     // MARK: Pages
@@ -109,16 +84,22 @@ public struct HTMLReport: PageWriter, Sendable {
 
     /// The layout around a page body.
     func page(_ report: CoverageReport, title: String, kind: String, root: String, body: String, inline: Bool) throws -> String {
-        var layout = LayoutModel(common: common(report, root: root), title: title, pageKind: kind, body: body,
+        try page(report.metadata, title: title, kind: kind, root: root, body: body, inline: inline)
+    }
+
+    func page(_ metadata: ReportMetadata, title: String, kind: String, root: String, body: String, inline: Bool) throws -> String {
+        var layout = LayoutModel(common: common(metadata, root: root), title: title, pageKind: kind, body: body,
                                  inline: inline, templates: templates)
         layout.perTestData = perTestData && kind == "file"
         return try templates.render("layout", layout)
     }
 
     /// What every template may use: the package, the navigation, the generator and the watermarks.
-    func common(_ report: CoverageReport, root: String) -> PageCommon {
-        PageCommon(root: root, package: packageName(report), packageRoot: report.metadata.packageRoot,
-                   generator: generator, createdAt: report.metadata.createdAt,
+    func common(_ report: CoverageReport, root: String) -> PageCommon { common(report.metadata, root: root) }
+
+    func common(_ metadata: ReportMetadata, root: String) -> PageCommon {
+        PageCommon(root: root, package: packageName(metadata), packageRoot: metadata.packageRoot,
+                   generator: generator, createdAt: metadata.createdAt,
                    nav: navigation.map { NavigationLink(title: $0.title, href: navigationHref($0), current: $0 == .coverage) },
                    watermarkLow: Format.fixed(watermarks.low, decimals: 0), watermarkHigh: Format.fixed(watermarks.high, decimals: 0))
     }
@@ -129,10 +110,12 @@ public struct HTMLReport: PageWriter, Sendable {
         return item == .coverage ? "#index" : item == .tests ? "#tests" : item.href
     }
 
-    func packageName(_ report: CoverageReport) -> String {
-        if let name = report.metadata.packageName { return name }
-        let name = URL(fileURLWithPath: report.metadata.packageRoot).lastPathComponent
-        return name.isEmpty ? report.metadata.packageRoot : name
+    func packageName(_ report: CoverageReport) -> String { packageName(report.metadata) }
+
+    func packageName(_ metadata: ReportMetadata) -> String {
+        if let name = metadata.packageName { return name }
+        let name = URL(fileURLWithPath: metadata.packageRoot).lastPathComponent
+        return name.isEmpty ? metadata.packageRoot : name
     }
 
     func indexBody(_ report: CoverageReport, fileHrefs: [String], split: Bool, directoryLinks: [String: String]) throws -> String {
@@ -198,7 +181,12 @@ public struct HTMLReport: PageWriter, Sendable {
     /// A file page's body; `href(i)` links to file i from this page.
     func fileBody(_ report: CoverageReport, index: Int, root: String, anchorPrefix: String, indexHref: String,
                   href: (Int) -> String) throws -> String {
-        let shell = try fileBodyShell(report, index: index, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref, href: href)
+        let context = FilePageContext(
+            metadata: report.metadata, diffBase: report.diff?.base,
+            changes: report.diff?.files.first { $0.path == report.files[index].relativePath },
+            previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
+            next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
+        let shell = try fileBodyShell(report.files[index], context: context, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref)
         return shell.body.replacingOccurrences(of: Self.sourceRowsMark, with: String(decoding: shell.rows, as: UTF8.self))
             .replacingOccurrences(of: Self.functionRowsMark, with: String(decoding: shell.functionRows, as: UTF8.self))
     }
@@ -210,16 +198,25 @@ public struct HTMLReport: PageWriter, Sendable {
     /// The same for the function table's rows (a third of a page's bytes on the 400-file package).
     static let functionRowsMark = "\u{1}testscope-function-rows\u{1}"
 
+    /// What a file page needs besides its file: the report's metadata, the file's changed lines, and
+    /// the files before and after it (its page links them).
+    struct FilePageContext: Sendable {
+        var metadata: ReportMetadata
+        var diffBase: String?
+        var changes: DiffFileCoverage?
+        var previous: NeighbourModel?
+        var next: NeighbourModel?
+    }
+
     /// The file page's body with the marks in place of the source rows and the function rows, and those rows.
-    func fileBodyShell(_ report: CoverageReport, index: Int, root: String, anchorPrefix: String, indexHref: String,
-                       href: (Int) -> String) throws -> (body: String, rows: [UInt8], functionRows: [UInt8]) {
-        let file = report.files[index]
+    func fileBodyShell(_ file: FileCoverage, context: FilePageContext, root: String, anchorPrefix: String, indexHref: String) throws
+        -> (body: String, rows: [UInt8], functionRows: [UInt8]) {
         let source = SourceText.read(URL(fileURLWithPath: file.path))
-        let changes = report.diff?.files.first { $0.path == file.relativePath }
+        let changes = context.changes
         var view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine,
                                          changed: Set(changes?.changedLines.flatMap { Array($0) } ?? []))
-        if let changes, let diff = report.diff {
-            view.notices.append("Changed since \(diff.base) (marked + beside the count): \(changes.lines.covered) of \(changes.lines.total) executable changed lines ran"
+        if let changes, let base = context.diffBase {
+            view.notices.append("Changed since \(base) (marked + beside the count): \(changes.lines.covered) of \(changes.lines.total) executable changed lines ran"
                 + (changes.uncoveredLines.isEmpty ? "" : "; uncovered \(Format.ranges(changes.uncoveredLines))")
                 + (changes.partialLines.isEmpty ? "" : "; partial \(Format.ranges(changes.partialLines))") + ".")
         }
@@ -230,7 +227,7 @@ public struct HTMLReport: PageWriter, Sendable {
         }
         let labels = HTMLModels.functionLabels(file.functions)
         let model = FilePageModel(
-            common: common(report, root: root), path: file.relativePath, dir: dir, base: base, target: file.target,
+            common: common(context.metadata, root: root), path: file.relativePath, dir: dir, base: base, target: file.target,
             indexHref: indexHref, totals: HTMLModels.totals(file.summary, watermarks), notices: view.notices, testFailures: failures,
             anchorPrefix: anchorPrefix, functionsLabel: labels.functions, notRunLabel: labels.notRun, closuresLabel: labels.closures,
             hasFunctions: !file.functions.isEmpty,
@@ -238,8 +235,7 @@ public struct HTMLReport: PageWriter, Sendable {
             uncoveredLines: String(view.uncoveredLines), partialLines: String(view.partialLines),
             unreliableLines: String(view.unreliableLines),
             sourceLines: Self.sourceRowsMark,
-            previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
-            next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
+            previous: context.previous, next: context.next)
         return (try templates.render("file", model), view.rows,
                 HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks))
     }
@@ -257,36 +253,32 @@ public struct HTMLReport: PageWriter, Sendable {
         }
     }
 
-    func writeFilePages(_ report: CoverageReport, pages: [String], into folder: OutputFolder) throws {
-        try makeFolder(folder, "files")
-        let name = packageName(report)
-        _ = try renderConcurrently(report.files.count) { i -> Bool in
-            let shell = try fileBodyShell(report, index: i, root: "../", anchorPrefix: "", indexHref: "../index.html",
-                                          href: { pages[$0] })
-            let text = try page(report, title: "\(report.files[i].relativePath) · \(name)", kind: "file", root: "../", body: shell.body, inline: false)
-            let writer = try AtomicFileWriter(destination: try folder.file("files/" + pages[i]))
-            // A mark is control characters that no escaped value contains: each one is where a
-            // template placed the rows. Found on the bytes (Foundation's `components(separatedBy:)`
-            // took a third of the report's time).
-            let bytes = Array(text.utf8)
-            let splices = [(Array(Self.sourceRowsMark.utf8), shell.rows), (Array(Self.functionRowsMark.utf8), shell.functionRows)]
-            var start = 0, i = 0
-            scan: while i < bytes.count {
-                if bytes[i] == 0x01 {
-                    for (mark, rows) in splices where i + mark.count <= bytes.count && bytes[i..<(i + mark.count)].elementsEqual(mark) {
-                        try writer.write(bytes: bytes[start..<i])
-                        try writer.write(bytes: rows)
-                        i += mark.count
-                        start = i
-                        continue scan
-                    }
+    /// One file's page, `files/<page>`, written atomically.
+    func writeFilePage(_ file: FileCoverage, page: String, context: FilePageContext, into folder: OutputFolder) throws {
+        let shell = try fileBodyShell(file, context: context, root: "../", anchorPrefix: "", indexHref: "../index.html")
+        let text = try self.page(context.metadata, title: "\(file.relativePath) · \(packageName(context.metadata))", kind: "file",
+                                 root: "../", body: shell.body, inline: false)
+        let writer = try AtomicFileWriter(destination: try folder.file("files/" + page))
+        // A mark is control characters that no escaped value contains: each one is where a
+        // template placed the rows. Found on the bytes (Foundation's `components(separatedBy:)`
+        // took a third of the report's time).
+        let bytes = Array(text.utf8)
+        let splices = [(Array(Self.sourceRowsMark.utf8), shell.rows), (Array(Self.functionRowsMark.utf8), shell.functionRows)]
+        var start = 0, i = 0
+        scan: while i < bytes.count {
+            if bytes[i] == 0x01 {
+                for (mark, rows) in splices where i + mark.count <= bytes.count && bytes[i..<(i + mark.count)].elementsEqual(mark) {
+                    try writer.write(bytes: bytes[start..<i])
+                    try writer.write(bytes: rows)
+                    i += mark.count
+                    start = i
+                    continue scan
                 }
-                i += 1
             }
-            try writer.write(bytes: bytes[start...])
-            try writer.commit()
-            return true
+            i += 1
         }
+        try writer.write(bytes: bytes[start...])
+        try writer.commit()
     }
 
     /// Directory pages (large reports): each directory's own files, in pages of `filesPerPage`.

@@ -9,6 +9,13 @@ public struct JSONReport: ReportRenderer {
     public init(generatorVersion: String) { self.generatorVersion = generatorVersion }
 
     public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
+        try writeHead(report, to: &out)
+        try writeFiles(report.files, startIndex: 0, to: &out)
+        try writeTail(report, to: &out)
+    }
+
+    /// Everything before the files (`JSONStream` writes it last, before the files it kept aside).
+    func writeHead<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
         let meta = report.metadata
         try out.write("{\n  \"schema\": \(Self.string(Self.schema)),\n")
         try out.write("  \"generator\": {\"name\": \"testscope\", \"version\": \(Self.string(generatorVersion))},\n")
@@ -22,10 +29,18 @@ public struct JSONReport: ReportRenderer {
         try out.write("\n  ],\n  \"directories\": [")
         try out.write(report.directories.map { "\n    {\"path\": \(Self.string($0.name)), \"files\": \($0.files), \"summary\": \(Self.summary($0.summary))}" }.joined(separator: ","))
         try out.write("\n  ],\n  \"files\": [")
-        try PiecesInParallel.write(report.files, to: &out) { index, file, piece in
-            try piece.write(index == 0 ? "\n" : ",\n")
+    }
+
+    /// Files `startIndex`… of the `files` array, each rendered on a worker.
+    func writeFiles<Output: TextOutput>(_ files: [FileCoverage], startIndex: Int, to out: inout Output) throws {
+        try PiecesInParallel.write(files, to: &out) { index, file, piece in
+            try piece.write(startIndex + index == 0 ? "\n" : ",\n")
             try writeFile(file, to: &piece)
         }
+    }
+
+    /// Everything after the files.
+    func writeTail<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
         try out.write("\n  ]")
         if let diff = report.diff { try out.write(",\n  \"diff\": " + Self.diff(diff)) }
         if let baseline = report.baseline { try out.write(",\n  \"baseline\": " + Self.baseline(baseline)) }

@@ -8,7 +8,12 @@ public struct LCOVReport: ReportRenderer {
     public init() {}
 
     public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
-        try PiecesInParallel.write(report.files, to: &out) { _, file, out in
+        try writeFiles(report.files, to: &out)
+    }
+
+    /// The files' records, each rendered on a worker (`LCOVStream` writes them a batch at a time).
+    func writeFiles<Output: TextOutput>(_ files: [FileCoverage], to out: inout Output) throws {
+        try PiecesInParallel.write(files, to: &out) { _, file, out in
             var w = ByteWriter()
             w.append("TN:\nSF:"); w.append(string: Self.clean(file.path)); w.append("\n")
             // genhtml needs unique names without commas. One hash a name (`insert` says whether it

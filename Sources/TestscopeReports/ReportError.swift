@@ -12,6 +12,8 @@ public enum ReportError: LocalizedError, Equatable {
     case recursivePartial(template: String, chain: [String])
     case templateTooDeep(path: String, line: Int?, depth: Int, limit: Int)
     case missingTemplate(name: String, origin: String)
+    /// A streamed HTML report finished with other files than it was given (a bug of Testscope's).
+    case streamMismatch(expected: Int, actual: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -37,10 +39,16 @@ public enum ReportError: LocalizedError, Equatable {
             return "template \(path)\(place) \(what), more than the \(limit) Testscope renders; flatten the template or remove it to use the built-in one"
         case .missingTemplate(let name, let origin):
             return "template \(name) is missing from \(origin); restore it from Testscope's templates/"
+        case .streamMismatch(let expected, let actual):
+            return "internal error: the HTML report wrote \(expected) file pages but its index lists \(actual) files; "
+                + "report it, and use --format without html meanwhile"
         }
     }
 }
 
 extension ReportError: ClassifiedError {
-    public var errorClass: ErrorClass { .badInput }
+    public var errorClass: ErrorClass {
+        if case .streamMismatch = self { return .internalError }
+        return .badInput
+    }
 }

@@ -98,7 +98,7 @@ final class EncodedRecordStreamTests: XCTestCase {
             let dropped = try EncodedRecordStream(encoded: encoded, batchSize: batchSize).files(
                 includeFile: { !$0.contains("/Tests/") }, withRecords: true,
                 perFile: { file, records in (file.filename, file.segments ?? [], records.records.map(\.mangledName)) },
-                onFile: { files[$0.0] = ($0.1, $0.2) })
+                onBatch: { for file in $0 { files[file.0] = (file.1, file.2) } })
             XCTAssertEqual(Set(dropped.evaluationErrors), Set(eager.diagnostics.evaluationErrors), "batch \(batchSize)")
             XCTAssertEqual(dropped.evaluationErrors.count, 2, "each dropped record counted once (batch \(batchSize))")
             XCTAssertEqual(dropped.duplicates, eager.diagnostics.duplicates, "batch \(batchSize)")
@@ -112,7 +112,7 @@ final class EncodedRecordStreamTests: XCTestCase {
         let (records, counters) = try binaries(corrupt: true)
         let encoded = try EncodedFunctionRecords.read(records, counters: counters)
         let source = NativeRecordSource(name: "p", encoded: encoded, binaries: ["/bin/first", "/bin/second"])
-        XCTAssertThrowsError(try source.readByFile(includeFile: { _ in true }, perFile: { file, _ in file.filename }, onFile: { _ in })) { error in
+        XCTAssertThrowsError(try source.readByFile(includeFile: { _ in true }, perFile: { file, _ in file.filename }, onBatch: { _ in })) { error in
             guard case CoverageError.unreadable(let path, _) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(path, "/bin/second")
         }

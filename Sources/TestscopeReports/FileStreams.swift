@@ -1,0 +1,147 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+
+/// A coverage report written file by file while the model is built (streaming: the files' lines and
+/// functions are let go once written, `CoverageBuilder.build(sources:onFiles:)`). `add` gets each
+/// batch of files, whole, in the report's order; `finish` the model, whose files may keep only their
+/// summaries, and returns the paths written. Without `finish` nothing is put in place.
+public protocol CoverageFileStream: AnyObject {
+    func add(_ files: [FileCoverage]) throws
+    func finish(_ report: CoverageReport) throws -> [String]
+}
+
+/// `coverage.lcov`, its records written a batch of files at a time.
+public final class LCOVStream: CoverageFileStream {
+    private let writer: AtomicFileWriter
+
+    public init(into folder: OutputFolder) throws {
+        writer = try AtomicFileWriter(destination: try folder.file(LCOVReport().fileName))
+    }
+
+    public func add(_ files: [FileCoverage]) throws {
+        var out = writer
+        try LCOVReport().writeFiles(files, to: &out)
+    }
+
+    public func finish(_ report: CoverageReport) throws -> [String] {
+        try writer.commit()
+        return [writer.destination.path]
+    }
+}
+
+/// `coverage.json`: its files written aside a batch at a time (a temporary file in the output
+/// folder), then, when the totals are known, the head, the files copied after it, and the tail.
+public final class JSONStream: CoverageFileStream {
+    private let renderer: JSONReport
+    private let folder: OutputFolder
+    private let files: AtomicFileWriter
+    private var count = 0
+
+    public init(_ renderer: JSONReport, into folder: OutputFolder) throws {
+        self.renderer = renderer
+        self.folder = folder
+        // Never committed: its temporary file is removed when the stream ends (or on Ctrl-C).
+        files = try AtomicFileWriter(destination: try folder.file(renderer.fileName + ".files"))
+    }
+
+    public func add(_ files: [FileCoverage]) throws {
+        var out = self.files
+        try renderer.writeFiles(files, startIndex: count, to: &out)
+        count += files.count
+    }
+
+    public func finish(_ report: CoverageReport) throws -> [String] {
+        var out = try AtomicFileWriter(destination: try folder.file(renderer.fileName))
+        try renderer.writeHead(report, to: &out)
+        try out.append(contentsOf: files)
+        try renderer.writeTail(report, to: &out)
+        try out.commit()
+        return [out.destination.path]
+    }
+}
+
+/// The HTML report's pages written as the files come: a file's page once the file after it is
+/// known (its page links it), on every core; the assets first, and `index.html` and the directory
+/// pages (which need every file's summary) at the end.
+public final class HTMLFileStream: CoverageFileStream {
+    private let html: HTMLReport
+    private let folder: OutputFolder
+    private let metadata: ReportMetadata
+    private let diffBase: String?
+    private let changes: (FileCoverage) -> DiffFileCoverage?
+    private var namer = HTMLPageNames.Namer()
+    /// Every file's page name, in order.
+    private var pages: [String] = []
+    /// The last page written: the next one links it.
+    private var previous: NeighbourModel?
+    /// The last file given, waiting for the file after it.
+    private var held: (file: FileCoverage, page: String)?
+
+    /// `changes` gives a file's changed lines (`--diff-base`), `diffBase` what they are compared with.
+    public init(_ html: HTMLReport, metadata: ReportMetadata, diffBase: String?, changes: @escaping (FileCoverage) -> DiffFileCoverage?,
+                into folder: OutputFolder) throws {
+        self.html = html
+        self.folder = folder
+        self.metadata = metadata
+        self.diffBase = diffBase
+        self.changes = changes
+        try folder.prepare()
+        try html.writeAssets(into: folder)
+        try html.makeFolder(folder, "files")
+    }
+
+    public func add(_ files: [FileCoverage]) throws {
+        guard !files.isEmpty else { return }
+        var batch = held.map { [$0] } ?? []
+        for file in files {
+            let page = namer.next(file.relativePath)
+            pages.append(page)
+            batch.append((file, page))
+        }
+        held = batch.removeLast()
+        try write(batch, next: held)
+    }
+
+    private func write(_ batch: [(file: FileCoverage, page: String)], next: (file: FileCoverage, page: String)?) throws {
+        guard !batch.isEmpty else { return }
+        let html = self.html, folder = self.folder
+        let neighbours = batch.map { html.neighbour($0.file, href: $0.page) }
+        let after = next.map { html.neighbour($0.file, href: $0.page) }
+        let contexts = batch.indices.map { i in
+            HTMLReport.FilePageContext(metadata: metadata, diffBase: diffBase, changes: changes(batch[i].file),
+                                       previous: i == 0 ? previous : neighbours[i - 1],
+                                       next: i + 1 < batch.count ? neighbours[i + 1] : after)
+        }
+        _ = try html.renderConcurrently(batch.count) { i -> Bool in
+            try html.writeFilePage(batch[i].file, page: batch[i].page, context: contexts[i], into: folder)
+            return true
+        }
+        previous = neighbours.last
+    }
+
+    /// The last file's page, then `index.html` and the directory pages from `report` (the same files, in the same order).
+    public func finish(_ report: CoverageReport) throws -> [String] {
+        if let held {
+            try write([held], next: nil)
+            self.held = nil
+        }
+        guard report.files.count == pages.count else {
+            throw ReportError.streamMismatch(expected: pages.count, actual: report.files.count)
+        }
+        let fileHrefs = pages.map { "files/" + $0 }
+        let split = report.files.count > html.filesPerPage
+        var written = Set(fileHrefs)
+        var directoryLinks: [String: String] = [:]
+        if split {
+            let directoryPages = try html.writeDirectoryPages(report, filePages: pages, into: folder)
+            written.formUnion(directoryPages.written)
+            directoryLinks = directoryPages.links
+        }
+        let index = try folder.file("index.html")
+        let text = try html.indexPage(report, body: try html.indexBody(report, fileHrefs: fileHrefs, split: split, directoryLinks: directoryLinks))
+        try AtomicFileWriter.write(text, to: index)
+        try html.removeStalePages(in: folder, keeping: written)
+        return [index.path] + (try written.sorted().map { try folder.file($0).path })
+    }
+}

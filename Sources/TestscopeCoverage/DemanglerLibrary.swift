@@ -168,7 +168,7 @@ final class InProcessDemangling: Sendable {
     /// Names added so far, and those not yet handed to a worker.
     private let state = Locked<(count: Int, pending: [String])>((0, []))
     /// Demangled chunks by their first index, in the order the workers finished them.
-    private let chunks = Locked<[(start: Int, names: [DemanglerLibrary.Demangled])]>([])
+    private let chunks = Locked<[(start: Int, names: DemangledChunk)]>([])
     private let group = DispatchGroup()
     static let chunkSize = 1024
 
@@ -190,7 +190,9 @@ final class InProcessDemangling: Sendable {
         let library = self.library, chunks = self.chunks
         DispatchQueue.global().async(group: group) {
             var own = SymbolDemangler()
-            let names = symbols.map { library.demangle($0, own: &own) }
+            var names = DemangledChunk()
+            for symbol in symbols { names.append(library.demangle(symbol, own: &own)) }
+            names.trim()
             chunks.withLock { $0.append((start, names)) }
         }
     }
@@ -201,13 +203,76 @@ final class InProcessDemangling: Sendable {
         let rest = state.withLock { state in defer { state.pending = [] }; return (start: state.count - state.pending.count, symbols: state.pending) }
         if !rest.symbols.isEmpty { submit(rest.start, rest.symbols) }
         group.wait()
-        let demangled = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }.flatMap(\.names)
+        // Chunk k holds names k × chunkSize… (a chunk is submitted each time chunkSize names were added).
+        var sorted = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }
         var modules = SwiftDemangler.knownModules
-        for entry in demangled { if let module = entry.module { modules.insert(module) } }
-        // On every core: this runs while the model waits for the names.
+        for chunk in sorted { modules.formUnion(chunk.names.modules) }
         let moduleNames = SwiftDemangler.ModuleNames(modules)
-        return DemangledNames(display: Parallel.chunkedMap(demangled.count) {
-            SwiftDemangler.displayName(simplified: demangled[$0].name, returnType: demangled[$0].returnType, modules: moduleNames)
-        })
+        // On every core (the model waits for the names), each chunk's demangled forms let go as soon
+        // as its display names are made: both sets at once were the report's peak of memory.
+        let pending = PendingChunks(sorted.map(\.names))
+        sorted = []
+        let display = Parallel.map(pending.count) { k in
+            let chunk = pending.take(k)
+            var names = CompactNames()
+            for i in 0..<chunk.count {
+                names.append { out in chunk.displayName(i, modules: moduleNames, to: &out) }
+            }
+            names.trim()
+            return names
+        }
+        return DemangledNames(chunks: display, chunkSize: Self.chunkSize)
+    }
+
+    /// Chunks each taken once, by the one iteration of `Parallel.map` that owns its slot.
+    private final class PendingChunks: @unchecked Sendable {
+        private let slots: UnsafeMutableBufferPointer<DemangledChunk?>
+        init(_ chunks: [DemangledChunk]) {
+            slots = .allocate(capacity: chunks.count)
+            _ = slots.initialize(from: chunks.map { $0 })
+        }
+        deinit {
+            slots.deinitialize()
+            slots.deallocate()
+        }
+        var count: Int { slots.count }
+        func take(_ k: Int) -> DemangledChunk {
+            defer { slots[k] = nil }
+            return slots[k] ?? DemangledChunk()
+        }
+    }
+}
+
+/// A chunk of demangled names as bytes: held from the first name read until the display names are
+/// made, a `String` or two each were 7 MB of the peak at 800 files.
+struct DemangledChunk: Sendable {
+    private var names = CompactNames()
+    private var returnTypes = CompactNames()
+    private var hasReturnType: [Bool] = []
+    /// The modules of the plain functions' full names.
+    private(set) var modules: Set<String> = []
+
+    var count: Int { names.count }
+
+    mutating func append(_ demangled: DemanglerLibrary.Demangled) {
+        names.append(demangled.name)
+        returnTypes.append(demangled.returnType ?? "")
+        hasReturnType.append(demangled.returnType != nil)
+        if let module = demangled.module { modules.insert(module) }
+    }
+
+    mutating func trim() {
+        names.trim()
+        returnTypes.trim()
+    }
+
+    /// Name `index`'s display name, appended to `out`.
+    func displayName(_ index: Int, modules: SwiftDemangler.ModuleNames, to out: inout [UInt8]) {
+        names.withBytes(index) { name in
+            guard hasReturnType[index] else {
+                return SwiftDemangler.appendDisplayName(simplified: name, returnType: nil, modules: modules, to: &out)
+            }
+            returnTypes.withBytes(index) { SwiftDemangler.appendDisplayName(simplified: name, returnType: $0, modules: modules, to: &out) }
+        }
     }
 }

@@ -47,6 +47,28 @@ public struct SwiftDemangler: Sendable {
         }
     }
 
+    /// The same from bytes, appended to `out` (the in-process session's chunks: no `String` on the way).
+    static func appendDisplayName(simplified name: UnsafeBufferPointer<UInt8>, returnType type: UnsafeBufferPointer<UInt8>?,
+                                  modules: ModuleNames, to out: inout [UInt8]) {
+        guard let type, takesReturnType(name) else { return out.append(contentsOf: name) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: name.count + 4 + type.count) { buffer in
+            var n = 0
+            for b in name { buffer[n] = b; n += 1 }
+            for b in " -> ".utf8 { buffer[n] = b; n += 1 }
+            n = stripModules(type, modules: modules, into: buffer, at: n)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<n]))
+        }
+    }
+
+    /// `takesReturnType` on bytes (the prefixes and the suffix are ASCII).
+    static func takesReturnType(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        func hasPrefix(_ prefix: StaticString) -> Bool {
+            prefix.utf8CodeUnitCount <= name.count
+                && UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount).elementsEqual(name.prefix(prefix.utf8CodeUnitCount))
+        }
+        return name.last == UInt8(ascii: ")") && !hasPrefix("closure #") && !hasPrefix("implicit closure #")
+    }
+
     /// Module names, compared as bytes (a `Set<String>` lookup made a `String` of every token).
     struct ModuleNames: Sendable {
         private let names: [[UInt8]]
@@ -261,17 +283,71 @@ public final class DemangleSession: Sendable {
 
 /// The display names of one demangling session, by the index `add` returned.
 public struct DemangledNames: Sendable {
-    let display: [String]
+    /// The names in chunks of `chunkSize` (the last one shorter), as the in-process session made
+    /// them: never copied into one array (that copy and its growth were 6 MB of the peak at 800
+    /// files), each chunk's names in one buffer (a `String` each was 5 MB held through the report).
+    private let chunks: [CompactNames]
+    private let chunkSize: Int
+
+    init(display: [String]) {
+        var names = CompactNames()
+        for name in display { names.append(name) }
+        chunks = [names]
+        chunkSize = max(1, display.count)
+    }
+
+    init(chunks: [CompactNames], chunkSize: Int) {
+        self.chunks = chunks
+        self.chunkSize = chunkSize
+    }
 
     /// The display name of the name added at `index`: the mangled name itself when demangling
     /// failed or changed nothing.
     public func displayName(at index: Int32, mangled: String) -> String {
-        guard index >= 0, Int(index) < display.count else { return mangled }
-        let name = display[Int(index)]
+        guard index >= 0 else { return mangled }
+        let (chunk, offset) = Int(index).quotientAndRemainder(dividingBy: chunkSize)
+        guard chunk < chunks.count, offset < chunks[chunk].count else { return mangled }
+        let name = chunks[chunk][offset]
         return name == SwiftDemangler.symbol(in: mangled) ? mangled : name
     }
 
-    public var isEmpty: Bool { display.isEmpty }
+    public var isEmpty: Bool { chunks.allSatisfy { $0.count == 0 } }
+}
+
+/// Names kept as one UTF-8 buffer and their ends; a name becomes a `String` when it is read.
+struct CompactNames: Sendable {
+    private var bytes: [UInt8] = []
+    private var ends: [UInt32] = []
+
+    var count: Int { ends.count }
+
+    mutating func append(_ name: String) {
+        bytes.append(contentsOf: name.utf8)
+        ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    }
+
+    /// Appends the name `write` appends to the buffer.
+    mutating func append(writing write: (inout [UInt8]) -> Void) {
+        write(&bytes)
+        ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    }
+
+    /// Name `index`'s bytes, in place.
+    func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let start = index == 0 ? 0 : Int(ends[index - 1])
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<Int(ends[index])])) }
+    }
+
+    /// The buffers cut to their size (they are kept for the whole report).
+    mutating func trim() {
+        bytes = bytes.withUnsafeBufferPointer { Array($0) }
+        ends = ends.withUnsafeBufferPointer { Array($0) }
+    }
+
+    subscript(index: Int) -> String {
+        let start = index == 0 ? 0 : Int(ends[index - 1])
+        return String(decoding: bytes[start..<Int(ends[index])], as: UTF8.self)
+    }
 }
 
 /// Splits a byte stream that arrives in pieces into lines.

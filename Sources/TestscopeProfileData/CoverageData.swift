@@ -164,12 +164,28 @@ public struct ProfileCounters: Sendable {
         return .found(pool[entry.start..<entry.start + Int(entry.count)])
     }
 
+    /// Whether `reserve(upTo:)` sized the arrays: their capacity past the count was never written.
+    private var reservedUpFront = false
+
+    /// Room for the counters of a profile file of `fileSize` bytes, which holds at most one counter
+    /// per 8 bytes and one function per 24: reserved, never written past what is added (so not
+    /// resident), and never copied while the profile is read (grown by doubling, the arrays were
+    /// copied twice and trimmed once more, 5 MB at the peak of reading at 800 files).
+    mutating func reserve(upTo fileSize: Int) {
+        guard entries.isEmpty, fileSize > 0 else { return }
+        pool.reserveCapacity(fileSize / 8)
+        entries.reserveCapacity(fileSize / 24)
+        reservedUpFront = true
+    }
+
     /// The same counters in storage of their own size (the index made again for its count, the
-    /// arrays trimmed): they are held until every record is evaluated, the peak (2.5 MB at 800 files).
+    /// arrays trimmed unless reserved): they are held until every record is evaluated, the peak
+    /// (2.5 MB at 800 files).
     mutating func compact() {
         var exact = UInt64Index(minimumCapacity: index.count)
         index.forEach { exact[$0] = $1 }
         index = exact
+        guard !reservedUpFront else { return }
         entries = entries.trimmed()
         pool = pool.trimmed()
     }

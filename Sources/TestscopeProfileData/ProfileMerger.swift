@@ -87,6 +87,7 @@ extension ProfileCounters {
                     // Summed into a builder of its own first (its records straight from the reader),
                     // so that a file failing halfway adds nothing; the first file is taken whole.
                     var file = ProfileCountersBuilder()
+                    file.counters.reserve(upTo: bytes.count)
                     let (_, ids) = try IndexedProfileReader.read(bytes: bytes) { _, nameRef, hash, counters in
                         file.add(nameRef: nameRef, funcHash: hash, counters: counters, source: path)
                     }

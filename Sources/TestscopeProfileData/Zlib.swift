@@ -7,30 +7,41 @@ public enum Zlib {
 
     /// Inflates `compressed`, which must produce exactly `expectedSize` bytes (llvm's contract).
     public static func uncompress(_ compressed: [UInt8], expectedSize: UInt64) throws -> [UInt8] {
+        let size = try checkedSize(expectedSize, compressedCount: compressed.count)
+        if size == 0 { return [] }
+        var output = [UInt8](repeating: 0, count: size)
+        try output.withUnsafeMutableBufferPointer { try inflate(compressed, into: $0) }
+        return output
+    }
+
+    /// The announced size of a payload of `compressedCount` bytes, refused when it cannot be true.
+    static func checkedSize(_ expectedSize: UInt64, compressedCount: Int) throws -> Int {
         guard expectedSize <= UInt64(maximumUncompressedSize) else {
             throw ProfileDataError.corrupt("zlib payload announces \(expectedSize) bytes, more than the 1 GiB cap")
         }
         let size = Int(expectedSize)
-        if size == 0 { return [] }
-        guard !compressed.isEmpty else { throw ProfileDataError.corrupt("empty zlib payload for \(size) bytes") }
+        if size == 0 { return 0 }
+        guard compressedCount > 0 else { throw ProfileDataError.corrupt("empty zlib payload for \(size) bytes") }
         // Deflate cannot expand more than about 1032:1; a larger announced size is a lie, refused
         // before allocating it.
-        guard expectedSize <= UInt64(compressed.count) * 1032 + 64 else {
-            throw ProfileDataError.corrupt("zlib payload of \(compressed.count) bytes announces \(size) bytes")
+        guard expectedSize <= UInt64(compressedCount) * 1032 + 64 else {
+            throw ProfileDataError.corrupt("zlib payload of \(compressedCount) bytes announces \(size) bytes")
         }
-        var output = [UInt8](repeating: 0, count: size)
-        var outputLength = uLongf(size)
-        let status = output.withUnsafeMutableBufferPointer { out in
-            compressed.withUnsafeBufferPointer { input in
-                CZlib.uncompress(out.baseAddress, &outputLength, input.baseAddress, uLong(input.count))
-            }
+        return size
+    }
+
+    /// Inflates `compressed` into `output`, which it must fill exactly (the caller checked the
+    /// announced size as `uncompress` does): names are inflated in place into one buffer.
+    static func inflate(_ compressed: [UInt8], into output: UnsafeMutableBufferPointer<UInt8>) throws {
+        var outputLength = uLongf(output.count)
+        let status = compressed.withUnsafeBufferPointer { input in
+            CZlib.uncompress(output.baseAddress, &outputLength, input.baseAddress, uLong(input.count))
         }
         guard status == Z_OK else {
             throw ProfileDataError.corrupt("zlib uncompress failed (status \(status))")
         }
-        guard outputLength == uLongf(size) else {
-            throw ProfileDataError.corrupt("zlib produced \(outputLength) bytes, \(size) announced")
+        guard outputLength == uLongf(output.count) else {
+            throw ProfileDataError.corrupt("zlib produced \(outputLength) bytes, \(output.count) announced")
         }
-        return output
     }
 }

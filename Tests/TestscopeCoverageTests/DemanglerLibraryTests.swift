@@ -45,6 +45,22 @@ final class DemanglerLibraryTests: XCTestCase {
         XCTAssertTrue(inProcess.last?.hasPrefix(String(repeating: "a", count: 2000)) ?? false, "the long name, whole")
     }
 
+    /// The in-process session demangles and keeps its names a chunk at a time: names on both sides
+    /// of every chunk boundary come back as the `swift-demangle` processes give them, in order.
+    func testNamesAcrossChunksAreThoseOfTheProcesses() throws {
+        let recorded = try Self.recordedNames()
+        var names: [String] = []
+        while names.count < 2 * InProcessDemangling.chunkSize + 300 { names += recorded }
+        let inProcess = try displayNames(names, inProcess: true)
+        let processes = try displayNames(names, inProcess: false)
+        XCTAssertEqual(inProcess.count, names.count)
+        for i in [0, InProcessDemangling.chunkSize - 1, InProcessDemangling.chunkSize, 2 * InProcessDemangling.chunkSize, names.count - 1] {
+            XCTAssertEqual(inProcess[i], processes[i], "name \(i): \(names[i])")
+        }
+        XCTAssertEqual(zip(inProcess, processes).filter { $0 != $1 }.count, 0, "names that differ from swift-demangle's")
+        XCTAssertGreaterThan(zip(inProcess, names).filter { $0 != $1 }.count, names.count / 2, "the names were demangled")
+    }
+
     /// The library is loaded at the first name the own demangler leaves to it: a toolchain whose
     /// library file cannot be loaded still gives the own demangler's names, and the others as they are
     /// (as `swift-demangle` prints a name it does not know), never a crash.

@@ -80,5 +80,11 @@ final class ByteReaderTests: XCTestCase {
         let bytes: [UInt8] = [4, 0, 0x61, 0x01, 0x62, 0x63, 0, 0, 17, UInt8(compressed.count)] + compressed
         XCTAssertEqual(try ProfileNames.decode(bytes), ["a", "bc", "hello hello hello"])
         XCTAssertThrowsError(try ProfileNames.decode([9, 0, 0x61]))
+        // The room reserved before the chunks are inflated in place: what they announce, and only
+        // what can be true (a chunk announcing more than zlib can inflate, or past the end, ends the sum).
+        XCTAssertEqual(ProfileNames.announcedSize(bytes), 4 + 17)
+        XCTAssertEqual(ProfileNames.announcedSize([9, 0, 0x61]), 0)
+        XCTAssertEqual(ProfileNames.announcedSize([4, 0, 0x61, 0x01, 0x62, 0x63, 0xFF, 0xFF, 0x7F, 2, 0x78, 0x9c]), 4)
+        XCTAssertEqual(try ProfileNames.payload(bytes, context: "names").bytes.count, 21)
     }
 }

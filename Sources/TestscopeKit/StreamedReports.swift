@@ -82,7 +82,10 @@ final class StreamedReports {
             for file in files { if let changed = classifier!.classify(file) { changes[file.relativePath] = changed } }
         }
         for (_, stream) in streams ?? [] { try stream.add(files) }
-        if !keepsDetail { files = files.map { $0.summaryOnly() } }
+        if !keepsDetail {
+            let written = files
+            files = Parallel.map(written.count) { written[$0].summaryOnly() }
+        }
     }
 
     /// Puts the streamed formats in place (`report`: the model, with its totals, diff and

@@ -1,4 +1,9 @@
 import TestscopeExecution
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// llvm's encoded name lists (profile names section, `__llvm_prf_names`, vtable names): chunks of
 /// [ULEB uncompressed size][ULEB compressed size (0 = raw)][payload], names split by 0x01.
@@ -36,10 +41,16 @@ public enum ProfileNames {
             } else {
                 all += try reader.bytes(uncompressedSize, "names chunk")
             }
+            // The separators found with memchr: a byte-by-byte loop over the names was 35 M
+            // instructions at 400 files, on the one thread that reads the mapping.
             var nameStart = start
-            for i in start..<all.count where all[i] == 0x01 {
-                if i > nameStart { spans.append(nameStart..<i) }
-                nameStart = i + 1
+            all.withUnsafeBufferPointer { all in
+                guard let base = all.baseAddress else { return }
+                while nameStart < all.count, let hit = memchr(base + nameStart, 0x01, all.count - nameStart) {
+                    let i = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if i > nameStart { spans.append(nameStart..<i) }
+                    nameStart = i + 1
+                }
             }
             if all.count > nameStart { spans.append(nameStart..<all.count) }
             // The writer pads chunks with zero bytes ("separated by 0 or more zero bytes").

@@ -142,6 +142,6 @@ public final class HTMLFileStream: CoverageFileStream {
         let text = try html.indexPage(report, body: try html.indexBody(report, fileHrefs: fileHrefs, split: split, directoryLinks: directoryLinks))
         try AtomicFileWriter.write(text, to: index)
         try html.removeStalePages(in: folder, keeping: written)
-        return [index.path] + (try written.sorted().map { try folder.file($0).path })
+        return [index.path] + written.sorted().map { folder.path(ofWritten: $0) }
     }
 }

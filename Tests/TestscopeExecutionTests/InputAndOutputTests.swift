@@ -85,6 +85,16 @@ final class InputAndOutputTests: XCTestCase {
         XCTAssertTrue(message.hasPrefix("internal error (the file is damaged)"), message)
     }
 
+    /// The paths a report lists for the pages it wrote are the paths `file` gave when it wrote them.
+    func testTheWrittenPathsAreTheCheckedOnes() throws {
+        let root = try temporaryFolder()
+        for output in [OutputFolder(root.appendingPathComponent("out")), OutputFolder(root.appendingPathComponent("a/./b/../out2/"))] {
+            for name in ["index.html", "files/Sources.Synth.Unit0001.swift.html", "dirs/top-level~2.html"] {
+                XCTAssertEqual(output.path(ofWritten: name), try output.file(name).path)
+            }
+        }
+    }
+
     func testSymbolicLinksInTheOutputFolderAreRefused() throws {
         let root = try temporaryFolder()
         let elsewhere = root.appendingPathComponent("elsewhere")

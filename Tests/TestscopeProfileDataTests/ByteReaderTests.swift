@@ -85,6 +85,11 @@ final class ByteReaderTests: XCTestCase {
         XCTAssertEqual(ProfileNames.announcedSize(bytes), 4 + 17)
         XCTAssertEqual(ProfileNames.announcedSize([9, 0, 0x61]), 0)
         XCTAssertEqual(ProfileNames.announcedSize([4, 0, 0x61, 0x01, 0x62, 0x63, 0xFF, 0xFF, 0x7F, 2, 0x78, 0x9c]), 4)
-        XCTAssertEqual(try ProfileNames.payload(bytes, context: "names").bytes.count, 21)
+        // Both chunks in one buffer, the names' spans inside it; the chunk announcing more than zlib
+        // can inflate from its bytes is refused.
+        let list = try ProfileNames.payload(bytes, context: "names")
+        XCTAssertEqual(list.bytes, Array("a\u{1}bchello hello hello".utf8))
+        XCTAssertEqual(list.spans, [0..<1, 2..<4, 4..<21])
+        XCTAssertThrowsError(try ProfileNames.decode([4, 0, 0x61, 0x01, 0x62, 0x63, 0xFF, 0xFF, 0x7F, 2, 0x78, 0x9c]))
     }
 }

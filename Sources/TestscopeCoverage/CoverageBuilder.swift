@@ -166,7 +166,7 @@ public struct CoverageBuilder {
         // (Native records: evaluated here, a batch of files at a time, with the segments and lines.)
         PhaseTimer.mark("read export")
         for (path, lists) in segmentsByFile {
-            let source = SourceText.read(URL(fileURLWithPath: path))
+            let source = SourceText.read(URL(fileURLWithPath: path, isDirectory: false))
             linesByFile[path] = (LineTable(Self.mergedLines(lists, source: source)), source.map(SourceFacts.init))
         }
         segmentsByFile = [:]
@@ -299,7 +299,7 @@ public struct CoverageBuilder {
 
     /// A file's lines by llvm's rules, its source read (for the partial lines and the exclusion markers).
     private static func lines(_ path: String, _ segments: [ExportSegment]) -> (LineTable, SourceFacts?) {
-        let source = SourceText.read(URL(fileURLWithPath: path))
+        let source = SourceText.read(URL(fileURLWithPath: path, isDirectory: false))
         return (LineCoverageBuilder.table(from: segments, source: source), source.map(SourceFacts.init))
     }
 
@@ -312,7 +312,7 @@ public struct CoverageBuilder {
             warnings.append(.warning(file: relative, "source is not valid UTF-8; shown with replacement characters"))
         }
         if source != nil, let recorded = options.dataRecordedAt,
-           let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+           let modified = InputFile.modificationDate(path),
            modified.timeIntervalSince(recorded) > 1 {
             warnings.append(.warning(file: relative, "changed after the coverage data was recorded; line numbers may not match (re-run the tests)"))
         }

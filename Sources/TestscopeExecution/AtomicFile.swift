@@ -169,13 +169,14 @@ public struct OutputFolder: Sendable {
     /// A path inside the folder; refuses names that would escape it, also through a symbolic link
     /// in one of the folders between the output folder and the file.
     public func file(_ name: String) throws -> URL {
-        let target = url.appendingPathComponent(name).standardizedFileURL
+        // Said to be a file and its parents folders: without it, Foundation `stat`s each to find out.
+        let target = url.appendingPathComponent(name, isDirectory: false).standardizedFileURL
         guard target.path.hasPrefix(url.path + "/") else {
             throw ExecutionError.outsideOutputFolder(path: target.path, folder: url.path)
         }
         var parent = url
         for component in target.path.dropFirst(url.path.count + 1).split(separator: "/").dropLast() {
-            parent = parent.appendingPathComponent(String(component))
+            parent = parent.appendingPathComponent(String(component), isDirectory: true)
             if let destination = Self.linkDestination(parent) {
                 throw ExecutionError.symbolicLinkInOutputFolder(path: parent.path, destination: destination)
             }

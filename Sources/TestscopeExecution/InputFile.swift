@@ -15,6 +15,20 @@ public enum InputFile {
         public var missing: Bool
     }
 
+    /// When the file at `path` was last modified; nil when it cannot be read. One `stat`: Foundation's
+    /// `attributesOfItem` also looks up the owner's and group's names (`/etc/passwd`, `/etc/group`:
+    /// 9 of the 14 system calls a source file cost in a report).
+    public static func modificationDate(_ path: String) -> Date? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        let time = info.st_mtimespec
+        #else
+        let time = info.st_mtim
+        #endif
+        return Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1_000_000_000)
+    }
+
     /// The whole contents of `url`.
     public static func read(_ url: URL) throws(Failure) -> [UInt8] {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)

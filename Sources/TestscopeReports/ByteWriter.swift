@@ -20,8 +20,15 @@ struct ByteWriter: ~Copyable {
 
     deinit { base.deallocate() }
 
-    /// The bytes written since the last flush.
-    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// The bytes written since the last flush, copied with one `memcpy` (`Array(UnsafeBufferPointer)`
+    /// copied them a byte at a time: 63 M instructions for the source rows of 400 file pages).
+    var bytes: [UInt8] {
+        let count = self.count, base = self.base
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { buffer.baseAddress!.update(from: base, count: count) }
+            initialized = count
+        }
+    }
 
     @inline(__always)
     private mutating func reserve(_ n: Int) {
@@ -56,9 +63,33 @@ struct ByteWriter: ~Copyable {
     @inline(__always)
     mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard let source = buffer.baseAddress else { return }
-        reserve(buffer.count)
-        (base + count).update(from: source, count: buffer.count)
-        count += buffer.count
+        let n = buffer.count
+        reserve(n)
+        // Most pieces are short (a row template's text between its fields, a token's text): two
+        // overlapping loads and stores in place cost less than a call to `memcpy` (2.3 million of
+        // them in the rows of 400 file pages).
+        if n <= 16 {
+            Self.copySmall(UnsafeRawPointer(source), to: UnsafeMutableRawPointer(base + count), count: n)
+        } else {
+            (base + count).update(from: source, count: n)
+        }
+        count += n
+    }
+
+    /// Copies at most 16 bytes.
+    @inline(__always)
+    private static func copySmall(_ source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count n: Int) {
+        if n >= 8 {
+            let head = source.loadUnaligned(as: UInt64.self), tail = source.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        } else if n >= 4 {
+            let head = source.loadUnaligned(as: UInt32.self), tail = source.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        } else {
+            for i in 0..<n { target.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
+        }
     }
 
     /// Literals are short (`", \"count\": "`): copied byte by byte in place, not through a
@@ -69,8 +100,8 @@ struct ByteWriter: ~Copyable {
         let n = text.utf8CodeUnitCount
         reserve(n)
         let source = text.utf8Start
-        if n <= 32 {
-            for i in 0..<n { base[count + i] = source[i] }
+        if n <= 16 {
+            Self.copySmall(UnsafeRawPointer(source), to: UnsafeMutableRawPointer(base + count), count: n)
         } else {
             (base + count).update(from: source, count: n)
         }

@@ -236,11 +236,16 @@ struct CompiledTemplates: Sendable {
     }
 
     func render(_ name: String, _ object: Any) -> String? {
+        renderBytes(name, object).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The rendered UTF-8, for a page written as bytes (no `String` made and taken apart again).
+    func renderBytes(_ name: String, _ object: Any) -> [UInt8]? {
         guard let template = templates[name] else { return nil }
         var out: [UInt8] = []
         var stack: [StackEntry] = [StackEntry(object)]
         render(template.nodes, stack: &stack, indentation: nil, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// A context object, its kind found once when it is pushed (not per lookup).

@@ -187,7 +187,7 @@ public struct HTMLReport: PageWriter, Sendable {
             previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
             next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
         let shell = try fileBodyShell(report.files[index], context: context, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref)
-        return shell.body.replacingOccurrences(of: Self.sourceRowsMark, with: String(decoding: shell.rows, as: UTF8.self))
+        return String(decoding: shell.body, as: UTF8.self).replacingOccurrences(of: Self.sourceRowsMark, with: String(decoding: shell.rows, as: UTF8.self))
             .replacingOccurrences(of: Self.functionRowsMark, with: String(decoding: shell.functionRows, as: UTF8.self))
     }
 
@@ -210,8 +210,8 @@ public struct HTMLReport: PageWriter, Sendable {
 
     /// The file page's body with the marks in place of the source rows and the function rows, and those rows.
     func fileBodyShell(_ file: FileCoverage, context: FilePageContext, root: String, anchorPrefix: String, indexHref: String) throws
-        -> (body: String, rows: [UInt8], functionRows: [UInt8]) {
-        let source = SourceText.read(URL(fileURLWithPath: file.path))
+        -> (body: [UInt8], rows: [UInt8], functionRows: [UInt8]) {
+        let source = SourceText.read(URL(fileURLWithPath: file.path, isDirectory: false))
         let changes = context.changes
         var view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine,
                                          changed: Set(changes?.changedLines.flatMap { Array($0) } ?? []))
@@ -236,7 +236,7 @@ public struct HTMLReport: PageWriter, Sendable {
             unreliableLines: String(view.unreliableLines),
             sourceLines: Self.sourceRowsMark,
             previous: context.previous, next: context.next)
-        return (try templates.render("file", model), view.rows,
+        return (try templates.renderBytes("file", model), view.rows,
                 HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks))
     }
 
@@ -253,32 +253,27 @@ public struct HTMLReport: PageWriter, Sendable {
         }
     }
 
-    /// One file's page, `files/<page>`, written atomically.
-    func writeFilePage(_ file: FileCoverage, page: String, context: FilePageContext, into folder: OutputFolder) throws {
+    /// One file's page, `files/<page>`, written atomically: in `frame` (`filePageFrame`) when there is one.
+    func writeFilePage(_ file: FileCoverage, page: String, context: FilePageContext, frame: HTMLPageFrame?, into folder: OutputFolder) throws {
         let shell = try fileBodyShell(file, context: context, root: "../", anchorPrefix: "", indexHref: "../index.html")
-        let text = try self.page(context.metadata, title: "\(file.relativePath) · \(packageName(context.metadata))", kind: "file",
-                                 root: "../", body: shell.body, inline: false)
+        let title = "\(file.relativePath) · \(packageName(context.metadata))"
         let writer = try AtomicFileWriter(destination: try folder.file("files/" + page))
-        // A mark is control characters that no escaped value contains: each one is where a
-        // template placed the rows. Found on the bytes (Foundation's `components(separatedBy:)`
-        // took a third of the report's time).
-        let bytes = Array(text.utf8)
         let splices = [(Array(Self.sourceRowsMark.utf8), shell.rows), (Array(Self.functionRowsMark.utf8), shell.functionRows)]
-        var start = 0, i = 0
-        scan: while i < bytes.count {
-            if bytes[i] == 0x01 {
-                for (mark, rows) in splices where i + mark.count <= bytes.count && bytes[i..<(i + mark.count)].elementsEqual(mark) {
-                    try writer.write(bytes: bytes[start..<i])
-                    try writer.write(bytes: rows)
-                    i += mark.count
-                    start = i
-                    continue scan
-                }
-            }
-            i += 1
+        if let frame {
+            try frame.write(title: title, body: shell.body, splices: splices, to: writer)
+        } else {
+            let text = try self.page(context.metadata, title: title, kind: "file", root: "../",
+                                     body: String(decoding: shell.body, as: UTF8.self), inline: false)
+            try HTMLPageFrame.writeSpliced(Array(text.utf8)[...], splices: splices, to: writer)
         }
-        try writer.write(bytes: bytes[start...])
         try writer.commit()
+    }
+
+    /// The layout of the file pages rendered once (nil: the layout must be rendered per page).
+    func filePageFrame(_ metadata: ReportMetadata) throws -> HTMLPageFrame? {
+        try HTMLPageFrame.make { title, body in
+            Array(try page(metadata, title: title, kind: "file", root: "../", body: body, inline: false).utf8)
+        }
     }
 
     /// Directory pages (large reports): each directory's own files, in pages of `filesPerPage`.

@@ -16,9 +16,11 @@ public enum SwiftHighlighter {
 
     /// The highlighted ranges of `bytes`, in order and not overlapping.
     public static func tokens(_ bytes: [UInt8]) -> [Token] {
-        var lexer = Lexer(bytes: bytes)
-        lexer.code(insideInterpolation: false, depth: 0)
-        return lexer.tokens
+        bytes.withUnsafeBufferPointer { buffer in
+            var lexer = Lexer(bytes: buffer)
+            lexer.code(insideInterpolation: false, depth: 0)
+            return lexer.tokens
+        }
     }
 
     static let keywords: Set<String> = [
@@ -95,13 +97,15 @@ struct KeywordTable: Sendable {
 }
 
 private struct Lexer {
-    let bytes: [UInt8]
+    /// The file's bytes: a buffer, not an array, so that a byte read costs no bounds check beyond
+    /// the lexer's own (`i < bytes.count`).
+    let bytes: UnsafeBufferPointer<UInt8>
     var i = 0
     var tokens: [SwiftHighlighter.Token] = []
     /// The last byte of code that was not blank (for `.member` and number boundaries).
     var previous: UInt8 = 0x20
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         tokens.reserveCapacity(bytes.count / 12)
     }
@@ -201,7 +205,7 @@ private struct Lexer {
         let afterDot = previous == UInt8(ascii: ".")
         previous = UInt8(ascii: "a")
         guard length <= 16, bytes[start] < 0x80 else { return }
-        let keyword = bytes.withUnsafeBufferPointer { SwiftHighlighter.keywordTable.lookup($0[start..<i]) }
+        let keyword = SwiftHighlighter.keywordTable.lookup(bytes[start..<i])
         if let isMember = keyword, !afterDot || isMember {
             emit(start, i, .keyword)
         } else if bytes[start] >= UInt8(ascii: "A") && bytes[start] <= UInt8(ascii: "Z") {
@@ -305,12 +309,24 @@ private struct Lexer {
         return true
     }
 
-    func isIdentifierStart(_ b: UInt8) -> Bool {
-        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
-            || b == UInt8(ascii: "_") || b == UInt8(ascii: "$") || b >= 0x80
+    /// A byte's class, one digit per byte value: 1 may start an identifier (letters, `_`, `$`, any
+    /// byte of a non-ASCII character), 2 a decimal digit, 0 neither. One load instead of five
+    /// comparisons per byte of every identifier.
+    @inline(__always)
+    static var classes: StaticString {
+        """
+        0000000000000000000000000000000000001000000000002222222222000000\
+        0111111111111111111111111110000101111111111111111111111111100000\
+        1111111111111111111111111111111111111111111111111111111111111111\
+        1111111111111111111111111111111111111111111111111111111111111111
+        """
     }
 
-    func isIdentifierByte(_ b: UInt8) -> Bool { isIdentifierStart(b) || isDigit(b) }
+    @inline(__always)
+    func isIdentifierStart(_ b: UInt8) -> Bool { Self.classes.utf8Start[Int(b)] == UInt8(ascii: "1") }
+
+    @inline(__always)
+    func isIdentifierByte(_ b: UInt8) -> Bool { Self.classes.utf8Start[Int(b)] != UInt8(ascii: "0") }
     func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
     func isHexDigit(_ b: UInt8) -> Bool {
         isDigit(b) || (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "F"))

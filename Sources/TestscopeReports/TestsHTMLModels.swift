@@ -172,7 +172,7 @@ final class TestSourceSnippets {
         if let cached = cache[location.file] {
             entry = cached
         } else {
-            entry = SourceText.read(URL(fileURLWithPath: location.file)).map { ($0, SwiftHighlighter.tokens($0.bytes)) }
+            entry = SourceText.read(URL(fileURLWithPath: location.file, isDirectory: false)).map { ($0, SwiftHighlighter.tokens($0.bytes)) }
             cache[location.file] = entry
         }
         guard let (source, tokens) = entry else {
@@ -192,7 +192,12 @@ final class TestSourceSnippets {
                 if tokens[middle].end <= range.lowerBound { first = middle + 1 } else { last = middle }
             }
             var code = ByteWriter(capacity: 256)
-            HTMLSourceView.appendCode(source: source, range: range, tokens: tokens, firstToken: first, uncovered: [], to: &code)
+            source.bytes.withUnsafeBufferPointer { bytes in
+                tokens.withUnsafeBufferPointer { tokens in
+                    HTMLSourceView.appendCode(bytes, validUTF8: source.isValidUTF8, range: range, tokens: tokens, firstToken: first,
+                                              uncovered: [], to: &code)
+                }
+            }
             rows.append(SnippetModel.Row(number: String(number), code: String(decoding: code.bytes, as: UTF8.self), hit: number == location.line))
         }
         model.rows = rows

@@ -92,6 +92,6 @@ public enum BuildArtifacts {
 
     /// A file's modification date (`distantPast` when unreadable).
     public static func modified(_ url: URL) -> Date {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
+        InputFile.modificationDate(url.path) ?? .distantPast
     }
 }

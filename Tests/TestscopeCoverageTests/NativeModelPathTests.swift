@@ -200,4 +200,30 @@ final class NativeModelPathTests: XCTestCase {
         XCTAssertEqual(records.records.count, 1)
         XCTAssertEqual(records.records[0].count, 2)
     }
+
+    /// A source whose modification time is more than a second after the data was recorded is named
+    /// in a warning (its time read with one `stat`); one older, or within the second, is not.
+    func testASourceChangedAfterTheRecordingIsNamed() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-stale-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = root.appendingPathComponent("A.swift")
+        try Data("func f() {\n    print(1)\n}\n".utf8).write(to: source)
+        let modified = Date(timeIntervalSince1970: 1_700_000_000)
+        try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: source.path)
+        XCTAssertEqual(try XCTUnwrap(InputFile.modificationDate(source.path)).timeIntervalSince1970, 1_700_000_000, accuracy: 0.001)
+        XCTAssertNil(InputFile.modificationDate(root.appendingPathComponent("missing.swift").path))
+        let functions = [CountedFunction(name: "$s1M1fyyF", filenames: [source.path],
+                                         regions: [CountedRegion(lineStart: 1, columnStart: 10, lineEnd: 3, columnEnd: 2, count: 1)], executionCount: 1)]
+        func warnings(recordedAt: Date) throws -> [String] {
+            var options = CoverageBuildOptions(packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+                                               dataRecordedAt: recordedAt, createdAt: Date(timeIntervalSince1970: 0))
+            options.needsFunctionNames = false
+            return try CoverageBuilder(options: options).build(sources: [NativeRecordSource(name: "p", functions: functions)])
+                .warnings.map(\.message).filter { $0.contains("changed after the coverage data was recorded") }
+        }
+        XCTAssertEqual(try warnings(recordedAt: modified.addingTimeInterval(-10)).count, 1)
+        XCTAssertEqual(try warnings(recordedAt: modified.addingTimeInterval(-0.5)), [])
+        XCTAssertEqual(try warnings(recordedAt: modified.addingTimeInterval(10)), [])
+    }
 }

@@ -15,6 +15,9 @@ public struct EncodedFunctionRecords: Sendable {
     /// Each record's filenames (the records of one file share one array); empty for a record llvm
     /// drops before evaluating it (no name, or a hash mismatch), so that it names no file.
     let filenames: [[String]]
+    /// Each record's place in `counters` (`ProfileCounters.entry(nameRef:funcHash:)`), found while
+    /// the headers are read and used again when the record is evaluated.
+    let entries: [Int32]
     /// What is known without evaluating: records without a name, hash mismatches, and records the
     /// profile has counters for (`profiled`; evaluation may still drop some of them).
     public let diagnostics: NativeRecordDiagnostics
@@ -30,6 +33,8 @@ public struct EncodedFunctionRecords: Sendable {
         let starts = binaries.reduce(into: [0]) { $0.append($0.last! + $1.count) }
         var filenames: [[String]] = []
         filenames.reserveCapacity(starts.last!)
+        var entries: [Int32] = []
+        entries.reserveCapacity(starts.last!)
         var diagnostics = NativeRecordDiagnostics()
         var named = 0
         for binary in binaries {
@@ -44,10 +49,13 @@ public struct EncodedFunctionRecords: Sendable {
                         guard header.isNamed else {
                             part.diagnostics.unnamed += 1
                             part.filenames.append([])
+                            part.entries.append(ProfileCounters.unknownEntry)
                             continue
                         }
                         part.named += 1
-                        switch counters.counters(nameRef: header.nameRef, funcHash: header.funcHash) {
+                        let entry = counters.entry(nameRef: header.nameRef, funcHash: header.funcHash)
+                        part.entries.append(entry)
+                        switch counters.lookup(entry: entry) {
                         case .hashMismatch:
                             part.diagnostics.hashMismatches.append(binary.pgoName(at: i) ?? "")
                             part.filenames.append([])
@@ -65,19 +73,21 @@ public struct EncodedFunctionRecords: Sendable {
             for result in parts {
                 let part = try result.get()
                 filenames += part.filenames
+                entries += part.entries
                 diagnostics.unnamed += part.diagnostics.unnamed
                 diagnostics.hashMismatches += part.diagnostics.hashMismatches
                 diagnostics.profiled += part.diagnostics.profiled
                 named += part.named
             }
         }
-        return EncodedFunctionRecords(binaries: binaries, counters: counters, starts: starts, filenames: filenames,
+        return EncodedFunctionRecords(binaries: binaries, counters: counters, starts: starts, filenames: filenames, entries: entries,
                                       diagnostics: diagnostics, namedCount: named)
     }
 
     /// One chunk's share of `read`.
     private struct Part {
         var filenames: [[String]] = []
+        var entries: [Int32] = []
         var diagnostics = NativeRecordDiagnostics()
         var named = 0
     }
@@ -115,9 +125,10 @@ extension NativeFunctionRecords {
                         binaryIndex = binary!.binaryIndex
                     }
                     let header = try binary!.decode(at: i, cache: &filenames, scratch: &scratch)
-                    chunk.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
+                    chunk.load(pgoName: header.pgoName,
                                filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
-                               binaryIndex: binaryIndex, position: positions[k], counters: encoded.counters, evaluator: &evaluator)
+                               binaryIndex: binaryIndex, position: positions[k],
+                               lookup: encoded.counters.lookup(entry: encoded.entries[positions[k]]), evaluator: &evaluator)
                 }
                 return nil
             } catch {

@@ -183,9 +183,10 @@ public struct NativeFunctionRecords: Sendable {
             var evaluator = CounterEvaluator()
             for i in range {
                 let function = mapped[i]
-                chunk.load(nameRef: function.nameRef, pgoName: function.pgoName, funcHash: function.funcHash,
+                chunk.load(pgoName: function.pgoName,
                            filenames: function.filenames, expressions: function.expressions, regions: function.regions,
-                           binaryIndex: function.binaryIndex, position: i, counters: counters, evaluator: &evaluator)
+                           binaryIndex: function.binaryIndex, position: i,
+                           lookup: counters.counters(nameRef: function.nameRef, funcHash: function.funcHash), evaluator: &evaluator)
             }
             return nil
         }
@@ -205,9 +206,10 @@ public struct NativeFunctionRecords: Sendable {
             do {
                 for i in range {
                     let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
-                    chunk.load(nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash,
+                    chunk.load(pgoName: header.pgoName,
                                filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
-                               binaryIndex: binary.binaryIndex, position: starts[part] + i, counters: counters, evaluator: &evaluator)
+                               binaryIndex: binary.binaryIndex, position: starts[part] + i,
+                               lookup: counters.counters(nameRef: header.nameRef, funcHash: header.funcHash), evaluator: &evaluator)
                 }
                 return nil
             } catch {
@@ -279,13 +281,13 @@ public struct NativeFunctionRecords: Sendable {
         }
 
         /// What `loadFunctionRecord` does with one mapped function, before the duplicate check.
-        mutating func load(nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String],
+        mutating func load(pgoName: String?, filenames: [String],
                            expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
-                           counters: ProfileCounters, evaluator: inout CounterEvaluator) {
+                           lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
             guard let pgoName, !pgoName.isEmpty else { diagnostics.unnamed += 1; return }
             let name = NativeFunctionRecords.displayName(pgoName, firstFilename: filenames.first)
             var profiled = false
-            switch counters.counters(nameRef: nameRef, funcHash: funcHash) {
+            switch lookup {
             case .hashMismatch:
                 diagnostics.hashMismatches.append(pgoName)
                 return

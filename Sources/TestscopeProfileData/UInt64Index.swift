@@ -1,3 +1,5 @@
+import TestscopeExecution
+
 /// A map from 64-bit keys that are already hashes (NameRefs: MD5 halves; the coverage model's
 /// provenance hashes) to `Int32` indices:
 /// open addressing, linear probing, at most half full. `Dictionary<UInt64, _>` runs SipHash on
@@ -10,11 +12,26 @@ public struct UInt64Index: Sendable {
     private var keys: [UInt64] = []
     /// -1: an empty slot.
     private var values: [Int32] = []
-    private let seed = UInt64.random(in: .min ... .max)
+    private let seed = Self.nextSeed()
     public private(set) var count = 0
 
     public init(minimumCapacity: Int = 0) {
         resize(Self.slots(for: minimumCapacity))
+    }
+
+    /// The seeds: one random number for the process (a `getrandom` call per table was two system
+    /// calls per file of a report), each table's its own mix of it with a counter.
+    private static let seeds = Locked((base: UInt64.random(in: .min ... .max), count: UInt64(0)))
+
+    private static func nextSeed() -> UInt64 {
+        var z = seeds.withLock { state -> UInt64 in
+            state.count &+= 1
+            return state.base &+ state.count &* 0x9E37_79B9_7F4A_7C15
+        }
+        // splitmix64's finalizer: neighbouring counts give unrelated seeds.
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// The value of `key`, or nil; setting a value inserts or replaces (there is no removal).

@@ -8,6 +8,14 @@ final class ProfileCountersTests: XCTestCase {
         XCTAssertEqual(counters.counters(nameRef: 7, funcHash: 0), .found([1, 2]))
         XCTAssertEqual(counters.counters(nameRef: 7, funcHash: 1), .hashMismatch)
         XCTAssertEqual(counters.counters(nameRef: 8, funcHash: 0), .unknown)
+        // The same three, found once and looked at again from the kept entry.
+        let found = counters.entry(nameRef: 7, funcHash: 0)
+        XCTAssertGreaterThanOrEqual(found, 0)
+        XCTAssertEqual(counters.lookup(entry: found), .found([1, 2]))
+        XCTAssertEqual(counters.entry(nameRef: 7, funcHash: 1), ProfileCounters.mismatchedEntry)
+        XCTAssertEqual(counters.lookup(entry: ProfileCounters.mismatchedEntry), .hashMismatch)
+        XCTAssertEqual(counters.entry(nameRef: 8, funcHash: 0), ProfileCounters.unknownEntry)
+        XCTAssertEqual(counters.lookup(entry: ProfileCounters.unknownEntry), .unknown)
     }
 
     /// The flat store: several hashes of one name chained, sums in place, order of first addition kept.

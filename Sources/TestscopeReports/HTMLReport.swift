@@ -287,8 +287,10 @@ public struct HTMLReport: PageWriter, Sendable {
         }
         let directories = byDirectory.keys.sorted()
         let baseNames = HTMLPageNames.pages(for: directories.map { $0.isEmpty ? "top-level" : $0 })
-        var written: [String] = []
         var links: [String: String] = [:]
+        // Every page's job first, then the pages rendered and written on every core (30 pages at
+        // 1,500 files were the last serial step's longest part).
+        var jobs: [(directory: String, chunk: [Int], page: Int, names: [String], summary: CoverageSummary)] = []
         for (directory, baseName) in zip(directories, baseNames) {
             let indices = byDirectory[directory]!
             let chunks = stride(from: 0, to: indices.count, by: filesPerPage).map { Array(indices[$0..<min($0 + filesPerPage, indices.count)]) }
@@ -296,18 +298,21 @@ public struct HTMLReport: PageWriter, Sendable {
             let names = chunks.indices.map { $0 == 0 ? baseName : "\(stem)~\($0 + 1).html" }
             links[directory] = "dirs/" + names[0]
             let summary = indices.reduce(CoverageSummary()) { $0 + report.files[$1].summary }
-            for (page, chunk) in chunks.enumerated() {
-                let model = DirectoryPageModel(
-                    common: common(report, root: "../"), path: directory.isEmpty ? "." : directory,
-                    totals: HTMLModels.totals(summary, watermarks),
-                    fileTable: fileTable(chunk.map { (report.files[$0], "../files/" + filePages[$0]) },
-                                         pager: HTMLModels.pager(count: chunks.count, current: page) { names[$0] }, changed: changedPaths(report)))
-                let body = try templates.render("directory", model)
-                let text = try self.page(report, title: "\(directory.isEmpty ? "." : directory)/ · \(packageName(report))",
-                                         kind: "directory", root: "../", body: body, inline: false)
-                try AtomicFileWriter.write(text, to: try folder.file("dirs/" + names[page]))
-                written.append("dirs/" + names[page])
-            }
+            for (page, chunk) in chunks.enumerated() { jobs.append((directory, chunk, page, names, summary)) }
+        }
+        let changed = changedPaths(report), pages = jobs
+        let written = try renderConcurrently(pages.count) { k -> String in
+            let job = pages[k]
+            let model = DirectoryPageModel(
+                common: common(report, root: "../"), path: job.directory.isEmpty ? "." : job.directory,
+                totals: HTMLModels.totals(job.summary, watermarks),
+                fileTable: fileTable(job.chunk.map { (report.files[$0], "../files/" + filePages[$0]) },
+                                     pager: HTMLModels.pager(count: job.names.count, current: job.page) { job.names[$0] }, changed: changed))
+            let body = try templates.render("directory", model)
+            let text = try self.page(report, title: "\(job.directory.isEmpty ? "." : job.directory)/ · \(packageName(report))",
+                                     kind: "directory", root: "../", body: body, inline: false)
+            try AtomicFileWriter.write(text, to: try folder.file("dirs/" + job.names[job.page]))
+            return "dirs/" + job.names[job.page]
         }
         return (written, links)
     }

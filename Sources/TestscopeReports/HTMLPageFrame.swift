@@ -20,71 +20,56 @@ struct HTMLPageFrame: Sendable {
 
     /// The frame of `render(title, body)`, or nil when the frame would not give its bytes.
     static func make(_ render: (String, String) throws -> [UInt8]) throws -> HTMLPageFrame? {
-        let framed = try render(titleMark, bodyMark)
-        let title = Array(titleMark.utf8), body = Array(bodyMark.utf8)
         var parts: [[UInt8]] = []
         var holes: [Hole] = []
-        var start = 0, i = 0
-        scan: while i < framed.count {
-            if framed[i] == 0x01 {
-                for (mark, hole) in [(title, Hole.title), (body, .body)] where framed[i...].starts(with: mark) {
-                    parts.append(Array(framed[start..<i]))
-                    holes.append(hole)
-                    i += mark.count
-                    start = i
-                    continue scan
-                }
-            }
-            i += 1
+        scan(try render(titleMark, bodyMark)[...], marks: [Array(titleMark.utf8), Array(bodyMark.utf8)]) { text, mark in
+            parts.append(Array(text))
+            if let mark { holes.append(mark == 0 ? .title : .body) }
         }
-        parts.append(Array(framed[start...]))
         let frame = HTMLPageFrame(parts: parts, holes: holes)
+        // Checked through the same `write` the pages are written with.
         for (probeTitle, probeBody) in [("a<b>&'\"c · d", "<p class=\"x\">body &amp; more</p>"), ("", "")] {
-            var writer = ByteWriter()
-            frame.write(title: probeTitle, body: Array(probeBody.utf8)[...], to: &writer)
-            guard writer.withBytes({ Array($0) }) == (try render(probeTitle, probeBody)) else { return nil }
+            var bytes: [UInt8] = []
+            frame.write(title: probeTitle, body: Array(probeBody.utf8)[...]) { bytes.append(contentsOf: $0) }
+            guard bytes == (try render(probeTitle, probeBody)) else { return nil }
         }
         return frame
     }
 
-    /// The page: the title escaped, the body as it is.
-    func write(title: String, body: ArraySlice<UInt8>, to out: inout ByteWriter) {
+    /// The page, a piece at a time: the frame's parts, the title escaped, the body as it is.
+    func write(title: String, body: ArraySlice<UInt8>, _ emit: (ArraySlice<UInt8>) throws -> Void) rethrows {
         for (k, hole) in holes.enumerated() {
-            parts[k].withUnsafeBufferPointer { out.append($0) }
-            switch hole {
-            case .title: HTMLEscaping.appendEscaped(title.utf8, to: &out)
-            case .body: body.withUnsafeBufferPointer { out.append($0) }
-            }
-        }
-        parts[parts.count - 1].withUnsafeBufferPointer { out.append($0) }
-    }
-
-    /// The page written to `writer`, the body's marks replaced by their rows (`splices`).
-    func write(title: String, body: [UInt8], splices: [(mark: [UInt8], rows: [UInt8])], to writer: AtomicFileWriter) throws {
-        for (k, hole) in holes.enumerated() {
-            try writer.write(bytes: parts[k])
+            try emit(parts[k][...])
             switch hole {
             case .title:
                 var escaped: [UInt8] = []
                 HTMLEscaping.appendEscaped(title.utf8, to: &escaped)
-                try writer.write(bytes: escaped)
+                try emit(escaped[...])
             case .body:
-                try Self.writeSpliced(body[...], splices: splices, to: writer)
+                try emit(body)
             }
         }
-        try writer.write(bytes: parts[parts.count - 1])
+        try emit(parts[parts.count - 1][...])
     }
 
-    /// `bytes` with each mark replaced by its rows. A mark is control characters that no escaped
-    /// value contains: each one is where a template placed the rows. Found on the bytes
-    /// (Foundation's `components(separatedBy:)` took a third of the report's time).
+    /// `bytes` written with each mark replaced by its rows. A mark is control characters that no
+    /// escaped value contains: each one is where a template placed the rows.
     static func writeSpliced(_ bytes: ArraySlice<UInt8>, splices: [(mark: [UInt8], rows: [UInt8])], to writer: AtomicFileWriter) throws {
+        try scan(bytes, marks: splices.map(\.mark)) { text, mark in
+            try writer.write(bytes: text)
+            if let mark { try writer.write(bytes: splices[mark].rows) }
+        }
+    }
+
+    /// `bytes` cut at each occurrence of a mark: `body` gets each run of text and the index of the
+    /// mark after it (nil after the last run). Found on the bytes (Foundation's
+    /// `components(separatedBy:)` took a third of the report's time).
+    static func scan(_ bytes: ArraySlice<UInt8>, marks: [[UInt8]], _ body: (ArraySlice<UInt8>, Int?) throws -> Void) rethrows {
         var start = bytes.startIndex, i = bytes.startIndex
         scan: while i < bytes.endIndex {
             if bytes[i] == 0x01 {
-                for (mark, rows) in splices where bytes[i...].starts(with: mark) {
-                    try writer.write(bytes: bytes[start..<i])
-                    try writer.write(bytes: rows)
+                for (k, mark) in marks.enumerated() where bytes[i...].starts(with: mark) {
+                    try body(bytes[start..<i], k)
                     i += mark.count
                     start = i
                     continue scan
@@ -92,6 +77,6 @@ struct HTMLPageFrame: Sendable {
             }
             i += 1
         }
-        try writer.write(bytes: bytes[start...])
+        try body(bytes[start...], nil)
     }
 }

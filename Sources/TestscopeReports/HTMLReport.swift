@@ -260,7 +260,7 @@ public struct HTMLReport: PageWriter, Sendable {
         let writer = try AtomicFileWriter(destination: try folder.file("files/" + page))
         let splices = [(Array(Self.sourceRowsMark.utf8), shell.rows), (Array(Self.functionRowsMark.utf8), shell.functionRows)]
         if let frame {
-            try frame.write(title: title, body: shell.body, splices: splices, to: writer)
+            try frame.write(title: title, body: shell.body[...]) { try HTMLPageFrame.writeSpliced($0, splices: splices, to: writer) }
         } else {
             let text = try self.page(context.metadata, title: title, kind: "file", root: "../",
                                      body: String(decoding: shell.body, as: UTF8.self), inline: false)

@@ -17,10 +17,10 @@ final class HTMLPageFrameTests: XCTestCase {
         guard let frame = try html.filePageFrame(metadata) else { return nil }
         for title in titles {
             for body in bodies {
-                var out = ByteWriter()
-                frame.write(title: title, body: Array(body.utf8)[...], to: &out)
+                var out: [UInt8] = []
+                frame.write(title: title, body: Array(body.utf8)[...]) { out.append(contentsOf: $0) }
                 let rendered = try html.page(metadata, title: title, kind: "file", root: "../", body: body, inline: false)
-                XCTAssertEqual(String(decoding: out.withBytes { Array($0) }, as: UTF8.self), rendered, file: file, line: line)
+                XCTAssertEqual(String(decoding: out, as: UTF8.self), rendered, file: file, line: line)
             }
         }
         return frame

@@ -54,10 +54,10 @@ struct HTMLPageFrame: Sendable {
 
     /// `bytes` written with each mark replaced by its rows. A mark is control characters that no
     /// escaped value contains: each one is where a template placed the rows.
-    static func writeSpliced(_ bytes: ArraySlice<UInt8>, splices: [(mark: [UInt8], rows: [UInt8])], to writer: AtomicFileWriter) throws {
+    static func writeSpliced(_ bytes: ArraySlice<UInt8>, splices: [(mark: [UInt8], rows: WrittenBytes)], to writer: AtomicFileWriter) throws {
         try scan(bytes, marks: splices.map(\.mark)) { text, mark in
             try writer.write(bytes: text)
-            if let mark { try writer.write(bytes: splices[mark].rows) }
+            if let mark { try splices[mark].rows.withBytes { try writer.write(bytes: $0) } }
         }
     }
 

@@ -173,8 +173,9 @@ enum HTMLModels {
     /// the functions that never ran first, then the rest in source order. Closures are folded by
     /// report.js (`tbody.open` shows them); without scripts every row shows.
     static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
-                             _ watermarks: Watermarks) -> [UInt8] {
-        var out = ByteWriter()
+                             _ watermarks: Watermarks) -> WrittenBytes {
+        // About 500 bytes a row: sized so the buffer does not grow.
+        var out = ByteWriter(capacity: file.functions.reduce(1 << 12) { $0 + 640 * (1 + $1.closures.count) })
         let template = template.compiled(for: FunctionRow.self)
         for function in functionOrder(file.functions) {
             out.append(function.closures.isEmpty ? "<tbody>" : "<tbody class=\"group\">")
@@ -186,7 +187,7 @@ enum HTMLModels {
             }
             out.append("</tbody>\n")
         }
-        return out.bytes
+        return out.finish()
     }
 
     /// The table's order: functions that never ran first, each part in source order.

@@ -187,8 +187,8 @@ public struct HTMLReport: PageWriter, Sendable {
             previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
             next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
         let shell = try fileBodyShell(report.files[index], context: context, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref)
-        return String(decoding: shell.body, as: UTF8.self).replacingOccurrences(of: Self.sourceRowsMark, with: String(decoding: shell.rows, as: UTF8.self))
-            .replacingOccurrences(of: Self.functionRowsMark, with: String(decoding: shell.functionRows, as: UTF8.self))
+        return String(decoding: shell.body, as: UTF8.self).replacingOccurrences(of: Self.sourceRowsMark, with: shell.rows.withBytes { String(decoding: $0, as: UTF8.self) })
+            .replacingOccurrences(of: Self.functionRowsMark, with: shell.functionRows.withBytes { String(decoding: $0, as: UTF8.self) })
     }
 
     /// Where a file page's source rows go: the templates render around this mark and the rows are
@@ -210,7 +210,7 @@ public struct HTMLReport: PageWriter, Sendable {
 
     /// The file page's body with the marks in place of the source rows and the function rows, and those rows.
     func fileBodyShell(_ file: FileCoverage, context: FilePageContext, root: String, anchorPrefix: String, indexHref: String) throws
-        -> (body: [UInt8], rows: [UInt8], functionRows: [UInt8]) {
+        -> (body: [UInt8], rows: WrittenBytes, functionRows: WrittenBytes) {
         let source = SourceText.read(URL(fileURLWithPath: file.path, isDirectory: false))
         let changes = context.changes
         var view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine,

@@ -6,9 +6,17 @@ public protocol TextOutput {
     mutating func write(_ text: String) throws
     /// UTF-8 bytes; files take them as they are.
     mutating func write(bytes: [UInt8]) throws
+    /// UTF-8 bytes in place (valid during the call); files take them without a copy.
+    mutating func write(buffer: UnsafeBufferPointer<UInt8>) throws
 }
 
-extension AtomicFileWriter: TextOutput {}
+extension TextOutput {
+    public mutating func write(buffer: UnsafeBufferPointer<UInt8>) throws { try write(bytes: Array(buffer)) }
+}
+
+extension AtomicFileWriter: TextOutput {
+    public func write(buffer: UnsafeBufferPointer<UInt8>) throws { try write(bytes: buffer) }
+}
 
 /// Text collected in memory (terminal output, tests).
 public struct StringOutput: TextOutput {

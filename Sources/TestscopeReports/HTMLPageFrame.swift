@@ -14,9 +14,14 @@ struct HTMLPageFrame: Sendable {
     let parts: [[UInt8]]
     let holes: [Hole]
 
-    /// Marks no escaping changes and no view model value contains (control characters).
-    static let titleMark = "\u{1}testscope-page-title\u{1}"
-    static let bodyMark = "\u{1}testscope-page-body\u{1}"
+    static let titleMark = mark("page-title")
+    static let bodyMark = mark("page-body")
+
+    /// A mark for a hole in rendered bytes: control characters (which no escaping changes) around a
+    /// name and a number drawn once per process, so that no value a page shows (a path, a target, a
+    /// test's failure message) can contain one and be taken for it.
+    static func mark(_ name: String) -> String { "\u{1}testscope-\(name)-\(markNonce)\u{1}" }
+    private static let markNonce = String(UInt64.random(in: 0 ... .max), radix: 16)
 
     /// The frame of `render(title, body)`, or nil when the frame would not give its bytes.
     static func make(_ render: (String, String) throws -> [UInt8]) throws -> HTMLPageFrame? {

@@ -194,9 +194,9 @@ public struct HTMLReport: PageWriter, Sendable {
     /// Where a file page's source rows go: the templates render around this mark and the rows are
     /// spliced in as bytes when the page is written. The rows are most of a page (200 KB of the
     /// 400-file package's pages); through Mustache they were copied twice more, 11 % of the report.
-    static let sourceRowsMark = "\u{1}testscope-source-rows\u{1}"
+    static let sourceRowsMark = HTMLPageFrame.mark("source-rows")
     /// The same for the function table's rows (a third of a page's bytes on the 400-file package).
-    static let functionRowsMark = "\u{1}testscope-function-rows\u{1}"
+    static let functionRowsMark = HTMLPageFrame.mark("function-rows")
 
     /// What a file page needs besides its file: the report's metadata, the file's changed lines, and
     /// the files before and after it (its page links them).

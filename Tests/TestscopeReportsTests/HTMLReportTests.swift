@@ -155,6 +155,27 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertTrue(pagesAreSafe(HTMLPageNames.pages(for: report.files.map(\.relativePath))))
     }
 
+    /// Text a page shows that looks like the marks where the rows are spliced in (control characters
+    /// and the marks' names) is shown as it is: the rows are spliced in once, where the template puts them.
+    func testTextLikeTheRowMarksIsNotWhereTheRowsGo() throws {
+        var report = try HTMLTestSupport.report("Shapes")
+        let forged = ["source-rows", "function-rows", "page-title", "page-body"].map { "\u{1}testscope-\($0)\u{1}" }.joined(separator: " ")
+        report.files[0].target = forged
+        for singleFile in [false, true] {
+            let (folder, pages) = try write(report, try HTMLTestSupport.htmlReport(singleFile: singleFile))
+            let html = try HTMLTestSupport.read(folder.appendingPathComponent(singleFile ? "index.html" : "files/" + pages[0]))
+            let firstRows = html.components(separatedBy: "<td class=\"ln\">1</td>").count - 1
+            XCTAssertEqual(firstRows, singleFile ? report.files.filter { SourceText.read(URL(fileURLWithPath: $0.path)) != nil }.count : 1,
+                           "each file's rows once (single file: \(singleFile))")
+            if !singleFile {
+                let source = try XCTUnwrap(SourceText.read(URL(fileURLWithPath: report.files[0].path)))
+                XCTAssertEqual(try HTMLTestSupport.sourceRows(html).count, source.lineCount)
+                XCTAssertEqual(html.components(separatedBy: "<tr class=\"function ").count - 1, report.files[0].functions.count, "the function rows once")
+            }
+            XCTAssertTrue(html.contains("target <strong>\(forged)</strong>"), "the target shown as text (single file: \(singleFile))")
+        }
+    }
+
     /// The Changes section and the changed-line marks: the hostile file name and a hostile base are text.
     func testChangesSectionAndMarksEscapeNamesAndBase() throws {
         var report = try HTMLTestSupport.report("Hostile")

@@ -57,8 +57,8 @@ struct HTMLPageFrame: Sendable {
         try emit(parts[parts.count - 1][...])
     }
 
-    /// `bytes` written with each mark replaced by its rows. A mark is control characters that no
-    /// escaped value contains: each one is where a template placed the rows.
+    /// `bytes` written with each mark replaced by its rows: each mark (`mark(_:)`) is where a
+    /// template placed the rows.
     static func writeSpliced(_ bytes: ArraySlice<UInt8>, splices: [(mark: [UInt8], rows: WrittenBytes)], to writer: AtomicFileWriter) throws {
         try scan(bytes, marks: splices.map(\.mark)) { text, mark in
             try writer.write(bytes: text)

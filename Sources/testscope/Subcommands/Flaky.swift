@@ -8,6 +8,7 @@ extension Testscope {
     /// `testscope flaky`: seeded in-process orders, OD/NOD classification, polluters and reproduction commands.
     struct Flaky: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "flaky",
             abstract: "Find flaky tests: run the tests in seeded orders in one process, classify them (OD victim, brittle, NOD) and find their polluters.",
             discussion: """
             Builds the tests once with Testscope's entry point (into .build/testscope-flaky in the package), then runs the \

@@ -7,6 +7,7 @@ extension Testscope {
     /// `testscope history FILE` and `testscope history merge A B … --into FILE` (docs/history.md).
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "history",
             abstract: "Show what a --history file says (flaky, broken and slower tests, coverage trend), or merge history files.",
             subcommands: [Show.self, Merge.self], defaultSubcommand: Show.self)
 
@@ -36,6 +37,7 @@ extension Testscope {
 
         struct Merge: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "merge",
                 abstract: "Add the runs of history files to another (a run already there is not added again).")
             @Argument(help: ArgumentHelp("History files to read.", valueName: "file.sqlite")) var sources: [String]
             @Option(name: .long, help: ArgumentHelp("The history file to add them to (created if missing).", valueName: "file.sqlite")) var into: String

@@ -6,6 +6,7 @@ extension Testscope {
     /// `testscope merge`: the output folders of `run --shard K/N` reported as one run.
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "merge",
             abstract: "Merge the output folders of 'testscope run --shard K/N' into one report, as if one run had made it.",
             discussion: """
             Sums the shards' raw profiles with the test binary they ran (--binary, --build-path, else the binary the \

@@ -6,6 +6,7 @@ extension Testscope {
     /// `testscope report`: reports from existing profiles, binaries or exports, without running tests.
     struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Report coverage from existing artifacts without running tests.",
             discussion: """
             Inputs: --export FILE (llvm-cov JSON exports, repeatable: merged); or --profile FILE (.profdata or \

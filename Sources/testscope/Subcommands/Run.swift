@@ -7,6 +7,7 @@ extension Testscope {
     /// `testscope run`: the tests built with coverage and run under Testscope's supervisor, then reported.
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run the package's tests with code coverage and report it (also when tests fail or crash).",
             discussion: """
             Builds the tests with coverage (`swift build --build-tests --enable-code-coverage`) and runs the test \

@@ -56,12 +56,43 @@ public struct SourceFilter: Sendable {
     }
 
     static func isOwnSource(_ relative: String, testDirectories: [String]) -> Bool {
+        asciiIsOwnSource(relative, testDirectories: testDirectories) ?? stringIsOwnSource(relative, testDirectories: testDirectories)
+    }
+
+    /// `isOwnSource` on `String`s: for any text.
+    static func stringIsOwnSource(_ relative: String, testDirectories: [String]) -> Bool {
         let components = relative.split(separator: "/")
         if components.contains(where: { $0.hasPrefix(".build") || $0 == ".swiftpm" || $0.hasSuffix(".derived") }) {
             return false
         }
         for dir in testDirectories where relative == dir || relative.hasPrefix(dir + "/") { return false }
         return true
+    }
+
+    /// `isOwnSource` on the bytes, when every text is ASCII (nil otherwise): there a byte comparison
+    /// is the `String` comparison, and splitting into `Substring`s cost 25,000 instructions a file
+    /// (11 M at 400 files, before any batch is built, with the other core idle).
+    static func asciiIsOwnSource(_ relative: String, testDirectories: [String]) -> Bool? {
+        var relative = relative
+        return relative.withUTF8 { path -> Bool? in
+            guard !path.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\r") }) else { return nil }
+            var start = 0
+            while start < path.count {
+                var end = start
+                while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
+                let component = UnsafeBufferPointer(rebasing: path[start..<end])
+                if component.starts(with: ".build".utf8) || component.elementsEqual(".swiftpm".utf8)
+                    || (component.count >= 8 && component[(component.count - 8)...].elementsEqual(".derived".utf8)) {
+                    return false
+                }
+                start = end + 1
+            }
+            for dir in testDirectories {
+                guard dir.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\r") }) else { return nil }
+                if path.starts(with: dir.utf8), path.count == dir.utf8.count || path[dir.utf8.count] == UInt8(ascii: "/") { return false }
+            }
+            return true
+        }
     }
 }
 

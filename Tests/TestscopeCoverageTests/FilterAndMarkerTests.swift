@@ -1,5 +1,6 @@
 import XCTest
 @testable import TestscopeCoverage
+import TestscopeTestSupport
 
 final class FilterAndMarkerTests: XCTestCase {
     func testGlobs() throws {
@@ -21,6 +22,31 @@ final class FilterAndMarkerTests: XCTestCase {
         XCTAssertFalse(filter.includes("/pkg/.build-ci/x.swift"))
         XCTAssertFalse(filter.includes("/other/Sources/a.swift"))
         XCTAssertFalse(filter.includes("/pkgx/Sources/a.swift"))
+    }
+
+    /// The byte comparison of ASCII paths answers as the `String` comparison does, on seeded paths
+    /// built from the pieces the rule looks for (and near misses), and leaves non-ASCII text to it.
+    func testTheBytePathOfTheDefaultFilterAnswersAsTheStringPath() {
+        let pieces = [".build", ".build-ci", "x.build", ".swiftpm", ".swiftpmx", "Pkg.derived", ".derived", ".derivedx", "derived",
+                      "Tests", "Tests2", "ATests", "Checks", "Unit", "Sources", "a.swift", "", "/", "e\u{301}", "\r\n", "\r", "é", "."]
+        let directories = [["Tests"], ["Tests", "Checks/Unit"], [""], ["Tests\r"], ["Tésts"], []]
+        var random = Mutator.SeededGenerator(state: Mutator.seed)
+        var byBytes = 0, own = 0
+        for _ in 0..<20_000 {
+            let path = (0..<Int.random(in: 1...5, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined(separator: "/")
+            let dirs = directories.randomElement(using: &random)!
+            let expected = SourceFilter.stringIsOwnSource(path, testDirectories: dirs)
+            if let answer = SourceFilter.asciiIsOwnSource(path, testDirectories: dirs) {
+                byBytes += 1
+                if answer { own += 1 }
+                XCTAssertEqual(answer, expected, "\(path.debugDescription) in \(dirs)")
+            }
+            XCTAssertEqual(SourceFilter.isOwnSource(path, testDirectories: dirs), expected, "\(path.debugDescription) in \(dirs)")
+        }
+        // Most paths took the byte path, with both answers among them.
+        XCTAssertGreaterThan(byBytes, 8_000)
+        XCTAssertGreaterThan(own, 1_000)
+        XCTAssertLessThan(own, byBytes - 1_000)
     }
 
     func testIncludeAndExcludeGlobs() throws {

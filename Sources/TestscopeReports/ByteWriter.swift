@@ -158,6 +158,13 @@ struct ByteWriter: ~Copyable {
 
     /// `Format.fixed(value, decimals:)` without building a string (every ratio of coverage.json has one).
     mutating func append(fixed value: Double, decimals: Int) {
+        // 0 and 100 are four in five of coverage.json's percentages (66,000 of 82,800 at 400 files).
+        if value == 0 || value == 100, decimals <= 8 {
+            append(value == 0 ? "0" : "100")
+            let zeros: StaticString = ".00000000"
+            if decimals > 0 { copyIn(zeros.utf8Start, count: decimals + 1) }
+            return
+        }
         let (whole, fraction, scale) = Format.fixedParts(value, decimals: decimals)
         guard whole >= 0, fraction >= 0 else { append(string: Format.fixed(value, decimals: decimals)); return }
         append(int: whole)
@@ -179,31 +186,54 @@ struct ByteWriter: ~Copyable {
         append(byte: 0x22)
     }
 
-    /// Runs of bytes that need no escape are copied in one go.
+    /// Runs of bytes that need no escape are copied in one go; they are found eight bytes at a time
+    /// (a byte at a time this loop took 12.7 instructions a byte: 31 M for the 2.4 MB of names and
+    /// paths in the 400-file package's coverage.json).
     private mutating func appendEscaped(json utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        let n = utf8.count
         var run = 0
-        for i in 0..<utf8.count {
-            let b = utf8[i]
-            guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
-            append(UnsafeBufferPointer(rebasing: utf8[run..<i]))
-            run = i + 1
-            append(byte: 0x5C)
-            switch b {
-            case 0x22: append(byte: 0x22)
-            case 0x5C: append(byte: 0x5C)
-            case 0x0A: append(byte: 0x6E)
-            case 0x0D: append(byte: 0x72)
-            case 0x09: append(byte: 0x74)
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                append("u00")
-                hex.withUTF8Buffer { digits in
-                    append(byte: digits[Int(b >> 4)])
-                    append(byte: digits[Int(b & 15)])
+        var i = 0
+        while i < n {
+            while i + 8 <= n, !Self.anyNeedsJSONEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
+            // The word that holds one (or the last few bytes), a byte at a time.
+            let stop = min(i + 8, n)
+            while i < stop {
+                let b = base[i]
+                i += 1
+                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+                append(UnsafeBufferPointer(rebasing: utf8[run..<(i - 1)]))
+                run = i
+                append(byte: 0x5C)
+                switch b {
+                case 0x22: append(byte: 0x22)
+                case 0x5C: append(byte: 0x5C)
+                case 0x0A: append(byte: 0x6E)
+                case 0x0D: append(byte: 0x72)
+                case 0x09: append(byte: 0x74)
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    append("u00")
+                    hex.withUTF8Buffer { digits in
+                        append(byte: digits[Int(b >> 4)])
+                        append(byte: digits[Int(b & 15)])
+                    }
                 }
             }
         }
-        append(UnsafeBufferPointer(rebasing: utf8[run..<utf8.count]))
+        append(UnsafeBufferPointer(rebasing: utf8[run..<n]))
+    }
+
+    /// Whether one of the eight bytes is below 0x20, `"` or `\` (the bit tricks for "has a byte less
+    /// than n" and "has a zero byte": exact as to whether one exists, whatever the other bytes hold).
+    @inline(__always)
+    static func anyNeedsJSONEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs != 0
     }
 
     /// Hands the bytes to the output when the buffer is large.

@@ -78,23 +78,18 @@ final class DemanglerLibrary: Sendable {
     }
 
     /// What the two forms of `swift-demangle` tell of one symbol: the simplified name, and from the
-    /// full name the module of a plain function and the return type. A name the library does not
-    /// demangle is taken as it is, as `swift-demangle` prints it back. A plain function's simplified
-    /// name is read off its full name (`SimplifiedName`): one library call instead of two.
+    /// full name the module of a plain function and the return type. Testscope's own demangler
+    /// answers the shapes it knows (`DemangledChunk.append(_:own:library:)`), the library the rest.
     func demangle(_ symbol: String, own: inout SymbolDemangler) -> Demangled {
-        // Testscope's own demangler first, for the shapes it knows (the same text, without a library call).
-        if let demangled = ByteString.withBytes(symbol, { bytes -> Demangled? in
-            switch own.demangle(bytes) {
-            case nil: return nil
-            case .closure(let name): return Demangled(name: name)
-            case .full:
-                let full = own.out.buffer
-                let facts = SwiftDemangler.fullNameFacts(full)
-                return SimplifiedName.derived(fromFull: full).map { Demangled(name: $0, facts: facts) }
-            }
-        }) {
-            return demangled
-        }
+        var chunk = DemangledChunk()
+        chunk.append(symbol, own: &own, library: self)
+        return chunk.demangled(0)
+    }
+
+    /// The same by the library alone. A name the library does not demangle is taken as it is, as
+    /// `swift-demangle` prints it back. A plain function's simplified name is read off its full
+    /// name (`SimplifiedName`): one library call instead of two.
+    func demangledByLibrary(_ symbol: String) -> Demangled {
         // A closure's full name names no module first and its display name takes no return type:
         // only its simplified name is needed.
         if SwiftDemangler.isMangledClosure(symbol) {
@@ -191,7 +186,7 @@ final class InProcessDemangling: Sendable {
         DispatchQueue.global().async(group: group) {
             var own = SymbolDemangler()
             var names = DemangledChunk()
-            for symbol in symbols { names.append(library.demangle(symbol, own: &own)) }
+            for symbol in symbols { names.append(symbol, own: &own, library: library) }
             names.trim()
             chunks.withLock { $0.append((start, names)) }
         }
@@ -251,14 +246,56 @@ struct DemangledChunk: Sendable {
     private var hasReturnType: [Bool] = []
     /// The modules of the plain functions' full names.
     private(set) var modules: Set<String> = []
+    /// The module last added to `modules` (most names in a row share it: one comparison, not a hash).
+    private var lastModule: [UInt8] = []
 
     var count: Int { names.count }
+
+    /// `symbol` demangled and appended: by the own demangler where it answers, else by the library.
+    /// A plain function's names go from the own demangler's full name into the chunk as bytes (three
+    /// `String`s and a set insertion a name on the way were 2 % of a JSON report's instructions).
+    mutating func append(_ symbol: String, own: inout SymbolDemangler, library: DemanglerLibrary) {
+        let answered = ByteString.withBytes(symbol) { bytes -> Bool in
+            switch own.demangle(bytes) {
+            case nil: return false
+            case .closure(let name):
+                append(DemanglerLibrary.Demangled(name: name))
+                return true
+            case .full: return appendPlain(full: own.out.buffer)
+            }
+        }
+        if !answered { append(library.demangledByLibrary(symbol)) }
+    }
 
     mutating func append(_ demangled: DemanglerLibrary.Demangled) {
         names.append(demangled.name)
         returnTypes.append(demangled.returnType ?? "")
         hasReturnType.append(demangled.returnType != nil)
         if let module = demangled.module { modules.insert(module) }
+    }
+
+    /// A plain function's names read off its full name; false (nothing appended) when its shape is not read.
+    private mutating func appendPlain(full: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard SimplifiedName.withDerived(fromFull: full, { names.append(bytes: $0) }) != nil else { return false }
+        let type = SwiftDemangler.returnTypeRange(of: full)
+        returnTypes.append(bytes: type.map { UnsafeBufferPointer(rebasing: full[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0))
+        hasReturnType.append(type != nil)
+        if let range = SwiftDemangler.moduleRange(of: full) {
+            let module = UnsafeBufferPointer(rebasing: full[range])
+            if !module.elementsEqual(lastModule) {
+                modules.insert(String(decoding: module, as: UTF8.self))
+                lastModule = Array(module)
+            }
+        }
+        return true
+    }
+
+    /// Name `index` as `DemanglerLibrary.demangle` answers it (a chunk of that one name: its module is the chunk's).
+    fileprivate func demangled(_ index: Int) -> DemanglerLibrary.Demangled {
+        var demangled = DemanglerLibrary.Demangled(name: names[index])
+        demangled.returnType = hasReturnType[index] ? returnTypes[index] : nil
+        demangled.module = modules.first
+        return demangled
     }
 
     mutating func trim() {

@@ -20,11 +20,16 @@ import Darwin
 /// checks it on the recorded samples).
 enum SimplifiedName {
     static func derived(fromFull full: UnsafeBufferPointer<UInt8>) -> String? {
+        withDerived(fromFull: full) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `body` called with the simplified name's bytes; nil (and `body` not called) when the shape is not read.
+    static func withDerived<R>(fromFull full: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         guard !containsIn(full) else { return nil }
-        // Written into a stack buffer and made a `String` once (an array, the commas' arrays and
+        // Written into a stack buffer and handed over once (an array, the commas' arrays and
         // the string were four allocations per name). The simplified form is never more than a
         // few bytes longer than the full one (`(A)` → `(_:)`); a longer one is left to the library.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: full.count + 16) { out -> String? in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: full.count + 16) { out -> R? in
             var n = 0
             var overflow = false
             func put(_ byte: UInt8) {
@@ -55,7 +60,7 @@ enum SimplifiedName {
                 end = next
             }
             if starts(full, at: end, with: " : ") {
-                return overflow ? nil : String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+                return overflow ? nil : body(UnsafeBufferPointer(rebasing: out[0..<n]))
             }
             // A generic signature: the simplified form keeps its parameters, not its requirements
             // (`f<A, B where A: P>` → `f<A, B>`).
@@ -92,7 +97,7 @@ enum SimplifiedName {
             }
             if close > end + 1 { label(upTo: close) }
             put(UInt8(ascii: ")"))
-            return overflow ? nil : String(decoding: UnsafeBufferPointer(rebasing: out[0..<n]), as: UTF8.self)
+            return overflow ? nil : body(UnsafeBufferPointer(rebasing: out[0..<n]))
         }
     }
 

@@ -82,15 +82,19 @@ public struct SwiftDemangler: Sendable {
     /// From one line of the full form: the module of a plain function (the first identifier of
     /// `Shapes.f(…)`) and the return type.
     static func fullNameFacts(_ line: UnsafeBufferPointer<UInt8>) -> (module: String?, returnType: String?) {
+        func text(_ range: Range<Int>?) -> String? { range.map { String(decoding: UnsafeBufferPointer(rebasing: line[$0]), as: UTF8.self) } }
+        return (text(moduleRange(of: line)), text(returnTypeRange(of: line)))
+    }
+
+    /// Where the module of a plain function's full name is (`Shapes` of `Shapes.f(…)`).
+    static func moduleRange(of line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var end = 0
         while end < line.count {
             let b = line[end]
             if b == UInt8(ascii: ".") || b == 0x20 || b == UInt8(ascii: "(") || b == UInt8(ascii: "<") || b == UInt8(ascii: "[") { break }
             end += 1
         }
-        let module = end < line.count && line[end] == UInt8(ascii: ".") && end > 0
-            ? String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self) : nil
-        return (module, returnType(of: line))
+        return end < line.count && line[end] == UInt8(ascii: ".") && end > 0 ? 0..<end : nil
     }
 
     /// The mangled symbol inside a profile name (`file.swift:$s…` or `file;$s…` forms included).
@@ -130,6 +134,11 @@ public struct SwiftDemangler: Sendable {
     /// The same on the line's bytes (one pass, no copy: every function's full name goes through it,
     /// and copying each line twice was 7 % of a JSON report's samples on the 400-file package).
     static func returnType(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        returnTypeRange(of: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+    }
+
+    /// Where the return type is in a full demangled name.
+    static func returnTypeRange(of bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var depth = 0
         var start: Int? = nil
         var i = 0
@@ -151,7 +160,7 @@ public struct SwiftDemangler: Sendable {
         while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
         while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
         guard first < last else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<last]), as: UTF8.self)
+        return first..<last
     }
 
     /// Writes `type` into `out` from `start` (which has room for it) without the `Module.` qualifiers
@@ -323,6 +332,11 @@ struct CompactNames: Sendable {
 
     mutating func append(_ name: String) {
         bytes.append(contentsOf: name.utf8)
+        ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    }
+
+    mutating func append(bytes name: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: name)
         ends.append(UInt32(truncatingIfNeeded: bytes.count))
     }
 

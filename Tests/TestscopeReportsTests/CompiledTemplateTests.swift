@@ -91,7 +91,9 @@ final class CompiledTemplateTests: XCTestCase {
         let names = ["index.mustache", "file.mustache", "totals.mustache", "functions.mustache", "layout.mustache"]
         let corpus = names.map { (name: $0, bytes: Array(BundledTemplates.files[$0]!.utf8)) }
         let tokens = ["{{", "}}", "{{{", "}}}", "{{#totals}}", "{{/totals}}", "{{^x}}", "{{/x}}", "{{>totals}}", "  {{>ratio-cell}}\n",
-                      "{{! c }}", "\n", "\r\n", " \t", "{{.}}", "{{#files}}", "{{/files}}", "{{a.b}}", "{{&name}}", "{{{title}}}"]
+                      "{{! c }}", "\n", "\r\n", " \t", "{{.}}", "{{#files}}", "{{/files}}", "{{a.b}}", "{{&name}}", "{{{title}}}",
+                      // Characters the parser compares by code: a mark joined to `{`, `}` or a space, other newlines and spaces.
+                      "\u{301}", "{\u{301}{", "}\u{301}}", " \u{301}\n", "\u{2028}", "\u{85}", "\u{0B}", "\u{0C}", "\r", "\u{A0}", "é"]
         let report = try HTMLTestSupport.report("Shapes")
         var compared = 0, compiledMutations = 0
         _ = Mutator.run(corpus, iterations: Mutator.iterations(default: 40), tokens: tokens, slowest: 5) { name, bytes in

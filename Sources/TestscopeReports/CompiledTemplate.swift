@@ -95,14 +95,25 @@ private struct TemplateParser {
     /// The current character's code (0, `"\0"`'s, at the end).
     var code: UInt8 { atEnd ? 0 : codes[position] }
 
-    /// `[A-Za-z0-9.\-_?*]`, and for partials also `()/`: the library's name characters, all ASCII.
-    static let nameCharacters = asciiTable("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_?*")
-    static let partialNameCharacters = asciiTable("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_?()*/")
+    /// The library's name characters, and for partials also `()/`.
+    static let nameCharacters = Set<Character>("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_?*")
+    static let partialNameCharacters = Set<Character>("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_?()*/")
+    /// The same as tables of ASCII codes.
+    static let nameCodes = asciiTable(nameCharacters)
+    static let partialNameCodes = asciiTable(partialNameCharacters)
 
-    static func asciiTable(_ characters: String) -> [Bool] {
-        var table = [Bool](repeating: false, count: 256)
-        for byte in characters.utf8 { table[Int(byte)] = true }
+    static func asciiTable(_ characters: Set<Character>) -> [Bool] {
+        var table = [Bool](repeating: false, count: 128)
+        for c in characters { table[Int(c.asciiValue!)] = true }
         return table
+    }
+
+    /// Whether character `i` is in `set` (all ASCII): by its code, and for an `other` character by
+    /// `Character` equality, under which U+212A KELVIN SIGN is `K` (canonically equivalent).
+    static func isIn(_ set: Set<Character>, _ table: [Bool], _ codes: [UInt8], _ chars: [Character], _ i: Int) -> Bool {
+        let code = codes[i]
+        if code < 0x80 { return table[Int(code)] }
+        return code == other && set.contains(chars[i])
     }
 
     /// `Character.isWhitespace` of character `i`.
@@ -166,9 +177,9 @@ private struct TemplateParser {
 
     /// A tag name without transforms, and the closing `}}`.
     mutating func name() -> String? {
-        let codes = self.codes
+        let codes = self.codes, chars = self.chars
         skipWhitespace()
-        let text = read { codes[$0] < 0x80 && Self.nameCharacters[Int(codes[$0])] || codes[$0] == UInt8(ascii: "(") || codes[$0] == UInt8(ascii: ")") }
+        let text = read { Self.isIn(Self.nameCharacters, Self.nameCodes, codes, chars, $0) || codes[$0] == UInt8(ascii: "(") || codes[$0] == UInt8(ascii: ")") }
         skipWhitespace()
         guard read("}}"), !text.contains("(") && !text.contains(")") else { return nil }
         return text
@@ -245,8 +256,8 @@ private struct TemplateParser {
                 position += 1
                 skipWhitespace()
                 guard code != UInt8(ascii: "*") else { return nil }
-                let codes = self.codes
-                let name = read { codes[$0] < 0x80 && Self.partialNameCharacters[Int(codes[$0])] }
+                let codes = self.codes, chars = self.chars
+                let name = read { Self.isIn(Self.partialNameCharacters, Self.partialNameCodes, codes, chars, $0) }
                 skipWhitespace()
                 guard read("}}") else { return nil }
                 if !whiteSpaceBefore.isEmpty { nodes.append(text(whiteSpaceBefore)) }

@@ -52,6 +52,16 @@ final class CompiledTemplateTests: XCTestCase {
         XCTAssertTrue(library.contains("a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39;"), library)
     }
 
+    /// A name is read as the library reads it, with `Character` equality: U+212A KELVIN SIGN is `K`
+    /// (canonically equivalent), so `{{\u{212A}}}` names the same value as `{{K}}`.
+    func testNamesWithACanonicallyEquivalentCharacterAsTheLibrary() throws {
+        let texts = ["main": "{{\u{212A}}} {{#K}}[{{.}}]{{/\u{212A}}} {{> \u{212A}p}}", "Kp": "part {{K}}"]
+        XCTAssertNotNil(CompiledTemplate(texts["main"]!))
+        let (compiled, library) = try both(texts, "main", ["K": "k"])
+        XCTAssertEqual(compiled, library)
+        XCTAssertEqual(library, "k [k] part k")
+    }
+
     func testTemplatesOutsideTheSubsetAreLeftToTheLibrary() throws {
         for text in ["{{uppercased(name)}}", "{{=<% %>=}}<%name%>", "{{<parent}}{{$b}}x{{/b}}{{/parent}}", "{{>*dynamic}}",
                      "{{%CONTENT_TYPE:TEXT}}", "{{#a}}unclosed"] {

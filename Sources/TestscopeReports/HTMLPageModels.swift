@@ -77,7 +77,7 @@ enum HTMLModels {
         ]
         if !metadata.inputs.isEmpty {
             let names = metadata.inputs.map { split($0).base }
-            facts.append(FactModel(label: metadata.inputs.count == 1 ? "Profile" : "Profiles", value: names.joined(separator: ", "),
+            facts.append(FactModel(label: metadata.inputs.count == 1 ? "Input" : "Inputs", value: names.joined(separator: ", "),
                                    detail: metadata.inputs.joined(separator: "\n")))
         }
         facts.append(FactModel(label: "Toolchain", value: metadata.toolchain ?? "unknown", detail: metadata.toolchain ?? "not recorded"))

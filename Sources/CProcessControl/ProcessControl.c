@@ -1,6 +1,5 @@
 #include "CProcessControl.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -8,8 +7,6 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/types.h>
 #endif
 
 int testscope_set_child_subreaper(void) {
@@ -112,17 +109,4 @@ int testscope_install_interrupt_handler(int notify_fd, int exit_status) {
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
     }
     return 0;
-}
-
-long testscope_copy_file_range(int in_fd, long long *in_offset, int out_fd, unsigned long length) {
-#if defined(__linux__) && defined(SYS_copy_file_range)
-    loff_t offset = (loff_t)*in_offset;
-    long copied = (long)syscall(SYS_copy_file_range, in_fd, &offset, out_fd, (loff_t *)0, (size_t)length, 0u);
-    if (copied > 0) *in_offset = (long long)offset;
-    return copied;
-#else
-    (void)in_fd; (void)in_offset; (void)out_fd; (void)length;
-    errno = ENOSYS;
-    return -1;
-#endif
 }

@@ -72,37 +72,6 @@ public final class AtomicFileWriter {
         }
     }
 
-    /// Appends everything `other` was given so far (read back from its temporary file, a megabyte at a
-    /// time); `other` is left uncommitted, to be discarded. Used for a file whose first part is known
-    /// last (`coverage.json`'s totals, before its files).
-    public func append(contentsOf other: AtomicFileWriter) throws {
-        try other.flush()
-        try flush()
-        var offset: off_t = 0
-        // In the kernel, no copy through this process (`cp` of the 46 MB at 800 files: 27 ms); where it
-        // cannot (another system, a file system that refuses: ENOSYS, EXDEV, EINVAL, …) the loop below.
-        var input = Int64(0)
-        while true {
-            let copied = testscope_copy_file_range(other.fd, &input, fd, 1 << 30)
-            if copied > 0 { continue }
-            if copied == 0 { return }
-            if errno == EINTR { continue }
-            offset = off_t(input)
-            break
-        }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let read = chunk.withUnsafeMutableBytes { pread(other.fd, $0.baseAddress, $0.count, offset) }
-            if read < 0 {
-                if errno == EINTR { continue }
-                throw ExecutionError.cannotWrite(path: other.destination.path, reason: String(cString: strerror(errno)))
-            }
-            if read == 0 { return }
-            try chunk.withUnsafeBytes { try writeOut(UnsafeRawBufferPointer(rebasing: $0[0..<read])) }
-            offset += off_t(read)
-        }
-    }
-
     /// Flushes, closes and renames the temporary file onto the destination.
     public func commit() throws {
         try flush()

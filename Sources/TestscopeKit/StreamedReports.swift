@@ -60,7 +60,7 @@ final class StreamedReports {
         try output.prepare()
         var streams: [(format: ReportFormat, stream: any CoverageFileStream)] = []
         if formats.contains(.json) {
-            streams.append((.json, try JSONStream(JSONReport(generatorVersion: TestscopeVersion.current), into: output)))
+            streams.append((.json, try JSONStream(JSONReport(generatorVersion: TestscopeVersion.current), metadata: metadata, into: output)))
         }
         if formats.contains(.lcov) { streams.append((.lcov, try LCOVStream(into: output))) }
         if let html, !html.singleFile {

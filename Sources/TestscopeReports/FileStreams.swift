@@ -30,31 +30,30 @@ public final class LCOVStream: CoverageFileStream {
     }
 }
 
-/// `coverage.json`: its files written aside a batch at a time (a temporary file in the output
-/// folder), then, when the totals are known, the head, the files copied after it, and the tail.
+/// `coverage.json` written in one pass: its head at once, the files a batch at a time, and, when
+/// the totals are known, the tail with them (docs/coverage-json.md).
 public final class JSONStream: CoverageFileStream {
     private let renderer: JSONReport
-    private let folder: OutputFolder
-    private let files: AtomicFileWriter
+    private let file: AtomicFileWriter
     private var count = 0
 
-    public init(_ renderer: JSONReport, into folder: OutputFolder) throws {
+    /// `coverage.json` begun: its head, which `metadata` gives, is written now, the files as they come.
+    public init(_ renderer: JSONReport, metadata: ReportMetadata, into folder: OutputFolder) throws {
         self.renderer = renderer
-        self.folder = folder
-        // Never committed: its temporary file is removed when the stream ends (or on Ctrl-C).
-        files = try AtomicFileWriter(destination: try folder.file(renderer.fileName + ".files"))
+        // Committed by `finish`; removed if the report stops before (an error, Ctrl-C).
+        var file = try AtomicFileWriter(destination: try folder.file(renderer.fileName))
+        try renderer.writeHead(metadata, to: &file)
+        self.file = file
     }
 
     public func add(_ files: [FileCoverage]) throws {
-        var out = self.files
+        var out = file
         try renderer.writeFiles(files, startIndex: count, to: &out)
         count += files.count
     }
 
     public func finish(_ report: CoverageReport) throws -> [String] {
-        var out = try AtomicFileWriter(destination: try folder.file(renderer.fileName))
-        try renderer.writeHead(report, to: &out)
-        try out.append(contentsOf: files)
+        var out = file
         try renderer.writeTail(report, to: &out)
         try out.commit()
         return [out.destination.path]

@@ -9,26 +9,21 @@ public struct JSONReport: ReportRenderer {
     public init(generatorVersion: String) { self.generatorVersion = generatorVersion }
 
     public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
-        try writeHead(report, to: &out)
+        try writeHead(report.metadata, to: &out)
         try writeFiles(report.files, startIndex: 0, to: &out)
         try writeTail(report, to: &out)
     }
 
-    /// Everything before the files (`JSONStream` writes it last, before the files it kept aside).
-    func writeHead<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
-        let meta = report.metadata
+    /// Everything before the files: what is known before the first file (`JSONStream` writes it
+    /// first and the files after it, straight into `coverage.json`).
+    func writeHead<Output: TextOutput>(_ meta: ReportMetadata, to out: inout Output) throws {
         try out.write("{\n  \"schema\": \(Self.string(Self.schema)),\n")
         try out.write("  \"generator\": {\"name\": \"testscope\", \"version\": \(Self.string(generatorVersion))},\n")
         try out.write("  \"createdAt\": \(Self.string(meta.createdAt)),\n")
         try out.write("  \"packageRoot\": \(Self.string(meta.packageRoot)),\n")
         try out.write("  \"inputs\": [\(meta.inputs.map(Self.string).joined(separator: ", "))],\n")
         try out.write("  \"toolchain\": \(meta.toolchain.map(Self.string) ?? "null"),\n")
-        try out.write("  \"totals\": \(Self.summary(report.totals)),\n")
-        try out.write("  \"targets\": [")
-        try out.write(report.targets.map { "\n    {\"name\": \(Self.string($0.name)), \"files\": \($0.files), \"summary\": \(Self.summary($0.summary))}" }.joined(separator: ","))
-        try out.write("\n  ],\n  \"directories\": [")
-        try out.write(report.directories.map { "\n    {\"path\": \(Self.string($0.name)), \"files\": \($0.files), \"summary\": \(Self.summary($0.summary))}" }.joined(separator: ","))
-        try out.write("\n  ],\n  \"files\": [")
+        try out.write("  \"files\": [")
     }
 
     /// Files `startIndex`… of the `files` array, each rendered on a worker.
@@ -40,8 +35,16 @@ public struct JSONReport: ReportRenderer {
         }
     }
 
-    /// Everything after the files.
+    /// Everything after the files: the totals and roll-ups, known only once every file is built, as
+    /// `llvm-cov export` and coverage.py also put their totals after the files. Before the files, they
+    /// made the streamed report write its files to a side file and copy them behind the head at the
+    /// end: 8.7 ms for `copy_file_range` and 2.5 ms for `unlink`, serial, of 23 MB at 400 files.
     func writeTail<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
+        try out.write("\n  ],\n  \"totals\": \(Self.summary(report.totals)),\n")
+        try out.write("  \"targets\": [")
+        try out.write(report.targets.map { "\n    {\"name\": \(Self.string($0.name)), \"files\": \($0.files), \"summary\": \(Self.summary($0.summary))}" }.joined(separator: ","))
+        try out.write("\n  ],\n  \"directories\": [")
+        try out.write(report.directories.map { "\n    {\"path\": \(Self.string($0.name)), \"files\": \($0.files), \"summary\": \(Self.summary($0.summary))}" }.joined(separator: ","))
         try out.write("\n  ]")
         if let diff = report.diff { try out.write(",\n  \"diff\": " + Self.diff(diff)) }
         if let baseline = report.baseline { try out.write(",\n  \"baseline\": " + Self.baseline(baseline)) }

@@ -33,13 +33,13 @@ final class FileStreamTests: XCTestCase {
                 let folder = try HTMLTestSupport.temporaryFolder("stream")
                 defer { try? FileManager.default.removeItem(at: folder) }
                 let output = OutputFolder(folder)
-                let written = try stream(report, batch: batch, into: [try JSONStream(JSONReport(generatorVersion: "test"), into: output),
+                let written = try stream(report, batch: batch, into: [try JSONStream(JSONReport(generatorVersion: "test"), metadata: report.metadata, into: output),
                                                                       try LCOVStream(into: output)])
                 XCTAssertEqual(written.map { URL(fileURLWithPath: $0).lastPathComponent }, ["coverage.json", "coverage.lcov"])
                 XCTAssertEqual(try HTMLTestSupport.read(folder.appendingPathComponent("coverage.json")), json, "\(sample), batches of \(batch)")
                 XCTAssertEqual(try HTMLTestSupport.read(folder.appendingPathComponent("coverage.lcov")), lcov, "\(sample), batches of \(batch)")
                 XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["coverage.json", "coverage.lcov"],
-                               "the files written aside for coverage.json are gone")
+                               "no temporary file is left")
             }
         }
     }

@@ -7,11 +7,6 @@
 /// 0 on success, -1 where it does not exist.
 int testscope_set_child_subreaper(void);
 
-/// Copies up to `length` bytes from `in_fd` at `*in_offset` (advanced) to `out_fd`'s position in the
-/// kernel (Linux `copy_file_range`); the bytes copied, 0 at the end, -1 with errno set (ENOSYS where
-/// it does not exist: the caller copies by reading and writing).
-long testscope_copy_file_range(int in_fd, long long *in_offset, int out_fd, unsigned long length);
-
 /// Installs the handler of SIGINT, SIGTERM and SIGHUP: the first signal writes its number (one
 /// byte) to `notify_fd`, where a thread waits to clean up; a second kills every tracked child
 /// (and the groups they lead) with SIGKILL and tells the cleanup to wait no longer; a third also

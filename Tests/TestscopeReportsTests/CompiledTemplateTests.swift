@@ -52,6 +52,25 @@ final class CompiledTemplateTests: XCTestCase {
         XCTAssertTrue(library.contains("a &lt;b&gt; &amp; &quot;c&quot; &#39;d&#39;"), library)
     }
 
+    /// A long list (rendered a chunk per core) renders as the library renders it, in order: elements of
+    /// varied lengths, each in an indented partial with nested sections, CRLF and lines that end or
+    /// begin a piece, and lookups that reach below the element on the stack.
+    func testLongListsRenderOnEveryCoreAsTheLibrary() throws {
+        let count = CompiledTemplates.parallelSection * 3 + 7
+        let items: [[String: Any]] = (0..<count).map { i in
+            ["n": String(i), "text": String(repeating: "<x>", count: i % 5), "flag": i % 3 == 0,
+             "subs": (0..<(i % 4)).map { ["s": "\(i).\($0)"] }]
+        }
+        let context: [String: Any] = ["items": items, "title": "T & t", "short": [["n": "only"]]]
+        let texts: [String: String] = [
+            "main": "head {{title}}\n  {{>rows}}\n{{#short}}{{n}}{{/short}}\nend\n",
+            "rows": "<ul>\n{{#items}}\n  <li>{{n}} {{text}} {{title}}{{#flag}}\r\n    flagged\r\n{{/flag}}\n{{#subs}}  - {{s}}\n{{/subs}}</li>\n{{/items}}\n</ul>",
+        ]
+        let (compiled, library) = try both(texts, "main", context)
+        XCTAssertEqual(compiled, library)
+        XCTAssertTrue(library.contains("<li>\(count - 1) "), "every element is rendered")
+    }
+
     /// A name is read as the library reads it, with `Character` equality: U+212A KELVIN SIGN is `K`
     /// (canonically equivalent), so `{{\u{212A}}}` names the same value as `{{K}}`.
     func testNamesWithACanonicallyEquivalentCharacterAsTheLibrary() throws {

@@ -80,14 +80,18 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
     }
 
     mutating func append(_ line: LineCoverage) {
-        if !line.uncoveredSpans.isEmpty {
+        append(line: line.line, count: line.count, spans: line.uncoveredSpans)
+    }
+
+    mutating func append(line: UInt32, count: UInt64, spans lineSpans: [ColumnSpan]) {
+        if !lineSpans.isEmpty {
             spanOwners.append(Int32(numbers.count))
-            spans.append(contentsOf: line.uncoveredSpans)
+            spans.append(contentsOf: lineSpans)
             spanEnds.append(Int32(spans.count))
         }
-        if line.count >= UInt64(UInt32.max) { largeCounts[Int32(numbers.count)] = line.count }
-        counts.append(UInt32(Swift.min(line.count, UInt64(UInt32.max))))
-        numbers.append(line.line)
+        if count >= UInt64(UInt32.max) { largeCounts[Int32(numbers.count)] = count }
+        counts.append(UInt32(Swift.min(count, UInt64(UInt32.max))))
+        numbers.append(line)
     }
 
     /// Drops growth slack (`Array(array)` would keep the same buffer).

@@ -161,7 +161,7 @@ final class DemanglerLibrary: Sendable {
 final class InProcessDemangling: Sendable {
     private let library: DemanglerLibrary
     /// Names added so far, and those not yet handed to a worker.
-    private let state = Locked<(count: Int, pending: [String])>((0, []))
+    private let state = Locked<(count: Int, pending: CompactNames)>((0, CompactNames()))
     /// Demangled chunks by their first index, in the order the workers finished them.
     private let chunks = Locked<[(start: Int, names: DemangledChunk)]>([])
     private let group = DispatchGroup()
@@ -169,24 +169,25 @@ final class InProcessDemangling: Sendable {
 
     init(_ library: DemanglerLibrary) { self.library = library }
 
-    func add(_ symbol: String) -> Int32 {
-        let (index, chunk) = state.withLock { state -> (Int, (start: Int, symbols: [String])?) in
+    /// `symbol`'s bytes (valid UTF-8) kept in the pending chunk's one buffer.
+    func add(_ symbol: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let (index, chunk) = state.withLock { state -> (Int, (start: Int, symbols: CompactNames)?) in
             defer { state.count += 1 }
-            state.pending.append(symbol)
+            state.pending.append(bytes: symbol)
             guard state.pending.count >= Self.chunkSize else { return (state.count, nil) }
-            defer { state.pending = [] }
+            defer { state.pending = CompactNames() }
             return (state.count, (state.count + 1 - state.pending.count, state.pending))
         }
         if let chunk { submit(chunk.start, chunk.symbols) }
         return Int32(index)
     }
 
-    private func submit(_ start: Int, _ symbols: [String]) {
+    private func submit(_ start: Int, _ symbols: CompactNames) {
         let library = self.library, chunks = self.chunks
         DispatchQueue.global().async(group: group) {
             var own = SymbolDemangler()
             var names = DemangledChunk()
-            for symbol in symbols { names.append(symbol, own: &own, library: library) }
+            for i in 0..<symbols.count { symbols.withBytes(i) { names.append(bytes: $0, own: &own, library: library) } }
             names.trim()
             chunks.withLock { $0.append((start, names)) }
         }
@@ -195,8 +196,8 @@ final class InProcessDemangling: Sendable {
     /// The display names: the simplified name, plus ` -> ` and the return type (its known modules
     /// stripped) for functions.
     func finish() -> DemangledNames {
-        let rest = state.withLock { state in defer { state.pending = [] }; return (start: state.count - state.pending.count, symbols: state.pending) }
-        if !rest.symbols.isEmpty { submit(rest.start, rest.symbols) }
+        let rest = state.withLock { state in defer { state.pending = CompactNames() }; return (start: state.count - state.pending.count, symbols: state.pending) }
+        if rest.symbols.count > 0 { submit(rest.start, rest.symbols) }
         group.wait()
         // Chunk k holds names k × chunkSize… (a chunk is submitted each time chunkSize names were added).
         var sorted = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }
@@ -255,16 +256,20 @@ struct DemangledChunk: Sendable {
     /// A plain function's names go from the own demangler's full name into the chunk as bytes (three
     /// `String`s and a set insertion a name on the way were 2 % of a JSON report's instructions).
     mutating func append(_ symbol: String, own: inout SymbolDemangler, library: DemanglerLibrary) {
-        let answered = ByteString.withBytes(symbol) { bytes -> Bool in
-            switch own.demangle(bytes) {
-            case nil: return false
-            case .closure(let name):
-                append(DemanglerLibrary.Demangled(name: name))
-                return true
-            case .full: return appendPlain(full: own.out.buffer)
-            }
+        ByteString.withBytes(symbol) { append(bytes: $0, own: &own, library: library) }
+    }
+
+    /// The same for a symbol's bytes (valid UTF-8); a `String` is made only for the library.
+    mutating func append(bytes symbol: UnsafeBufferPointer<UInt8>, own: inout SymbolDemangler, library: DemanglerLibrary) {
+        let answered: Bool
+        switch own.demangle(symbol) {
+        case nil: answered = false
+        case .closure(let name):
+            append(DemanglerLibrary.Demangled(name: name))
+            answered = true
+        case .full: answered = appendPlain(full: own.out.buffer)
         }
-        if !answered { append(library.demangledByLibrary(symbol)) }
+        if !answered { append(library.demangledByLibrary(String(decoding: symbol, as: UTF8.self))) }
     }
 
     mutating func append(_ demangled: DemanglerLibrary.Demangled) {

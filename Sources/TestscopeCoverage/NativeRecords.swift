@@ -357,9 +357,18 @@ public struct NativeFunctionRecords: Sendable {
 
     /// `getFuncNameWithoutPrefix`: drops `<filename>` and the one delimiter after it, byte-wise.
     static func displayName(_ pgoName: String, firstFilename: String?) -> String {
-        guard let prefix = firstFilename, !prefix.isEmpty, ByteString.hasPrefix(pgoName, prefix) else { return pgoName }
-        let bytes = pgoName.utf8.dropFirst(prefix.utf8.count + 1)
-        return String(decoding: bytes, as: UTF8.self)
+        let start = ByteString.withBytes(pgoName) { displayNameStart($0, firstFilename: firstFilename) }
+        return start == 0 ? pgoName : String(decoding: pgoName.utf8.dropFirst(start), as: UTF8.self)
+    }
+
+    /// Where `displayName` starts in the PGO name's bytes: after the first filename and its separator
+    /// when the name begins with that filename, else 0.
+    static func displayNameStart(_ pgoName: UnsafeBufferPointer<UInt8>, firstFilename: String?) -> Int {
+        guard let prefix = firstFilename, !prefix.isEmpty else { return 0 }
+        return ByteString.withBytes(prefix) { p in
+            guard p.count <= pgoName.count, memcmp(pgoName.baseAddress!, p.baseAddress!, p.count) == 0 else { return 0 }
+            return min(p.count + 1, pgoName.count)
+        }
     }
 
     /// A per-process random seed of the provenance hash: records with equal hashes are compared

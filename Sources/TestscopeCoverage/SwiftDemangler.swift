@@ -99,11 +99,15 @@ public struct SwiftDemangler: Sendable {
 
     /// The mangled symbol inside a profile name (`file.swift:$s…` or `file;$s…` forms included).
     public static func symbol(in name: String) -> String {
-        let utf8 = name.utf8
-        if utf8.first == UInt8(ascii: "$") { return name }
+        let start = ByteString.withBytes(name) { symbolStart(in: $0) }
+        return start == 0 ? name : String(decoding: name.utf8.dropFirst(start), as: UTF8.self)
+    }
+
+    /// Where the mangled symbol starts in a profile name's bytes.
+    static func symbolStart(in name: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let first = name.first, first != UInt8(ascii: "$") else { return 0 }
         // `file.swift:$s…` / `file;$s…`: the symbol starts at the first `$`.
-        guard let dollar = utf8.firstIndex(of: UInt8(ascii: "$")) else { return name }
-        return String(name[dollar...])
+        return name.firstIndex(of: UInt8(ascii: "$")) ?? 0
     }
 
     /// True for closures and autoclosures, by demangled name or mangled suffix.
@@ -239,14 +243,28 @@ public final class DemangleSession: Sendable {
     /// to one writer thread per process (a pipe write blocks while its process is behind).
     @discardableResult
     public func add(_ mangled: String) -> Int32 {
-        if let inProcess { return inProcess.add(SwiftDemangler.symbol(in: mangled)) }
+        ByteString.withBytes(mangled) { add(valid: $0) }
+    }
+
+    /// The same for a name's bytes as a names section holds them (no `String` made for it: one each
+    /// was 50 M instructions at 400 files). Bytes that are not ASCII go through a `String`, which
+    /// repairs them as the other way does.
+    @discardableResult
+    public func add(bytes mangled: UnsafeBufferPointer<UInt8>) -> Int32 {
+        if mangled.contains(where: { $0 >= 0x80 }) { return add(String(decoding: mangled, as: UTF8.self)) }
+        return add(valid: mangled)
+    }
+
+    private func add(valid mangled: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let symbol = UnsafeBufferPointer(rebasing: mangled[SwiftDemangler.symbolStart(in: mangled)...])
+        if let inProcess { return inProcess.add(symbol) }
         guard simplified != nil else {
             return added.withLock { count in defer { count += 1 }; return Int32(count) }
         }
         let (index, chunk) = added.withLock { count -> (Int32, [UInt8]?) in
             defer { count += 1 }
             return (Int32(count), queued.withLock { queued in
-                queued.append(contentsOf: SwiftDemangler.symbol(in: mangled).utf8)
+                queued.append(contentsOf: symbol)
                 queued.append(0x0A)
                 guard queued.count >= 1 << 16 else { return nil }
                 defer { queued = [] }

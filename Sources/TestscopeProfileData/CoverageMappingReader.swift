@@ -80,6 +80,11 @@ public struct CoverageMappingRecords: Sendable {
     /// Record `index`'s PGO name (nil when the names section lacks it).
     public func pgoName(at index: Int) -> String? { names[records[index].nameRef] }
 
+    /// `body` given record `index`'s PGO name as bytes, in place; nil when the names section lacks it.
+    public func withPGOName<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        names.withName(records[index].nameRef, body)
+    }
+
     /// Record `index`'s filenames, read from its file-id map only (its regions are not decoded);
     /// `indices` is scratch storage.
     public func filenames(at index: Int, cache: inout FilenameListCache, indices: inout [Int]) throws -> [String] {

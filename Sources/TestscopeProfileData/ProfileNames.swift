@@ -134,6 +134,13 @@ public struct NameTable: Sendable {
         return spans[Int(i)].count > 0
     }
 
+    /// `body` given the bytes of the name whose MD5 is `nameRef`, in place; nil (and `body` not called) when there is none.
+    public func withName<R>(_ nameRef: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        guard let i = index[nameRef] else { return nil }
+        let span = spans[Int(i)]
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(span.start)..<Int(span.start + span.count)])) }
+    }
+
     /// The name whose MD5 is `nameRef`, or nil.
     public subscript(nameRef: UInt64) -> String? {
         guard let i = index[nameRef] else { return nil }

@@ -178,11 +178,19 @@ struct EncodedRecordStream {
             // Each name handed over as bytes from the names section, in order. (As `String`s, made on
             // every core a thousand at a time, they were 50 M instructions at 400 files, and 45 M on
             // this thread alone before that.)
+            var part = -1
+            var binary: CoverageMappingRecords?
             for r in 0..<encoded.count where firstBatch[r] >= 0 {
                 let (b, i) = encoded.locate(r)
+                // The binary's struct copied once per run of its records (once per name, its arrays'
+                // retains and releases were 12 M instructions at 400 files).
+                if b != part {
+                    part = b
+                    binary = encoded.binaries[b]
+                }
                 let first = encoded.filenames[r].first
                 // The name the evaluated record will carry (a local symbol's file prefix dropped as llvm drops it).
-                let index = encoded.binaries[b].withPGOName(at: i) { name in
+                let index = binary!.withPGOName(at: i) { name in
                     names.add(bytes: UnsafeBufferPointer(rebasing: name[NativeFunctionRecords.displayNameStart(name, firstFilename: first)...]))
                 }
                 if let index { nameIndex[r] = index }

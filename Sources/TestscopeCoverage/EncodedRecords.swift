@@ -190,8 +190,13 @@ struct EncodedRecordStream {
                 }
                 let first = encoded.filenames[r].first
                 // The name the evaluated record will carry (a local symbol's file prefix dropped as llvm drops it).
-                let index = binary!.withPGOName(at: i) { name in
-                    names.add(bytes: UnsafeBufferPointer(rebasing: name[NativeFunctionRecords.displayNameStart(name, firstFilename: first)...]))
+                let index = binary!.withPGOName(at: i) { name -> Int32 in
+                    // Not ASCII: as a `String`, as the evaluated record's name is made (its bytes
+                    // repaired before the file prefix is compared with the repaired filename).
+                    guard !name.contains(where: { $0 >= 0x80 }) else {
+                        return names.add(NativeFunctionRecords.displayName(String(decoding: name, as: UTF8.self), firstFilename: first))
+                    }
+                    return names.add(bytes: UnsafeBufferPointer(rebasing: name[NativeFunctionRecords.displayNameStart(name, firstFilename: first)...]))
                 }
                 if let index { nameIndex[r] = index }
             }

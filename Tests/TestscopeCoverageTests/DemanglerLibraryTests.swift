@@ -45,6 +45,33 @@ final class DemanglerLibraryTests: XCTestCase {
         XCTAssertTrue(inProcess.last?.hasPrefix(String(repeating: "a", count: 2000)) ?? false, "the long name, whole")
     }
 
+    /// Names handed over as bytes (as the native engine reads them from the names section) come back
+    /// as the same names handed over as `String`s: plain, file-prefixed, not mangled, non-ASCII and
+    /// not valid UTF-8 (which the `String` repairs), in process and through the processes.
+    func testNamesAsBytesAreTheNamesAsStrings() throws {
+        var names = Array(try Self.recordedNames().prefix(300)).map { Array($0.utf8) }
+        names += [Array("Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ".utf8), Array("main".utf8), [],
+                  Array("$s6Shapes4CalcV3addyS2i_SitFZ".utf8) + [0xFF, 0xC3], Array("Café.swift:$s6Shapes4CalcV3addyS2i_SitFZ".utf8),
+                  [0x80] + Array("$s6Shapes4CalcV3addyS2i_SitFZ".utf8),
+                  // An invalid byte inside an identifier (the library gets the repaired name either way).
+                  Array("$s6Shapes4Ca".utf8) + [0xFF] + Array("cV3addyS2i_SitFZ".utf8)]
+        let tool = try XCTUnwrap(try Toolchain.locate().swiftDemangle)
+        for inProcess in [true, false] {
+            let byBytes = DemangleSession(tool: tool, inProcess: inProcess)
+            let byStrings = DemangleSession(tool: tool, inProcess: inProcess)
+            let bytesIndices = names.map { name in name.withUnsafeBufferPointer { byBytes.add(bytes: $0) } }
+            let stringIndices = names.map { byStrings.add(String(decoding: $0, as: UTF8.self)) }
+            XCTAssertEqual(bytesIndices, stringIndices)
+            let (a, b) = (byBytes.finish(), byStrings.finish())
+            for (k, name) in names.enumerated() {
+                let mangled = String(decoding: name, as: UTF8.self)
+                XCTAssertEqual(a.displayName(at: bytesIndices[k], mangled: mangled), b.displayName(at: stringIndices[k], mangled: mangled),
+                               "\(mangled) (in process: \(inProcess))")
+            }
+            XCTAssertEqual(a.displayName(at: bytesIndices[300], mangled: "Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ"), "static Calc.add(_:_:) -> Int")
+        }
+    }
+
     /// The in-process session demangles and keeps its names a chunk at a time: names on both sides
     /// of every chunk boundary come back as the `swift-demangle` processes give them, in order.
     func testNamesAcrossChunksAreThoseOfTheProcesses() throws {

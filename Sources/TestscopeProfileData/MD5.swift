@@ -24,15 +24,18 @@ public enum MD5 {
             block += 64
         }
         // The tail, 0x80, zeros up to 56 mod 64, and the bit length modulo 2^64 (the RFC's wrapping).
+        // Copied and zeroed a block at a time: byte loops over a 128-byte tail were 300 instructions
+        // a name, as much as half a block's compression (callgrind, 35,000 names at 400 files).
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
-            tail.initialize(repeating: 0)
             let rest = message.count - whole
-            for index in 0..<rest { tail[index] = message[whole + index] }
-            tail[rest] = 0x80
             let tailLength = rest + 1 + 8 <= 64 ? 64 : 128
+            let raw = UnsafeMutableRawBufferPointer(tail)
+            raw.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0, count: tailLength)
+            if rest > 0 { raw.baseAddress!.copyMemory(from: message.baseAddress! + whole, byteCount: rest) }
+            raw[rest] = 0x80
             let bitLength = UInt64(truncatingIfNeeded: message.count) &* 8
-            for index in 0..<8 { tail[tailLength - 8 + index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(8 * index)) }
-            let t = UnsafeRawBufferPointer(tail)
+            raw.storeBytes(of: bitLength.littleEndian, toByteOffset: tailLength - 8, as: UInt64.self)
+            let t = UnsafeRawBufferPointer(raw)
             compress(&state, UnsafeRawBufferPointer(rebasing: t[0..<64]))
             if tailLength == 128 { compress(&state, UnsafeRawBufferPointer(rebasing: t[64..<128])) }
         }

@@ -78,8 +78,11 @@ public struct NativeRecordSource: CoverageRecordSource {
         case encoded(EncodedFunctionRecords)
     }
 
-    /// Files whose segments are built at once.
-    static let batchSize = 32
+    /// Files whose segments are built at once. 16, not 32: a batch's pages and JSON are held until it
+    /// is written, and at 400 files the peak RSS of a JSON report was 29.9 MB against 31.0 MB (LCOV
+    /// 29.3 against 29.5, HTML 30.4 against 30.7; median of 3), with no change in time measured.
+    /// Batches of 8 took 1 MB less again, and a JSON report 15 % longer.
+    static let batchSize = 16
 
     public init(name: String, inputs: [String]? = nil, functions: [CountedFunction]) {
         self.name = name

@@ -8,11 +8,36 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 int testscope_set_child_subreaper(void) {
 #ifdef __linux__
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #else
+    return -1;
+#endif
+}
+
+int testscope_set_mmap_threshold(int bytes) {
+#if defined(__linux__) && defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
+
+int testscope_heap_stats(long *in_use, long *free_bytes, long *mapped) {
+#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    struct mallinfo2 info = mallinfo2();
+    *in_use = (long)info.uordblks;
+    *free_bytes = (long)info.fordblks;
+    *mapped = (long)info.hblkhd;
+    return 0;
+#else
+    *in_use = *free_bytes = *mapped = 0;
     return -1;
 #endif
 }

@@ -105,7 +105,8 @@ public struct NativeRecordSource: CoverageRecordSource {
         let functions: [CountedFunction]
         switch take() {
         case .evaluated(let evaluated): functions = evaluated
-        case .encoded(let encoded): functions = try translatingErrors { try NativeFunctionRecords.build(encoded.binaries, counters: encoded.counters).functions }
+        case .encoded(let encoded):
+            functions = try translatingErrors { try NativeFunctionRecords.build(encoded, positions: Array(0..<encoded.count)).functions }
         }
         // A function whose main file is refused is dropped by the model anyway: not converted.
         for function in functions {

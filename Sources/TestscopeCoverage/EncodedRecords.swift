@@ -9,7 +9,8 @@ import TestscopeProfileData
 /// peak of every report (+41 MB at 1,500 files, 40 % of the peak).
 public struct EncodedFunctionRecords: Sendable {
     let binaries: [CoverageMappingRecords]
-    let counters: ProfileCounters
+    /// The profile's counters, reached through `entries` (without the profile's index by NameRef).
+    let counters: ProfileCounters.Found
     /// Where each binary's records start among all records (binary order, then covfun order).
     private let starts: [Int]
     /// Each record's filenames (the records of one file share one array); empty for a record llvm
@@ -80,7 +81,7 @@ public struct EncodedFunctionRecords: Sendable {
                 named += part.named
             }
         }
-        return EncodedFunctionRecords(binaries: binaries, counters: counters, starts: starts, filenames: filenames, entries: entries,
+        return EncodedFunctionRecords(binaries: binaries, counters: counters.found, starts: starts, filenames: filenames, entries: entries,
                                       diagnostics: diagnostics, namedCount: named)
     }
 
@@ -201,6 +202,8 @@ struct EncodedRecordStream {
                 if let index { nameIndex[r] = index }
             }
         }
+        // Each binary's mapping bytes let go a piece at a time as its records are evaluated.
+        for binary in encoded.binaries { binary.cutMapping() }
         var diagnostics = NativeRecordDiagnostics()
         // The evaluated records still to be read, in slots reused once let go (a dictionary by
         // position cost 9 % more instructions in a text report: hashing, and a copy per lookup).
@@ -209,6 +212,7 @@ struct EncodedRecordStream {
         var free: [Int32] = []
         for batchNumber in 0..<batchCount {
             var result = try NativeFunctionRecords.build(encoded, positions: homed[batchNumber].sorted())
+            letGo(homed[batchNumber])
             homed[batchNumber] = []
             Self.add(result.diagnostics, to: &diagnostics)
             var evaluated = result.functions
@@ -255,9 +259,18 @@ struct EncodedRecordStream {
         while start < rest.count {
             let end = min(start + 4_096, rest.count)
             Self.add(try NativeFunctionRecords.build(encoded, positions: Array(rest[start..<end])).diagnostics, to: &diagnostics)
+            letGo(rest[start..<end])
             start = end
         }
         return diagnostics
+    }
+
+    /// The mapping bytes of records evaluated for the last time.
+    private func letGo(_ positions: some Sequence<Int>) {
+        for position in positions {
+            let (b, i) = encoded.locate(position)
+            encoded.binaries[b].letGo(record: i)
+        }
     }
 
     /// A let-go slot.

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 
 /// Prints how long each phase took on stderr when `TESTSCOPE_TIMING=1` (for the benchmark).
@@ -24,6 +25,16 @@ public enum PhaseTimer {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return "?" }
         return status.split(separator: "\n").filter { $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM") }
             .map { $0.replacingOccurrences(of: "\t", with: "").replacingOccurrences(of: "  ", with: " ") }.joined(separator: ", ")
+            + heapUse()
+    }
+
+    /// glibc's view of the heap: what is in use, what is free in its arenas (resident or not), what
+    /// is mapped block by block; it tells live data from what the allocator keeps.
+    static func heapUse() -> String {
+        var inUse = 0, free = 0, mapped = 0
+        guard testscope_heap_stats(&inUse, &free, &mapped) == 0 else { return "" }
+        return String(format: ", heap in use %.1f MB, free %.1f MB, mapped %.1f MB",
+                      Double(inUse) / 1e6, Double(free) / 1e6, Double(mapped) / 1e6)
     }
 
     public static func mark(_ phase: String) {

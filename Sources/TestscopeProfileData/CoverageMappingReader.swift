@@ -17,15 +17,26 @@ public struct CoverageMappingRecords: Sendable {
         var nameRef: UInt64
         var funcHash: UInt64
         var filenames: [String]
-        /// The encoded mapping's bytes in `covfun` (32-bit: 32 bytes a record, not 40).
+        /// The encoded mapping's bytes in `covfun` (32-bit: 40 bytes a record with the name's span).
         var mappingStart: UInt32
         var mappingEnd: UInt32
+        /// The PGO name's bytes in `nameBytes`; `nameLength` is `absentName` when the names section
+        /// has no name with this NameRef. Found once, when the records are read: a hash table from
+        /// NameRef to name held for the whole report was 0.85 MB at 400 files, and a lookup in it
+        /// for every use of a name.
+        var nameStart: UInt32 = 0
+        var nameLength: UInt32 = Record.absentName
+
+        static let absentName = UInt32.max
+
+        var hasName: Bool { nameLength != Self.absentName }
     }
 
-    let covfun: [UInt8]
+    /// `__llvm_covfun`, whole or in pieces let go as the records are decoded (`MappingBytes`).
+    let covfun: MappingBytes
     let records: [Record]
-    /// NameRef → PGO name, from the binary's names section.
-    let names: NameTable
+    /// The names section's names, inflated, one after the other (`Record.nameStart`).
+    let nameBytes: [UInt8]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
     public let buildID: String?
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
@@ -65,24 +76,33 @@ public struct CoverageMappingRecords: Sendable {
         -> (nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
-            try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
+            try covfun.reader(start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &scratch)
-        return (record.nameRef, names[record.nameRef], record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
+        return (record.nameRef, name(of: record), record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
     }
 
     /// Record `index`'s NameRef, function hash, and whether the names section has a non-empty name
     /// for it: what llvm-cov's record loading checks before it evaluates anything.
     public func header(at index: Int) -> (nameRef: UInt64, funcHash: UInt64, isNamed: Bool) {
         let record = records[index]
-        return (record.nameRef, record.funcHash, names.hasName(record.nameRef))
+        return (record.nameRef, record.funcHash, record.hasName && record.nameLength > 0)
     }
 
     /// Record `index`'s PGO name (nil when the names section lacks it).
-    public func pgoName(at index: Int) -> String? { names[records[index].nameRef] }
+    public func pgoName(at index: Int) -> String? { name(of: records[index]) }
+
+    private func name(of record: Record) -> String? {
+        guard record.hasName else { return nil }
+        return String(decoding: nameBytes[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameLength)], as: UTF8.self)
+    }
 
     /// `body` given record `index`'s PGO name as bytes, in place; nil when the names section lacks it.
     public func withPGOName<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        names.withName(records[index].nameRef, body)
+        let record = records[index]
+        guard record.hasName else { return nil }
+        return nameBytes.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameLength)]))
+        }
     }
 
     /// Record `index`'s filenames, read from its file-id map only (its regions are not decoded);
@@ -91,9 +111,11 @@ public struct CoverageMappingRecords: Sendable {
         let record = records[index]
         // The file-id map read in place (a `ByteReader` per record was 7 M instructions at 400 files);
         // anything unusual, errors included, through the decoder.
-        let fast = covfun.withUnsafeBufferPointer { bytes -> Bool in
-            var offset = Int(record.mappingStart)
-            let end = min(Int(record.mappingEnd), bytes.count)
+        let (piece, origin) = covfun.piece(at: Int(record.mappingStart))
+        let fast = piece.withUnsafeBufferPointer { bytes -> Bool in
+            var offset = Int(record.mappingStart) - origin
+            let end = min(Int(record.mappingEnd) - origin, bytes.count)
+            guard offset >= 0 else { return false }
             indices.removeAll(keepingCapacity: true)
             var count = -1
             while count != 0 {
@@ -120,9 +142,20 @@ public struct CoverageMappingRecords: Sendable {
         }
         if fast { return cache.filenames(record.filenames, indices) }
         try MappingDecoder.fileIndices(
-            try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
+            try covfun.reader(start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &indices)
         return cache.filenames(record.filenames, indices)
+    }
+
+    /// From now on, each piece of the mapping's bytes is let go once `letGo(record:)` was called for
+    /// each of its records (`MappingBytes`): for a reader that decodes each record once, in any order.
+    public func cutMapping() {
+        covfun.count(starts: records.map(\.mappingStart))
+    }
+
+    /// Record `index` will not be decoded again (after `cutMapping()`).
+    public func letGo(record index: Int) {
+        covfun.letGo(recordAt: Int(records[index].mappingStart))
     }
 
     /// Every record decoded (on every core); the first error in covfun order is thrown.
@@ -181,8 +214,7 @@ public enum CoverageMappingReader {
         if let bits = elf.section(named: "__llvm_prf_bits"), bits.size > 0 {
             throw ProfileDataError.unsupported("MC/DC regions (clang -fcoverage-mcdc: \(path) has __llvm_prf_bits)")
         }
-        // Several covfun sections (relocatable objects) are concatenated, each padded to 8.
-        let covfun = try elf.bytes(of: covfunSections, aligningEachTo: 8)
+        let covfun = try MappingBytes.read(covfunSections, of: elf)
         let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
         return try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
                            buildID: try elf.buildID(), binaryIndex: binaryIndex)
@@ -197,44 +229,66 @@ public enum CoverageMappingReader {
     /// The records of the raw section bytes, headers and names checked, mappings not yet decoded.
     public static func records(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                                binaryIndex: Int = 0) throws -> CoverageMappingRecords {
+        try records(covmap: covmap, covfun: MappingBytes(covfun), names: names, buildID: buildID, binaryIndex: binaryIndex)
+    }
+
+    static func records(covmap: [UInt8], covfun: MappingBytes, names: [UInt8], buildID: String? = nil,
+                        binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let fileRanges = try readCovmap(covmap)
-        guard covfun.count <= Int(UInt32.max) else { throw ProfileDataError.unsupported("__llvm_covfun of \(covfun.count) bytes") }
-        var reader = ByteReader(covfun, context: "__llvm_covfun")
+        let pieces = covfun.all
+        let total = (pieces.last?.origin ?? 0) + (pieces.last?.bytes.count ?? 0)
+        guard total <= Int(UInt32.max) else { throw ProfileDataError.unsupported("__llvm_covfun of \(total) bytes") }
         // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
         // later one is not; the replacement keeps the first one's position.
         // Sized for every record at once (a pass over the headers): grown by doubling, the records and
         // their index were copied while the names were inflated, the peak of reading (4 MB at 800 files).
-        let recordCount = countRecords(covfun)
+        let recordCount = pieces.reduce(0) { $0 + countRecords($1.bytes) }
         var records: [CoverageMappingRecords.Record] = []
         records.reserveCapacity(recordCount)
         var indexOfName = UInt64Index(minimumCapacity: recordCount)
         var duplicates = 0
-        while !reader.isAtEnd {
-            let nameRef = try reader.u64("NameRef")
-            let dataSize = try reader.u32("DataSize")
-            let funcHash = try reader.u64("FuncHash")
-            let filenamesRef = try reader.u64("FilenamesRef")
-            let start = reader.offset
-            try reader.skip(Int(dataSize), "encoded mapping")
-            reader.align(to: 8)
-            guard let range = fileRanges[filenamesRef] else {
-                throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
+        for piece in pieces {
+            var reader = try ByteReader(piece.bytes, start: 0, end: piece.bytes.count, context: "__llvm_covfun", origin: piece.origin)
+            while !reader.isAtEnd {
+                let nameRef = try reader.u64("NameRef")
+                let dataSize = try reader.u32("DataSize")
+                let funcHash = try reader.u64("FuncHash")
+                let filenamesRef = try reader.u64("FilenamesRef")
+                let start = piece.origin + reader.offset
+                try reader.skip(Int(dataSize), "encoded mapping")
+                reader.align(to: 8)
+                guard let range = fileRanges[filenamesRef] else {
+                    throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
+                }
+                // A hash collision between different filename lists: llvm skips such functions.
+                guard let filenames = range else { continue }
+                let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames,
+                                                           mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
+                guard let existing = indexOfName[nameRef] else {
+                    indexOfName[nameRef] = Int32(records.count)
+                    records.append(record)
+                    continue
+                }
+                duplicates += 1
+                let old = records[Int(existing)]
+                if try isDummy(old, covfun), try !isDummy(record, covfun) { records[Int(existing)] = record }
             }
-            // A hash collision between different filename lists: llvm skips such functions.
-            guard let filenames = range else { continue }
-            let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames,
-                                                       mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
-            guard let existing = indexOfName[nameRef] else {
-                indexOfName[nameRef] = Int32(records.count)
-                records.append(record)
-                continue
-            }
-            duplicates += 1
-            let old = records[Int(existing)]
-            if try isDummy(old, covfun), try !isDummy(record, covfun) { records[Int(existing)] = record }
         }
+        // Let go before the names are inflated and hashed (0.85 MB at 400 files, the peak of reading).
+        indexOfName = UInt64Index()
         let nameTable = try ProfileNames.table(names, context: "__llvm_prf_names")
-        return CoverageMappingRecords(covfun: covfun, records: records.trimmed(), names: nameTable, buildID: buildID,
+        // Each record's name found now, on every core; the table's index is let go with it.
+        records.withUnsafeMutableBufferPointer { records in
+            let ranges = Parallel.chunks(records.count, minimumChunk: 4_096)
+            _ = Parallel.map(ranges.count) { c in
+                for i in ranges[c] {
+                    guard let span = nameTable.span(of: records[i].nameRef) else { continue }
+                    records[i].nameStart = span.start
+                    records[i].nameLength = span.count
+                }
+            }
+        }
+        return CoverageMappingRecords(covfun: covfun, records: records.trimmed(), nameBytes: nameTable.bytes, buildID: buildID,
                                       duplicateRecords: duplicates, binaryIndex: binaryIndex)
     }
 
@@ -251,10 +305,10 @@ public enum CoverageMappingReader {
         return count
     }
 
-    private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: [UInt8]) throws -> Bool {
+    private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: MappingBytes) throws -> Bool {
         guard record.funcHash == 0 else { return false }
-        return try MappingDecoder.isDummy(try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd),
-                                                         context: "coverage mapping"))
+        return try MappingDecoder.isDummy(try covfun.reader(start: Int(record.mappingStart), end: Int(record.mappingEnd),
+                                                            context: "coverage mapping"))
     }
 
     /// FilenamesRef → the record's filenames (nil when two different lists share a ref).

@@ -106,6 +106,25 @@ public struct ELFFile: Sendable {
         return bytes
     }
 
+    /// Reads pieces of sections through one open file: `body` gets a function that returns
+    /// `count` bytes of a section from `start` (zeros past the section's end, up to `count`).
+    public func withPieces<R>(_ body: (_ read: (Section, Int, Int) throws -> [UInt8]) throws -> R) throws -> R {
+        let handle = try Self.open(path)
+        defer { close(handle) }
+        return try body { section, start, count in
+            let size = section.hasNoBits ? 0 : Int(section.size)
+            guard size == 0 || (section.offset <= fileSize && section.size <= fileSize - section.offset) else {
+                throw ProfileDataError.truncated("ELF: \(size) bytes at offset \(section.offset) past the end of \(fileSize)")
+            }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let available = max(0, min(count, size - start))
+            if available > 0 {
+                try Self.read(handle, offset: section.offset + UInt64(start), count: available, into: &bytes, at: 0, path: path)
+            }
+            return bytes
+        }
+    }
+
     /// The GNU build ID (`.note.gnu.build-id`, NT_GNU_BUILD_ID) in lower-case hex, or nil without one.
     public func buildID() throws -> String? {
         guard let section = section(named: ".note.gnu.build-id") else { return nil }

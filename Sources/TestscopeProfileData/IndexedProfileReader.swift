@@ -37,8 +37,10 @@ public enum IndexedProfileReader {
 
     /// Reads the profile, handing each record (key bytes, NameRef, FuncHash, counters) to `record`
     /// as it is read; returns the version and binary IDs. The merge uses this: a name `String` and
-    /// a record per function were ~10 MB of garbage at 800 files.
-    public static func read(bytes: [UInt8], record: (ArraySlice<UInt8>, UInt64, UInt64, [UInt64]) -> Void) throws
+    /// a record per function were ~10 MB of garbage at 800 files. `names` is told, before the first
+    /// record, how many names the hash table announces (at most one per 24 bytes of the file).
+    public static func read(bytes: [UInt8], names: (Int) -> Void = { _ in },
+                            record: (ArraySlice<UInt8>, UInt64, UInt64, [UInt64]) -> Void) throws
         -> (version: UInt64, binaryIDs: [String]) {
         var reader = ByteReader(bytes, context: "profdata")
         let magicField = try reader.u64("magic")
@@ -73,7 +75,7 @@ public enum IndexedProfileReader {
         try reader.skip(summaryFields * 8 + cutoffs * 24, "summary")
         let payloadStart = reader.offset
 
-        try readTable(bytes, hashOffset: hashOffset, payloadStart: payloadStart, version: version, record: record)
+        try readTable(bytes, hashOffset: hashOffset, payloadStart: payloadStart, version: version, names: names, record: record)
         var binaryIDs: [String] = []
         if binaryIDOffset != 0 {
             guard binaryIDOffset <= UInt64(bytes.count) else {
@@ -90,7 +92,7 @@ public enum IndexedProfileReader {
 
     /// Every entry of the on-disk chained hash table, bucket by bucket (the order `llvm-profdata
     /// show` iterates the payload in).
-    private static func readTable(_ bytes: [UInt8], hashOffset: UInt64, payloadStart: Int, version: UInt64,
+    private static func readTable(_ bytes: [UInt8], hashOffset: UInt64, payloadStart: Int, version: UInt64, names: (Int) -> Void,
                                   record: (ArraySlice<UInt8>, UInt64, UInt64, [UInt64]) -> Void) throws {
         guard hashOffset >= UInt64(payloadStart), hashOffset <= UInt64(bytes.count) else {
             throw ProfileDataError.corrupt("profdata: hash table offset \(hashOffset) outside the file")
@@ -99,6 +101,7 @@ public enum IndexedProfileReader {
         let numBuckets = try table.u64("NumBuckets")
         let numEntries = try table.u64("NumEntries")
         _ = try table.require(try product(numBuckets, 8), "bucket offsets")
+        names(Int(min(numEntries, UInt64(bytes.count / 24))))
         var entriesSeen: UInt64 = 0
         for _ in 0..<Int(numBuckets) {
             let bucketOffset = try table.u64("bucket offset")

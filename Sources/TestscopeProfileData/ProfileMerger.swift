@@ -88,7 +88,7 @@ extension ProfileCounters {
                     // so that a file failing halfway adds nothing; the first file is taken whole.
                     var file = ProfileCountersBuilder()
                     file.counters.reserve(upTo: bytes.count)
-                    let (_, ids) = try IndexedProfileReader.read(bytes: bytes) { _, nameRef, hash, counters in
+                    let (_, ids) = try IndexedProfileReader.read(bytes: bytes, names: { file.counters.reserve(names: $0) }) { _, nameRef, hash, counters in
                         file.add(nameRef: nameRef, funcHash: hash, counters: counters, source: path)
                     }
                     file.counters.binaryIDs.formUnion(ids)

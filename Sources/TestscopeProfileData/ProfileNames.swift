@@ -141,6 +141,12 @@ public struct NameTable: Sendable {
         return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(span.start)..<Int(span.start + span.count)])) }
     }
 
+    /// Where the name whose MD5 is `nameRef` is in `bytes`, or nil.
+    func span(of nameRef: UInt64) -> Span? {
+        guard let i = index[nameRef] else { return nil }
+        return spans[Int(i)]
+    }
+
     /// The name whose MD5 is `nameRef`, or nil.
     public subscript(nameRef: UInt64) -> String? {
         guard let i = index[nameRef] else { return nil }

@@ -65,6 +65,9 @@ public struct UInt64Index: Sendable {
         for slot in values.indices where values[slot] >= 0 { body(keys[slot], values[slot]) }
     }
 
+    /// Whether the table has the slots `init(minimumCapacity: count)` would give it.
+    public func isSized(for count: Int) -> Bool { keys.count == Self.slots(for: count) }
+
     private func home(_ key: UInt64) -> Int {
         let mixed = (key ^ seed) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: ((mixed >> 32) &* UInt64(keys.count)) >> 32)

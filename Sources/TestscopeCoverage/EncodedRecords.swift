@@ -202,8 +202,6 @@ struct EncodedRecordStream {
                 if let index { nameIndex[r] = index }
             }
         }
-        // Each binary's mapping bytes let go a piece at a time as its records are evaluated.
-        for binary in encoded.binaries { binary.cutMapping() }
         var diagnostics = NativeRecordDiagnostics()
         // The evaluated records still to be read, in slots reused once let go (a dictionary by
         // position cost 9 % more instructions in a text report: hashing, and a copy per lookup).
@@ -265,11 +263,19 @@ struct EncodedRecordStream {
         return diagnostics
     }
 
-    /// The mapping bytes of records evaluated for the last time.
+    /// The mapping bytes of records evaluated for the last time (each binary's are let go a piece at
+    /// a time as its records are evaluated).
     private func letGo(_ positions: some Sequence<Int>) {
+        var part = -1
+        var binary: CoverageMappingRecords?
         for position in positions {
             let (b, i) = encoded.locate(position)
-            encoded.binaries[b].letGo(record: i)
+            // The binary's struct copied once per run of its records, as in the names' loop.
+            if b != part {
+                part = b
+                binary = encoded.binaries[b]
+            }
+            binary!.letGo(record: i)
         }
     }
 

@@ -76,7 +76,7 @@ public struct CoverageMappingRecords: Sendable {
         -> (nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
-            try covfun.reader(start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
+            try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &scratch)
         return (record.nameRef, name(of: record), record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
     }
@@ -111,8 +111,7 @@ public struct CoverageMappingRecords: Sendable {
         let record = records[index]
         // The file-id map read in place (a `ByteReader` per record was 7 M instructions at 400 files);
         // anything unusual, errors included, through the decoder.
-        let (piece, origin) = covfun.piece(at: Int(record.mappingStart))
-        let fast = piece.withUnsafeBufferPointer { bytes -> Bool in
+        let fast = covfun.withPiece(record: index, start: Int(record.mappingStart)) { bytes, origin -> Bool in
             var offset = Int(record.mappingStart) - origin
             let end = min(Int(record.mappingEnd) - origin, bytes.count)
             guard offset >= 0 else { return false }
@@ -142,20 +141,15 @@ public struct CoverageMappingRecords: Sendable {
         }
         if fast { return cache.filenames(record.filenames, indices) }
         try MappingDecoder.fileIndices(
-            try covfun.reader(start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
+            try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &indices)
         return cache.filenames(record.filenames, indices)
     }
 
-    /// From now on, each piece of the mapping's bytes is let go once `letGo(record:)` was called for
-    /// each of its records (`MappingBytes`): for a reader that decodes each record once, in any order.
-    public func cutMapping() {
-        covfun.count(starts: records.map(\.mappingStart))
-    }
-
-    /// Record `index` will not be decoded again (after `cutMapping()`).
+    /// Record `index` will not be decoded again: its piece of the mapping's bytes is let go with the
+    /// last of its records (`MappingBytes`), for a reader that decodes each record once, in any order.
     public func letGo(record index: Int) {
-        covfun.letGo(recordAt: Int(records[index].mappingStart))
+        covfun.letGo(record: index)
     }
 
     /// Every record decoded (on every core); the first error in covfun order is thrown.
@@ -288,7 +282,9 @@ public enum CoverageMappingReader {
                 }
             }
         }
-        return CoverageMappingRecords(covfun: covfun, records: records.trimmed(), nameBytes: nameTable.bytes, buildID: buildID,
+        let kept = records.trimmed()
+        covfun.count(starts: kept.map(\.mappingStart))
+        return CoverageMappingRecords(covfun: covfun, records: kept, nameBytes: nameTable.bytes, buildID: buildID,
                                       duplicateRecords: duplicates, binaryIndex: binaryIndex)
     }
 
@@ -307,7 +303,7 @@ public enum CoverageMappingReader {
 
     private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: MappingBytes) throws -> Bool {
         guard record.funcHash == 0 else { return false }
-        return try MappingDecoder.isDummy(try covfun.reader(start: Int(record.mappingStart), end: Int(record.mappingEnd),
+        return try MappingDecoder.isDummy(try covfun.reader(record: Int.max, start: Int(record.mappingStart), end: Int(record.mappingEnd),
                                                             context: "coverage mapping"))
     }
 

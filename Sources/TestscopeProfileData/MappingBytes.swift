@@ -1,21 +1,22 @@
 /// A binary's `__llvm_covfun` bytes, kept while its records are still to be decoded: read from the
-/// binary in pieces of about 256 KiB that start where a record starts (`CoverageMappingReader`), each
-/// let go once every record whose mapping lies in it was decoded for the last time (`letGo`, after
-/// `count` set the tally). The native report decodes each
-/// record once, a batch of files at a time, so the section shrinks while the report grows: held
-/// whole to the end, it was 2.4 MB of the peak at 400 files.
+/// binary in pieces of about 256 KiB that start where a record starts (`read`), each let go once every
+/// record whose mapping lies in it was decoded for the last time (`letGo`, after `count` made the
+/// tally). The native report decodes each record once, a batch of files at a time, so the section
+/// shrinks while the report grows: held whole to the end, it was 2.4 MB of the peak at 400 files.
 ///
 /// A class, shared by every copy of its `CoverageMappingRecords`: `count` and `letGo` change it, and
 /// they are called only between the parallel loops that read it (`EncodedRecordStream`, on the
-/// thread that runs them), so no read overlaps a change (hence `@unchecked Sendable`). A piece let
-/// go is empty: a record read again after it fails to decode (a "truncated" error), never reads
-/// other bytes.
+/// thread that runs them), so no read overlaps a change (hence `@unchecked Sendable`, and no dynamic
+/// exclusivity checks: they were 8 M instructions of a text report at 400 files). A piece let go is
+/// empty: a record read again after it fails to decode (a "truncated" error), never reads other bytes.
 final class MappingBytes: @unchecked Sendable {
     /// The pieces, and where each one's first byte is in the section.
-    private var pieces: [[UInt8]]
-    private var origins: [Int]
-    /// Per piece, how many of the records counted by `cut` are still to be let go.
-    private var remaining: [Int] = []
+    @exclusivity(unchecked) private var pieces: [[UInt8]]
+    private let origins: [Int]
+    /// Per piece, how many of the records counted by `count` are still to be let go.
+    @exclusivity(unchecked) private var remaining: [Int32] = []
+    /// Per record (in the order `count` was given them), its piece.
+    @exclusivity(unchecked) private var pieceOfRecord: [Int32] = []
 
     /// One piece (a section given as bytes: tests, fuzzing).
     init(_ bytes: [UInt8]) {
@@ -33,33 +34,47 @@ final class MappingBytes: @unchecked Sendable {
     /// The pieces with their origins, in order (reading the record headers).
     var all: [(bytes: [UInt8], origin: Int)] { Array(zip(pieces, origins)) }
 
-    /// The piece that holds the byte at `offset` of the section, and where that piece starts.
-    func piece(at offset: Int) -> (bytes: [UInt8], origin: Int) {
-        guard pieces.count > 1 else { return (pieces[0], 0) }
-        let k = index(of: offset)
-        return (pieces[k], origins[k])
+    /// A reader over `start..<end` of the section, where record `record`'s mapping starts (`count`
+    /// numbered the records; before it, `start` finds the piece); offsets in messages still the section's.
+    func reader(record: Int, start: Int, end: Int, context: String) throws -> ByteReader {
+        guard pieces.count > 1 else { return try ByteReader(pieces[0], start: start, end: end, context: context) }
+        let k = piece(record: record, start: start)
+        return try ByteReader(pieces[k], start: start - origins[k], end: end - origins[k], context: context, origin: origins[k])
     }
 
-    /// A reader over `start..<end` of the section, in its piece (offsets in messages still the section's).
-    func reader(start: Int, end: Int, context: String) throws -> ByteReader {
-        let (bytes, origin) = piece(at: start)
-        return try ByteReader(bytes, start: start - origin, end: end - origin, context: context, origin: origin)
+    /// `body` given the piece of record `record`, whose mapping starts at `start`, in place, and
+    /// where that piece starts.
+    func withPiece<R>(record: Int, start: Int, _ body: (UnsafeBufferPointer<UInt8>, Int) -> R) -> R {
+        let k = pieces.count > 1 ? piece(record: record, start: start) : 0
+        return pieces[k].withUnsafeBufferPointer { body($0, origins[k]) }
     }
 
-    /// Counts the records of each piece (`starts`: where each record's mapping starts), so that
-    /// `letGo` can free a piece with its last record. Once only: later calls do nothing.
+    /// Counts the records of each piece (`starts`: where each record's mapping starts, by record), so
+    /// that `letGo` can free a piece with its last record; a piece without records is freed now.
+    /// Once only: later calls do nothing.
     func count(starts: [UInt32]) {
         guard remaining.isEmpty, pieces.count > 1 else { return }
-        remaining = [Int](repeating: 0, count: pieces.count)
-        for start in starts { remaining[index(of: Int(start))] += 1 }
+        remaining = [Int32](repeating: 0, count: pieces.count)
+        // Records mostly follow the section's order: the previous record's piece is tried first.
+        var k = 0
+        pieceOfRecord = starts.map { start in
+            let offset = Int(start)
+            if !(origins[k] <= offset && (k + 1 == origins.count || offset < origins[k + 1])) { k = index(of: offset) }
+            return Int32(k)
+        }
+        for k in pieceOfRecord { remaining[Int(k)] += 1 }
         for k in remaining.indices where remaining[k] == 0 { pieces[k] = [] }
     }
 
-    /// One record whose mapping starts at `start` will not be read again: its piece is let go with
+    private func piece(record: Int, start: Int) -> Int {
+        record < pieceOfRecord.count ? Int(pieceOfRecord[record]) : index(of: start)
+    }
+
+    /// Record `record` (as `count` numbered them) will not be read again: its piece is let go with
     /// the last of its records. Does nothing before `count`.
-    func letGo(recordAt start: Int) {
-        guard !remaining.isEmpty else { return }
-        let k = index(of: start)
+    func letGo(record: Int) {
+        guard !pieceOfRecord.isEmpty else { return }
+        let k = Int(pieceOfRecord[record])
         remaining[k] -= 1
         if remaining[k] == 0 { pieces[k] = [] }
     }

@@ -90,11 +90,8 @@ public struct ELFFile: Sendable {
     /// (llvm's reading of several covfun sections), read in place into one buffer: the 4.7 MB
     /// covfun section of an 800-file package was copied three times on its way in.
     public func bytes(of sections: [Section], aligningEachTo alignment: Int) throws -> [UInt8] {
-        let sizes = sections.map { $0.hasNoBits ? 0 : $0.size }
-        for (section, size) in zip(sections, sizes) where size > 0 && (section.offset > fileSize || size > fileSize - section.offset) {
-            throw ProfileDataError.truncated("ELF: \(size) bytes at offset \(section.offset) past the end of \(fileSize)")
-        }
-        let padded = sizes.map { (Int($0) + alignment - 1) / alignment * alignment }
+        let sizes = try sections.map { try size(of: $0) }
+        let padded = sizes.map { ($0 + alignment - 1) / alignment * alignment }
         var bytes = [UInt8](repeating: 0, count: padded.reduce(0, +))
         let handle = try Self.open(path)
         defer { close(handle) }
@@ -106,16 +103,23 @@ public struct ELFFile: Sendable {
         return bytes
     }
 
+    /// The section's size in the file (0 for SHT_NOBITS), checked to lie within the file: a
+    /// hostile size is an error before it is used as a count.
+    public func size(of section: Section) throws -> Int {
+        guard !section.hasNoBits, section.size > 0 else { return 0 }
+        guard section.offset <= fileSize, section.size <= fileSize - section.offset else {
+            throw ProfileDataError.truncated("ELF: \(section.size) bytes at offset \(section.offset) past the end of \(fileSize)")
+        }
+        return Int(section.size)
+    }
+
     /// Reads pieces of sections through one open file: `body` gets a function that returns
     /// `count` bytes of a section from `start` (zeros past the section's end, up to `count`).
     public func withPieces<R>(_ body: (_ read: (Section, Int, Int) throws -> [UInt8]) throws -> R) throws -> R {
         let handle = try Self.open(path)
         defer { close(handle) }
         return try body { section, start, count in
-            let size = section.hasNoBits ? 0 : Int(section.size)
-            guard size == 0 || (section.offset <= fileSize && section.size <= fileSize - section.offset) else {
-                throw ProfileDataError.truncated("ELF: \(size) bytes at offset \(section.offset) past the end of \(fileSize)")
-            }
+            let size = try size(of: section)
             var bytes = [UInt8](repeating: 0, count: count)
             let available = max(0, min(count, size - start))
             if available > 0 {

@@ -105,7 +105,7 @@ extension MappingBytes {
             var pieces: [[UInt8]] = [], origins: [Int] = []
             var base = 0
             for section in sections {
-                let size = section.hasNoBits ? 0 : Int(section.size)
+                let size = try elf.size(of: section)
                 let padded = (size + 7) / 8 * 8
                 var cuts = [0]
                 var window: [UInt8] = [], windowStart = 0

@@ -143,6 +143,17 @@ final class RealBuildTests: XCTestCase {
         try Data().write(to: URL(fileURLWithPath: empty))
         XCTAssertEqual(unsupported { _ = try CoverageMappingReader.read(binaryAt: empty) }, true)
         XCTAssertThrowsError(try CoverageMappingReader.read(binaryAt: "\(scratch)/missing"))
+        // A covfun section whose size points past the file (or past any Int): truncated, never a trap.
+        let elf = try ELFFile(path: build.binary)
+        let covfun = try XCTUnwrap(elf.sections.firstIndex { $0.name == "__llvm_covfun" })
+        var header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: build.binary)))
+        let tableOffset = (0..<8).reduce(0) { $0 | Int(header[0x28 + $1]) << (8 * $1) }
+        for size in [UInt64(header.count), UInt64.max - 7] {
+            for k in 0..<8 { header[tableOffset + covfun * 64 + 32 + k] = UInt8(truncatingIfNeeded: size >> UInt64(8 * k)) }
+            let patched = "\(scratch)/covfun-size"
+            try Data(header).write(to: URL(fileURLWithPath: patched))
+            XCTAssertEqual(unsupported { _ = try CoverageMappingReader.read(binaryAt: patched) }, false, "size \(size)")
+        }
         // The binary cut in the middle of its section table, or of its header: truncated.
         let whole = try Data(contentsOf: URL(fileURLWithPath: build.binary))
         for length in [40, whole.count - 100] {

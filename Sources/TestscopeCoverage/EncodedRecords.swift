@@ -102,6 +102,21 @@ public struct EncodedFunctionRecords: Sendable {
         while starts[b + 1] <= position { b += 1 }
         return (b, position - starts[b])
     }
+
+    /// `body` given the bytes of the name record `position` will carry (a local symbol's file prefix
+    /// dropped as llvm drops it), if it has one.
+    func withDisplayName(of position: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        let (b, i) = locate(position)
+        let first = filenames[position].first
+        _ = binaries[b].withPGOName(at: i) { name in
+            // Not ASCII: as a `String`, as the evaluated record's name is made (its bytes repaired
+            // before the file prefix is compared with the repaired filename).
+            guard !name.contains(where: { $0 >= 0x80 }) else {
+                return ByteString.withBytes(NativeFunctionRecords.displayName(String(decoding: name, as: UTF8.self), firstFilename: first), body)
+            }
+            body(UnsafeBufferPointer(rebasing: name[NativeFunctionRecords.displayNameStart(name, firstFilename: first)...]))
+        }
+    }
 }
 
 extension NativeFunctionRecords {
@@ -176,9 +191,9 @@ struct EncodedRecordStream {
         // display name depends on the modules of all of them): the records that name an included file.
         var nameIndex = [Int32](repeating: -1, count: names == nil ? 0 : encoded.count)
         if let names {
-            // Each name handed over as bytes from the names section, in order. (As `String`s, made on
-            // every core a thousand at a time, they were 50 M instructions at 400 files, and 45 M on
-            // this thread alone before that.)
+            // The records whose names the report may show, each given its index now; the names
+            // themselves read and handed over on the demangler's workers (`add(count:name:)`).
+            var named: [Int] = []
             var part = -1
             var binary: CoverageMappingRecords?
             for r in 0..<encoded.count where firstBatch[r] >= 0 {
@@ -189,18 +204,11 @@ struct EncodedRecordStream {
                     part = b
                     binary = encoded.binaries[b]
                 }
-                let first = encoded.filenames[r].first
-                // The name the evaluated record will carry (a local symbol's file prefix dropped as llvm drops it).
-                let index = binary!.withPGOName(at: i) { name -> Int32 in
-                    // Not ASCII: as a `String`, as the evaluated record's name is made (its bytes
-                    // repaired before the file prefix is compared with the repaired filename).
-                    guard !name.contains(where: { $0 >= 0x80 }) else {
-                        return names.add(NativeFunctionRecords.displayName(String(decoding: name, as: UTF8.self), firstFilename: first))
-                    }
-                    return names.add(bytes: UnsafeBufferPointer(rebasing: name[NativeFunctionRecords.displayNameStart(name, firstFilename: first)...]))
-                }
-                if let index { nameIndex[r] = index }
+                if binary!.hasPGOName(at: i) { named.append(r) }
             }
+            let encoded = self.encoded, positions = named
+            let first = names.add(count: named.count) { k, body in encoded.withDisplayName(of: positions[k], body) }
+            for (k, r) in named.enumerated() { nameIndex[r] = first + Int32(k) }
         }
         var diagnostics = NativeRecordDiagnostics()
         // The evaluated records still to be read, in slots reused once let go (a dictionary by

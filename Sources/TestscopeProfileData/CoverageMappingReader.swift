@@ -88,6 +88,9 @@ public struct CoverageMappingRecords: Sendable {
         return (record.nameRef, record.funcHash, record.hasName && record.nameLength > 0)
     }
 
+    /// Whether the names section has record `index`'s PGO name.
+    public func hasPGOName(at index: Int) -> Bool { records[index].hasName }
+
     /// Record `index`'s PGO name (nil when the names section lacks it).
     public func pgoName(at index: Int) -> String? { name(of: records[index]) }
 

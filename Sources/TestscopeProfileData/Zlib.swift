@@ -33,10 +33,12 @@ public enum Zlib {
     /// Inflates `compressed` into `output`, which it must fill exactly (the caller checked the
     /// announced size as `uncompress` does): names are inflated in place into one buffer.
     static func inflate(_ compressed: [UInt8], into output: UnsafeMutableBufferPointer<UInt8>) throws {
+        try compressed.withUnsafeBufferPointer { try inflate($0, into: output) }
+    }
+
+    static func inflate(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<UInt8>) throws {
         var outputLength = uLongf(output.count)
-        let status = compressed.withUnsafeBufferPointer { input in
-            CZlib.uncompress(output.baseAddress, &outputLength, input.baseAddress, uLong(input.count))
-        }
+        let status = CZlib.uncompress(output.baseAddress, &outputLength, input.baseAddress, uLong(input.count))
         guard status == Z_OK else {
             throw ProfileDataError.corrupt("zlib uncompress failed (status \(status))")
         }

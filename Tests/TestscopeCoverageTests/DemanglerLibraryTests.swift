@@ -88,6 +88,38 @@ final class DemanglerLibraryTests: XCTestCase {
         XCTAssertGreaterThan(zip(inProcess, names).filter { $0 != $1 }.count, names.count / 2, "the names were demangled")
     }
 
+    /// Names added in bulk (`add(count:name:)`, read on the workers a chunk at a time) get the
+    /// indices and display names they get one at a time: after names added singly (a chunk already
+    /// begun), across chunk boundaries, with singles after, in process and through the processes.
+    func testNamesAddedInBulkAreTheNamesAddedOneAtATime() throws {
+        let recorded = try Self.recordedNames().map { Array($0.utf8) }
+        var names: [[UInt8]] = [Array("Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ".utf8), [0xFF] + Array("$s4main1fyyF".utf8)]
+        while names.count < 3 * InProcessDemangling.chunkSize + 100 { names += recorded }
+        let (before, bulk) = (37, names.count - 37 - 5)
+        let tool = try XCTUnwrap(try Toolchain.locate().swiftDemangle)
+        for inProcess in [true, false] {
+            let single = DemangleSession(tool: tool, inProcess: inProcess)
+            let singleIndices = names.map { name in name.withUnsafeBufferPointer { single.add(bytes: $0) } }
+            let mixed = DemangleSession(tool: tool, inProcess: inProcess)
+            var mixedIndices = names[..<before].map { name in name.withUnsafeBufferPointer { mixed.add(bytes: $0) } }
+            let all = names
+            let first = mixed.add(count: bulk) { k, body in all[before + k].withUnsafeBufferPointer { body($0) } }
+            mixedIndices += (0..<bulk).map { first + Int32($0) }
+            mixedIndices += names[(before + bulk)...].map { name in name.withUnsafeBufferPointer { mixed.add(bytes: $0) } }
+            XCTAssertEqual(mixedIndices, singleIndices)
+            let (a, b) = (single.finish(), mixed.finish())
+            var demangled = 0
+            for (k, name) in names.enumerated() {
+                let mangled = String(decoding: name, as: UTF8.self)
+                let display = b.displayName(at: mixedIndices[k], mangled: mangled)
+                XCTAssertEqual(display, a.displayName(at: singleIndices[k], mangled: mangled), "\(mangled) (in process: \(inProcess))")
+                if display != mangled { demangled += 1 }
+            }
+            XCTAssertGreaterThan(demangled, names.count / 2, "the names were demangled")
+            XCTAssertEqual(b.displayName(at: mixedIndices[0], mangled: "Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ"), "static Calc.add(_:_:) -> Int")
+        }
+    }
+
     /// The library is loaded at the first name the own demangler leaves to it: a toolchain whose
     /// library file cannot be loaded still gives the own demangler's names, and the others as they are
     /// (as `swift-demangle` prints a name it does not know), never a crash.

@@ -80,16 +80,20 @@ final class ByteReaderTests: XCTestCase {
         let bytes: [UInt8] = [4, 0, 0x61, 0x01, 0x62, 0x63, 0, 0, 17, UInt8(compressed.count)] + compressed
         XCTAssertEqual(try ProfileNames.decode(bytes), ["a", "bc", "hello hello hello"])
         XCTAssertThrowsError(try ProfileNames.decode([9, 0, 0x61]))
-        // The room reserved before the chunks are inflated in place: what they announce, and only
-        // what can be true (a chunk announcing more than zlib can inflate, or past the end, ends the sum).
-        XCTAssertEqual(ProfileNames.announcedSize(bytes), 4 + 17)
-        XCTAssertEqual(ProfileNames.announcedSize([9, 0, 0x61]), 0)
-        XCTAssertEqual(ProfileNames.announcedSize([4, 0, 0x61, 0x01, 0x62, 0x63, 0xFF, 0xFF, 0x7F, 2, 0x78, 0x9c]), 4)
-        // Both chunks in one buffer, the names' spans inside it; the chunk announcing more than zlib
-        // can inflate from its bytes is refused.
+        // A chunk announcing more than zlib can inflate from its bytes is refused.
+        XCTAssertThrowsError(try ProfileNames.decode([4, 0, 0x61, 0x01, 0x62, 0x63, 0xFF, 0xFF, 0x7F, 2, 0x78, 0x9c]))
+        // Both chunks in one buffer, the names' spans inside it.
         let list = try ProfileNames.payload(bytes, context: "names")
         XCTAssertEqual(list.bytes, Array("a\u{1}bchello hello hello".utf8))
         XCTAssertEqual(list.spans, [0..<1, 2..<4, 4..<21])
+        // Many chunks (inflated on every core, each into its own part of the buffer): the names in
+        // chunk order, a name never spanning two chunks; one bad chunk among them fails the whole.
+        let many = (0..<300).flatMap { k in k % 3 == 0 ? bytes : [3, 0, 0x78, 0x01, 0x79] }
+        let expected = (0..<300).flatMap { k in k % 3 == 0 ? ["a", "bc", "hello hello hello"] : ["x", "y"] }
+        XCTAssertEqual(try ProfileNames.decode(many), expected)
+        var bad = many
+        bad[bytes.count + 10 + 10 + 8] ^= 0xFF  // inside the deflate stream of the second copy of `bytes` (after 2 raw chunks)
+        XCTAssertThrowsError(try ProfileNames.decode(bad))
         XCTAssertThrowsError(try ProfileNames.decode([4, 0, 0x61, 0x01, 0x62, 0x63, 0xFF, 0xFF, 0x7F, 2, 0x78, 0x9c]))
     }
 }

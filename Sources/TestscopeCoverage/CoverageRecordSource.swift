@@ -231,7 +231,7 @@ extension CountedFunction {
                var record = FunctionRecord(name: name, executionCount: executionCount, regions: regions, mainID: main, pool: records.pool) {
                 record.order = order
                 record.nameIndex = nameIndex
-                records.records.append(record)
+                records.records.append(consume record)
             }
         }
         return true

@@ -191,26 +191,21 @@ final class InProcessDemangling: Sendable {
         return Int32(index)
     }
 
-    /// `count` names added at once (`DemangleSession.add(count:name:)`): each whole chunk's names
-    /// read by `name` on the worker that demangles them; the names before the first chunk boundary
-    /// and after the last one, here, one at a time.
-    func add(count: Int, name: @escaping @Sendable (Int, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) -> Int32 {
-        let first = state.withLock { $0.count }
-        var k = 0
-        while k < count, state.withLock({ $0.pending.count }) > 0 {
-            name(k) { _ = add($0) }
-            k += 1
-        }
+    /// `count` names added at once (`DemangleSession.add(count:names:)`): each whole chunk's names
+    /// read by `names` on the worker that demangles them; the names before the first chunk boundary
+    /// and after the last one, here.
+    func add(count: Int, names: @escaping @Sendable (Range<Int>, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) -> Int32 {
+        let (first, pending) = state.withLock { ($0.count, $0.pending.count) }
+        // Up to the boundary of the chunk already begun, one at a time (chunk j holds names j × chunkSize…).
+        var k = min(count, pending == 0 ? 0 : Self.chunkSize - pending)
+        names(0..<k) { _ = add($0) }
         while count - k >= Self.chunkSize {
             let start = state.withLock { state -> Int in defer { state.count += Self.chunkSize }; return state.count }
             let range = k..<k + Self.chunkSize
-            submit(start) { symbols in for j in range { name(j) { symbols.append(bytes: $0) } } }
+            submit(start) { symbols in names(range) { symbols.append(bytes: $0) } }
             k += Self.chunkSize
         }
-        while k < count {
-            name(k) { _ = add($0) }
-            k += 1
-        }
+        names(k..<count) { _ = add($0) }
         return Int32(first)
     }
 

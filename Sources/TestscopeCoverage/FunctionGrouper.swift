@@ -115,25 +115,28 @@ struct FunctionGrouper {
             if records[r].count > 0 { covered += 1 }
             total += 1
         }
-        let first = records[Int(group.first)]
+        let first = Int(group.first)
         return FunctionCoverage(
-            name: first.mangledName, mangledName: first.mangledName,
+            name: records[first].mangledName, mangledName: records[first].mangledName,
             line: group.start.line, column: group.start.column, endLine: group.end.line,
             count: count, lines: lineRatio(from: group.start.line, to: group.end.line),
             regions: regions, instantiations: CoverageRatio(covered: covered, total: total),
-            closures: nested, nameIndex: first.nameIndex)
+            closures: nested, nameIndex: records[first].nameIndex)
     }
 
     /// Regions of all instantiations, position by position: covered if any instantiation ran it.
     private func regionRatio(_ group: Group, _ next: [Int32], regionStarts: inout [RegionStart]) -> CoverageRatio {
         var ratio = CoverageRatio()
-        let first = records[Int(group.first)]
+        // The pool's array read once and the first record's fields in place: read through the pool
+        // (a class) at each region, and copied, they were a retain and a release per region.
+        let regions = pool.regions
+        let (firstStart, firstCount) = (Int(records[Int(group.first)].regionStart), Int(records[Int(group.first)].regionCount))
         let single = group.first == group.last
-        for i in 0..<Int(first.regionCount) {
-            let region = pool.regions[Int(first.regionStart) + i]
+        for i in 0..<firstCount {
+            let region = regions[firstStart + i]
             guard !isExcluded(region.lineStart) else { continue }
             let ran = single ? region.executed : members(group, next).contains {
-                i < records[$0].regionCount && pool.regions[Int(records[$0].regionStart) + i].executed
+                i < records[$0].regionCount && regions[Int(records[$0].regionStart) + i].executed
             }
             ratio += CoverageRatio(covered: ran ? 1 : 0, total: 1)
             regionStarts.append(RegionStart(line: region.lineStart, covered: ran))

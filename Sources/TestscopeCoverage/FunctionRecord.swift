@@ -138,8 +138,9 @@ extension FileRecords {
     static func mayRepeatNames(_ records: [FunctionRecord]) -> Bool {
         var hashes: [UInt64] = []
         hashes.reserveCapacity(records.count)
-        for record in records {
-            guard let hash = ByteString.asciiHash(record.mangledName) else { return true }
+        // By index: a copy of each record retained and released its name and more.
+        for i in records.indices {
+            guard let hash = ByteString.asciiHash(records[i].mangledName) else { return true }
             hashes.append(hash)
         }
         hashes.sort()

@@ -88,7 +88,7 @@ final class DemanglerLibraryTests: XCTestCase {
         XCTAssertGreaterThan(zip(inProcess, names).filter { $0 != $1 }.count, names.count / 2, "the names were demangled")
     }
 
-    /// Names added in bulk (`add(count:name:)`, read on the workers a chunk at a time) get the
+    /// Names added in bulk (`add(count:names:)`, read on the workers a chunk at a time) get the
     /// indices and display names they get one at a time: after names added singly (a chunk already
     /// begun), across chunk boundaries, with singles after, in process and through the processes.
     func testNamesAddedInBulkAreTheNamesAddedOneAtATime() throws {
@@ -103,7 +103,9 @@ final class DemanglerLibraryTests: XCTestCase {
             let mixed = DemangleSession(tool: tool, inProcess: inProcess)
             var mixedIndices = names[..<before].map { name in name.withUnsafeBufferPointer { mixed.add(bytes: $0) } }
             let all = names
-            let first = mixed.add(count: bulk) { k, body in all[before + k].withUnsafeBufferPointer { body($0) } }
+            let first = mixed.add(count: bulk) { range, body in
+                for k in range { all[before + k].withUnsafeBufferPointer { body($0) } }
+            }
             mixedIndices += (0..<bulk).map { first + Int32($0) }
             mixedIndices += names[(before + bulk)...].map { name in name.withUnsafeBufferPointer { mixed.add(bytes: $0) } }
             XCTAssertEqual(mixedIndices, singleIndices)

@@ -323,8 +323,8 @@ struct DemangledChunk: Sendable {
 
     /// A plain function's names read off its full name; false (nothing appended) when its shape is not read.
     private mutating func appendPlain(full: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard SimplifiedName.withDerived(fromFull: full, { names.append(bytes: $0) }) != nil else { return false }
-        let type = SwiftDemangler.returnTypeRange(of: full)
+        guard let suffix = SimplifiedName.withDerived(fromFull: full, { name, suffix in names.append(bytes: name); return suffix }) else { return false }
+        let type = SwiftDemangler.returnTypeRange(of: full, from: suffix)
         returnTypes.append(bytes: type.map { UnsafeBufferPointer(rebasing: full[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0))
         hasReturnType.append(type != nil)
         if let range = SwiftDemangler.moduleRange(of: full) {

@@ -25,6 +25,13 @@ enum SimplifiedName {
 
     /// `body` called with the simplified name's bytes; nil (and `body` not called) when the shape is not read.
     static func withDerived<R>(fromFull full: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        withDerived(fromFull: full) { name, _ in body(name) }
+    }
+
+    /// The same, `body` also given where the name's suffix starts (the argument list's end, or the
+    /// ` : ` of an accessor): nothing before it is at the top level but identifiers, so the return
+    /// type is found from there.
+    static func withDerived<R>(fromFull full: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>, _ suffix: Int) -> R) -> R? {
         guard !containsIn(full) else { return nil }
         // Written into a stack buffer and handed over once (an array, the commas' arrays and
         // the string were four allocations per name). The simplified form is never more than a
@@ -60,7 +67,7 @@ enum SimplifiedName {
                 end = next
             }
             if starts(full, at: end, with: " : ") {
-                return overflow ? nil : body(UnsafeBufferPointer(rebasing: out[0..<n]))
+                return overflow ? nil : body(UnsafeBufferPointer(rebasing: out[0..<n]), end)
             }
             // A generic signature: the simplified form keeps its parameters, not its requirements
             // (`f<A, B where A: P>` → `f<A, B>`).
@@ -97,7 +104,7 @@ enum SimplifiedName {
             }
             if close > end + 1 { label(upTo: close) }
             put(UInt8(ascii: ")"))
-            return overflow ? nil : body(UnsafeBufferPointer(rebasing: out[0..<n]))
+            return overflow ? nil : body(UnsafeBufferPointer(rebasing: out[0..<n]), after)
         }
     }
 

@@ -141,11 +141,12 @@ public struct SwiftDemangler: Sendable {
         returnTypeRange(of: bytes).map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
     }
 
-    /// Where the return type is in a full demangled name.
-    static func returnTypeRange(of bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+    /// Where the return type is in a full demangled name; `from`: where to look from (no top-level
+    /// ` -> ` before it).
+    static func returnTypeRange(of bytes: UnsafeBufferPointer<UInt8>, from: Int = 0) -> Range<Int>? {
         var depth = 0
         var start: Int? = nil
-        var i = 0
+        var i = from
         while i < bytes.count {
             switch bytes[i] {
             case UInt8(ascii: "("), UInt8(ascii: "<"), UInt8(ascii: "["): depth += 1

@@ -166,6 +166,9 @@ struct HTMLSourceView {
         // The source and its tokens as buffers, once per file: per token, the arrays' accessors
         // and bounds checks were a fifth of the rows' instructions.
         let sourceBytes = source?.bytes ?? []
+        // Read once: bound from the optional at each line, the source (its two arrays retained and
+        // released) was copied 269,600 times at 400 files.
+        let lineRanges = source?.lineRanges ?? []
         let validUTF8 = source?.isValidUTF8 ?? true
         sourceBytes.withUnsafeBufferPointer { bytes in tokens.withUnsafeBufferPointer { tokens in
         for number in stride(from: 1, through: lineCount, by: 1) {
@@ -192,10 +195,10 @@ struct HTMLSourceView {
                 }
             }
             code.removeAll()
-            if let source, number <= source.lineCount {
-                let range = source.lineRanges[number - 1]
+            if number <= lineRanges.count {
+                let range = lineRanges[number - 1]
                 while tokenIndex < tokens.count && tokens[tokenIndex].end <= range.lowerBound { tokenIndex += 1 }
-                let spans = row.state == .partial ? uncoveredRanges(coverage!.uncoveredSpans, line: range, bytes: source.bytes) : []
+                let spans = row.state == .partial ? uncoveredRanges(coverage!.uncoveredSpans, line: range, bytes: sourceBytes) : []
                 appendCode(bytes, validUTF8: validUTF8, range: range, tokens: tokens, firstToken: tokenIndex, uncovered: spans, to: &code)
             }
             code.withBytes { bytes in

@@ -270,7 +270,7 @@ struct FileIDs {
 
 /// Strings compared as their UTF-8 bytes, like llvm's `StringRef` (Swift's `==` and `<` equate
 /// canonically equivalent Unicode, which llvm-cov treats as different files).
-enum ByteString {
+public enum ByteString {
     /// memcmp order: negative, zero or positive.
     static func compare(_ a: String, _ b: String) -> Int {
         withBytes(a) { x in
@@ -302,7 +302,7 @@ enum ByteString {
     /// An in-process hash of `s`'s bytes, 8 at a time, folded into `seed`: only to pick candidates
     /// that are then compared (FNV-1a a byte at a time and `Hasher.combine(bytes:)` were 4.5 % of a
     /// text report's instructions). Not stable across versions: never written anywhere.
-    static func hash(_ s: String, seed: UInt64 = 0) -> UInt64 {
+    public static func hash(_ s: String, seed: UInt64 = 0) -> UInt64 {
         withBytes(s) { bytes in
             var h = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
             guard let base = UnsafeRawPointer(bytes.baseAddress) else { return mix(h) }
@@ -324,7 +324,7 @@ enum ByteString {
     }
 
     /// `hash(s)`, or nil when `s` is not all ASCII (checked in the same pass).
-    static func asciiHash(_ s: String) -> UInt64? {
+    public static func asciiHash(_ s: String) -> UInt64? {
         let ascii = withBytes(s) { bytes in
             var high: UInt8 = 0
             for byte in bytes { high |= byte }
@@ -335,8 +335,9 @@ enum ByteString {
 
     /// The string's UTF-8 in place (a native string's storage; a copy only for a bridged one).
     /// `var s = s; s.withUTF8` retained and released every string it was given.
-    @inline(__always)
-    static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    /// Inlinable: called from another module unspecialized, each call looked up generic metadata.
+    @inlinable @inline(__always)
+    public static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = s.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(s.utf8).withUnsafeBufferPointer(body)
     }

@@ -103,6 +103,11 @@ public struct SwiftDemangler: Sendable {
         return start == 0 ? name : String(decoding: name.utf8.dropFirst(start), as: UTF8.self)
     }
 
+    /// The same on a profile name's bytes, in place.
+    static func symbol(in name: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: name[symbolStart(in: name)...])
+    }
+
     /// Where the mangled symbol starts in a profile name's bytes.
     static func symbolStart(in name: UnsafeBufferPointer<UInt8>) -> Int {
         guard let first = name.first, first != UInt8(ascii: "$") else { return 0 }
@@ -244,7 +249,7 @@ public final class DemangleSession: Sendable {
     /// to one writer thread per process (a pipe write blocks while its process is behind).
     @discardableResult
     public func add(_ mangled: String) -> Int32 {
-        ByteString.withBytes(mangled) { add(valid: $0) }
+        ByteString.withBytes(mangled) { add(symbol: SwiftDemangler.symbol(in: $0)) }
     }
 
     /// The same for a name's bytes as a names section holds them (no `String` made for it: one each
@@ -252,8 +257,7 @@ public final class DemangleSession: Sendable {
     /// repairs them as the other way does.
     @discardableResult
     public func add(bytes mangled: UnsafeBufferPointer<UInt8>) -> Int32 {
-        if mangled.contains(where: { $0 >= 0x80 }) { return add(String(decoding: mangled, as: UTF8.self)) }
-        return add(valid: mangled)
+        Self.withSymbol(mangled) { add(symbol: $0) }
     }
 
     /// Adds `count` names at once and returns the index of the first (name `k` is at that plus `k`).
@@ -267,23 +271,19 @@ public final class DemangleSession: Sendable {
             names(0..<count) { _ = add(bytes: $0) }
             return Int32(first)
         }
-        return inProcess.add(count: count) { range, body in
-            names(range) { bytes in
-                guard !bytes.contains(where: { $0 >= 0x80 }) else {
-                    return ByteString.withBytes(String(decoding: bytes, as: UTF8.self)) { body(Self.symbol(in: $0)) }
-                }
-                body(Self.symbol(in: bytes))
-            }
+        return inProcess.add(count: count) { range, body in names(range) { Self.withSymbol($0, body) } }
+    }
+
+    /// `body` given a name's symbol as the demanglers take it: bytes that are not ASCII repaired
+    /// through a `String` (as a name added as a `String` is), a local symbol's file prefix dropped.
+    private static func withSymbol<R>(_ mangled: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        guard !mangled.contains(where: { $0 >= 0x80 }) else {
+            return ByteString.withBytes(String(decoding: mangled, as: UTF8.self)) { body(SwiftDemangler.symbol(in: $0)) }
         }
+        return body(SwiftDemangler.symbol(in: mangled))
     }
 
-    /// The symbol of a name as the demangler takes it (a local symbol's file prefix dropped).
-    private static func symbol(in mangled: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: mangled[SwiftDemangler.symbolStart(in: mangled)...])
-    }
-
-    private func add(valid mangled: UnsafeBufferPointer<UInt8>) -> Int32 {
-        let symbol = Self.symbol(in: mangled)
+    private func add(symbol: UnsafeBufferPointer<UInt8>) -> Int32 {
         if let inProcess { return inProcess.add(symbol) }
         guard simplified != nil else {
             return added.withLock { count in defer { count += 1 }; return Int32(count) }
@@ -366,7 +366,7 @@ public struct DemangledNames: Sendable {
         // the demanglers leave as it is comes back with the symbol's own bytes.
         let same = chunks[chunk].withBytes(offset) { name in
             ByteString.withBytes(mangled) { mangled in
-                let symbol = UnsafeBufferPointer(rebasing: mangled[SwiftDemangler.symbolStart(in: mangled)...])
+                let symbol = SwiftDemangler.symbol(in: mangled)
                 return symbol.count == name.count && (name.isEmpty || memcmp(symbol.baseAddress!, name.baseAddress!, name.count) == 0)
             }
         }

@@ -136,16 +136,8 @@ extension FileRecords {
     /// `String` dictionary was 4.5 % of the text report at 800 files although records of one binary
     /// never repeat a name in a file.
     static func mayRepeatNames(_ records: [FunctionRecord]) -> Bool {
-        var hashes: [UInt64] = []
-        hashes.reserveCapacity(records.count)
         // By index: a copy of each record retained and released its name and more.
-        for i in records.indices {
-            guard let hash = ByteString.asciiHash(records[i].mangledName) else { return true }
-            hashes.append(hash)
-        }
-        hashes.sort()
-        for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { return true }
-        return false
+        ByteString.mayRepeat(records.count) { records[$0].mangledName }
     }
 }
 

@@ -323,6 +323,22 @@ public enum ByteString {
         }
     }
 
+    /// False when no two of `count` strings (string `i` is `string(i)`) can be equal: all ASCII (so
+    /// `String`'s canonical equality is byte equality) and their hashes all differ. Inlinable, so
+    /// that `string` is inlined where it is called.
+    @inlinable
+    public static func mayRepeat(_ count: Int, _ string: (Int) -> String) -> Bool {
+        var hashes: [UInt64] = []
+        hashes.reserveCapacity(count)
+        for i in 0..<count {
+            guard let hash = asciiHash(string(i)) else { return true }
+            hashes.append(hash)
+        }
+        hashes.sort()
+        for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { return true }
+        return false
+    }
+
     /// `hash(s)`, or nil when `s` is not all ASCII (checked in the same pass).
     public static func asciiHash(_ s: String) -> UInt64? {
         let ascii = withBytes(s) { bytes in

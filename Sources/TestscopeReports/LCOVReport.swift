@@ -23,7 +23,7 @@ public struct LCOVReport: ReportRenderer {
             var names = functions.indices.map { Self.functionName(functions[$0].name) }
             // A set of the names only when two may be equal (a hash of each ASCII name, sorted: the
             // set's hashing and copies were 1 % of this format's instructions at 400 files).
-            if Self.mayRepeat(names) {
+            if ByteString.mayRepeat(names.count, { names[$0] }) {
                 var seen = Set<String>(minimumCapacity: functions.count)
                 for index in functions.indices where !seen.insert(names[index]).inserted {
                     names[index] += " [line \(functions[index].line)]"
@@ -48,20 +48,6 @@ public struct LCOVReport: ReportRenderer {
             w.append("LF:"); w.append(int: file.summary.lines.total)
             w.append("\nLH:"); w.append(int: file.summary.lines.covered); w.append("\nend_of_record\n")
         }
-    }
-
-    /// False when no two of `names` can be equal: all ASCII (so `String` equality is byte equality)
-    /// and their hashes all differ.
-    static func mayRepeat(_ names: [String]) -> Bool {
-        var hashes: [UInt64] = []
-        hashes.reserveCapacity(names.count)
-        for i in names.indices {
-            guard let hash = ByteString.asciiHash(names[i]) else { return true }
-            hashes.append(hash)
-        }
-        hashes.sort()
-        for i in hashes.indices.dropFirst() where hashes[i] == hashes[i - 1] { return true }
-        return false
     }
 
     /// A function's name as an `FN` record takes it: `clean`, and `;` for `,` (the record's separator),

@@ -233,22 +233,30 @@ public struct CoverageBuilder {
         var files: [FileCoverage] = []
         var warnings: [Diagnostic] = []
         var held: Read?
-        func build(_ reads: [Read]) throws {
+        func build(_ reads: inout [Read]) throws {
             guard !reads.isEmpty else { return }
             if let session, names == nil { names = session.finish() }
             let display = names
-            // Each file renamed on the core that built it (on the one thread, 3 % of a JSON report).
-            let built = Parallel.map(reads.count) { i -> (FileCoverage, [Diagnostic]) in
-                var records = reads[i].records
-                records.mergeSameSymbols()
-                var fileWarnings: [Diagnostic] = []
-                var file = buildFile(path: reads[i].path, lines: reads[i].lines, source: reads[i].source, records: records.records,
-                                     pool: records.pool, warnings: &fileWarnings)
-                if let display { Self.rename(&file, display) }
-                return (file, fileWarnings)
+            var fileWarnings = [[Diagnostic]](repeating: [], count: reads.count)
+            // Each file renamed on the core that built it (on the one thread, 3 % of a JSON report),
+            // and its read (records, region pool) freed there: the batch's reads and a copy of each
+            // file, freed on the main thread, kept the other core waiting.
+            var batch = fileWarnings.withUnsafeMutableBufferPointer { fileWarnings in
+                reads.withUnsafeMutableBufferPointer { reads in
+                    Parallel.map(reads.count) { i -> FileCoverage in
+                        let read = reads[i]
+                        reads[i] = ("", LineTable(), nil, FileRecords())
+                        var records = read.records
+                        records.mergeSameSymbols()
+                        var file = buildFile(path: read.path, lines: read.lines, source: read.source, records: records.records,
+                                             pool: records.pool, warnings: &fileWarnings[i])
+                        if let display { Self.rename(&file, display) }
+                        return file
+                    }
+                }
             }
-            var batch = built.map(\.0)
-            for (_, fileWarnings) in built { warnings += fileWarnings }
+            reads = []
+            for found in fileWarnings { warnings += found }
             if let onFiles { try onFiles(&batch) }
             files += batch
         }
@@ -265,8 +273,12 @@ public struct CoverageBuilder {
                 return (path, lines, source, records)
             },
             onBatch: { batch in
+                // Taken from the stream, so that each read's records are owned by `reads` alone
+                // and freed on the core that builds the read's file.
+                var incoming: [Read] = []
+                swap(&incoming, &batch)
                 var reads: [Read] = []
-                for read in (held.map { [$0] } ?? []) + batch {
+                for read in (held.map { [$0] } ?? []) + incoming {
                     if let last = reads.last, last.path == read.path {
                         reads[reads.count - 1].records.append(read.records)
                         (reads[reads.count - 1].lines, reads[reads.count - 1].source) = (read.lines, read.source)
@@ -274,10 +286,13 @@ public struct CoverageBuilder {
                         reads.append(read)
                     }
                 }
+                incoming = []
                 held = reads.popLast()
-                try build(reads)
+                try build(&reads)
             })
-        try build(held.map { [$0] } ?? [])
+        var last = held.map { [$0] } ?? []
+        held = nil
+        try build(&last)
         // No batch: the session is still ended (its processes, when it has them).
         if let session, names == nil { _ = session.finish() }
         PhaseTimer.mark("build model")

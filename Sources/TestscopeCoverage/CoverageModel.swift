@@ -154,13 +154,20 @@ public struct FileCoverage: Equatable, Sendable {
     /// ranges and its excluded lines; no lines, functions or region starts. At 1,500 files those were
     /// the model's 50 MB, held until every format was written.
     public func summaryOnly() -> FileCoverage {
-        guard kept == nil else { return self }
         var file = self
-        file.kept = KeptRanges(missing: missingRanges, unreliable: unreliableRanges)
-        file.lines = LineTable()
-        file.functions = []
-        file.regionStarts = []
+        file.reduceToSummary()
         return file
+    }
+
+    /// `summaryOnly()` in place: what is let go is freed on the calling thread (a batch's files are
+    /// reduced on every core; reduced on the main thread, their lines and functions were freed
+    /// there while the other core waited).
+    public mutating func reduceToSummary() {
+        guard kept == nil else { return }
+        kept = KeptRanges(missing: missingRanges, unreliable: unreliableRanges)
+        lines = LineTable()
+        functions = []
+        regionStarts = []
     }
 
     struct KeptRanges: Equatable, Sendable {

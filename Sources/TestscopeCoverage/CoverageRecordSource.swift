@@ -126,7 +126,7 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// it is built); `names`, when given, gets every name the files' records may show before the
     /// first batch (`EncodedRecordStream`), and each record its `nameIndex`.
     func readByFile<T>(includeFile: (String) -> Bool, arrange: ([String]) -> [String] = { $0 }, names: DemangleSession? = nil,
-                       perFile: (ExportFile, FileRecords) -> T, onBatch: ([T]) throws -> Void) throws -> NativeRecordDiagnostics {
+                       perFile: (ExportFile, FileRecords) -> T, onBatch: (inout [T]) throws -> Void) throws -> NativeRecordDiagnostics {
         switch take() {
         case .evaluated(let functions):
             try Self.files(of: functions, includeFile: includeFile, arrange: arrange, names: names, withRecords: true,
@@ -171,7 +171,7 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// 800-file HTML report, with every record's regions still held: 15 MB).
     private static func files<T>(of records: consuming [CountedFunction], includeFile: (String) -> Bool,
                                  arrange: ([String]) -> [String] = { $0 }, names: DemangleSession? = nil, withRecords: Bool,
-                                 perFile: (ExportFile, FileRecords) -> T, onBatch: ([T]) throws -> Void) throws {
+                                 perFile: (ExportFile, FileRecords) -> T, onBatch: (inout [T]) throws -> Void) throws {
         var functions = records
         let index = FilenameIndex(functions)
         let included = arrange(NativeFileCoverage.uniqueSourceFiles(functions).filter(includeFile))
@@ -203,7 +203,8 @@ public struct NativeRecordSource: CoverageRecordSource {
             for filename in batch {
                 Self.release(&functions, where: { lastBatch[$0] == batchNumber }, among: index.records(for: filename))
             }
-            try onBatch(built)
+            var files = built
+            try onBatch(&files)
             start += batch.count
         }
     }

@@ -178,11 +178,12 @@ struct EncodedRecordStream {
 
     /// Each included file that a kept record names (in the order `arrange` gives), with its segments
     /// and (`withRecords`) the records of the functions defined in it, through `perFile` on the
-    /// worker that built it, to `onBatch` a batch at a time, in order. With `names`, the records'
+    /// worker that built it, to `onBatch` a batch at a time, in order (the batch `inout`, so that
+    /// `onBatch` can take its files as their only owner). With `names`, the records'
     /// names are added to it before the first batch (each `FunctionRecord.nameIndex` set). Returns
     /// what evaluation dropped (evaluation errors, dummies, duplicates).
     func files<T>(includeFile: (String) -> Bool, arrange: ([String]) -> [String] = { $0 }, names: DemangleSession? = nil,
-                  withRecords: Bool, perFile: (ExportFile, FileRecords) -> T, onBatch: ([T]) throws -> Void) throws -> NativeRecordDiagnostics {
+                  withRecords: Bool, perFile: (ExportFile, FileRecords) -> T, onBatch: (inout [T]) throws -> Void) throws -> NativeRecordDiagnostics {
         let index = FilenameIndex(lists: encoded.filenames)
         let included = arrange(NativeFileCoverage.uniqueSourceFiles(lists: encoded.filenames).filter(includeFile))
         let batchCount = (included.count + batchSize - 1) / batchSize
@@ -239,7 +240,7 @@ struct EncodedRecordStream {
                 }
             }
             let batch = included[batchNumber * batchSize..<min((batchNumber + 1) * batchSize, included.count)]
-            let built = slots.withUnsafeBufferPointer { all in
+            var built = slots.withUnsafeBufferPointer { all in
                 Parallel.map(batch.count) { i -> T? in
                     let filename = batch[batch.startIndex + i]
                     var builder = SegmentBuilder()
@@ -255,14 +256,22 @@ struct EncodedRecordStream {
                     return perFile(ExportFile(filename: filename, segments: builder.build()), fileRecords)
                 }
             }
+            let firstFreed = free.count
             for filename in batch {
                 for r in index.records(for: filename) where lastBatch[r] == Int32(batchNumber) && slotOf[r] >= 0 {
-                    slots[Int(slotOf[r])] = Self.empty
                     free.append(slotOf[r])
                     slotOf[r] = -1
                 }
             }
-            try onBatch(built.compactMap { $0 })
+            // The records read for the last time let go on every core (their regions freed there).
+            let freed = free[firstFreed...]
+            slots.withUnsafeMutableBufferPointer { slots in
+                _ = Parallel.chunkedMap(freed.count, minimumChunk: 128) { slots[Int(freed[freed.startIndex + $0])] = Self.empty }
+            }
+            // `built` let go first: `onBatch` is then the files' only owner.
+            var files = built.compactMap { $0 }
+            built = []
+            try onBatch(&files)
         }
         // The rest (test files, typically): evaluated for what they would report, then dropped.
         let rest = (0..<encoded.count).filter { firstBatch[$0] < 0 && !encoded.filenames[$0].isEmpty }

@@ -83,8 +83,10 @@ final class StreamedReports {
         }
         for (_, stream) in streams ?? [] { try stream.add(files) }
         if !keepsDetail {
-            let written = files
-            files = Parallel.map(written.count) { written[$0].summaryOnly() }
+            // In place, each file on the core that reduces it: its lines and functions freed there.
+            files.withUnsafeMutableBufferPointer { files in
+                _ = Parallel.map(files.count) { files[$0].reduceToSummary() }
+            }
         }
     }
 

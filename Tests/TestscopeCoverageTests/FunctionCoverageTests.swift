@@ -126,6 +126,39 @@ final class FunctionCoverageTests: XCTestCase {
         XCTAssertTrue(report.directories.contains { $0.name == "Sources/InventoryCore/Models" })
     }
 
+    /// The directories found from consecutive paths are every path's directories: the path before
+    /// each `/` (but a leading one), with the files under it summed, whatever the order of the files.
+    func testDirectoryRollUpIsEveryPrefixBeforeASlash() {
+        let paths = ["Sources/A/x.swift", "Sources/A/y.swift", "Sources/AB/z.swift", "Sources/A/B/w.swift", "Sources/A/v.swift",
+                     "/abs/dir/f.swift", "/abs/g.swift", "/root.swift", "top.swift", "a//b/c.swift", "a/b/c.swift",
+                     "Tests/T/t.swift", "Sources/A/x.swift", "Sources/ü/é.swift", "Sources/A"]
+        let files = paths.enumerated().map { i, path in
+            var summary = CoverageSummary()
+            summary.lines = CoverageRatio(covered: i, total: 10 * i + 1)
+            summary.functions = CoverageRatio(covered: 1, total: i + 2)
+            return FileCoverage(path: path, relativePath: path, target: nil, lines: LineTable(), excludedLines: [], functions: [],
+                                summary: summary, sourceAvailable: true)
+        }
+        // Expected: for each name that is some path's prefix ending before a `/` at a position above 0.
+        var expected: [String: (files: Int, summary: CoverageSummary)] = [:]
+        for file in files {
+            let bytes = Array(file.relativePath.utf8)
+            for end in bytes.indices where end > 0 && bytes[end] == UInt8(ascii: "/") {
+                let name = String(decoding: bytes[..<end], as: UTF8.self)
+                expected[name, default: (0, CoverageSummary())].files += 1
+                expected[name]!.summary += file.summary
+            }
+        }
+        let groups = RollUp.directories(of: files)
+        XCTAssertEqual(groups.map(\.name), expected.keys.sorted())
+        for group in groups {
+            XCTAssertEqual(group.files, expected[group.name]?.files, group.name)
+            XCTAssertEqual(group.summary, expected[group.name]?.summary, group.name)
+        }
+        XCTAssertTrue(groups.contains { $0.name == "a/" }, "an empty component is a directory, as the split kept it")
+        XCTAssertFalse(groups.contains { $0.name == "" })
+    }
+
     func testLineTotalIsThePerLineViewNotLLVMsSummary() throws {
         // llvm-cov's summary counts lines inside closures once per function; ours counts each line once.
         let report = try report("Shapes")

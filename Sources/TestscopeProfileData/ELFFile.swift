@@ -120,8 +120,14 @@ public struct ELFFile: Sendable {
         defer { close(handle) }
         return try body { section, start, count in
             let size = try size(of: section)
-            var bytes = [UInt8](repeating: 0, count: count)
             let available = max(0, min(count, size - start))
+            // Only the part past the section's end zeroed (zeroing every piece before reading it
+            // over was 4.8 M instructions at 400 files, before the mapping's records could be read);
+            // the read fills the rest or throws.
+            var bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                buffer.baseAddress!.advanced(by: available).initialize(repeating: 0, count: count - available)
+                initialized = count
+            }
             if available > 0 {
                 try Self.read(handle, offset: section.offset + UInt64(start), count: available, into: &bytes, at: 0, path: path)
             }
@@ -188,7 +194,8 @@ public struct ELFFile: Sendable {
     }
 
     private static func read(_ fd: Int32, offset: UInt64, count: UInt64, path: String) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: Int(count))
+        // Not zeroed first: the read fills every byte or throws (a short read is an error).
+        var bytes = [UInt8](unsafeUninitializedCapacity: Int(count)) { _, initialized in initialized = Int(count) }
         try read(fd, offset: offset, count: Int(count), into: &bytes, at: 0, path: path)
         return bytes
     }

@@ -49,6 +49,32 @@ final class FilterAndMarkerTests: XCTestCase {
         XCTAssertLessThan(own, byBytes - 1_000)
     }
 
+    /// The byte way of `relativePath` answers as `hasPrefix` and `dropFirst` on characters, and
+    /// leaves to them every text it cannot compare as bytes.
+    func testTheBytePathOfRelativePathAnswersAsTheStringPath() {
+        var random = Mutator.SeededGenerator(state: Mutator.seed)
+        let pieces = ["pkg", "p", "Sources", "a.swift", "", "pk", "pkgs", "é", "e\u{301}", "x\r\ny", "\r", "🙂", "..", "."]
+        let roots = ["/pkg", "/p", "/pkg/Sources", "pkg", "/é", "/e\u{301}", "/x\r\ny", "/pkg/"]
+        var byBytes = 0, inside = 0
+        for _ in 0..<20_000 {
+            let root = roots.randomElement(using: &random)!
+            let rest = (0..<Int.random(in: 1...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined(separator: "/")
+            // Half the paths start with a root (maybe another one than asked).
+            let path = (Bool.random(using: &random) ? roots.randomElement(using: &random)! : "") + "/" + rest
+            let expected: String? = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : nil
+            if let answer = SourceFilter.asciiRelativePath(path, root: root) {
+                byBytes += 1
+                if answer != nil { inside += 1 }
+                XCTAssertEqual(answer, expected, "\(path.debugDescription) under \(root.debugDescription)")
+            }
+        }
+        XCTAssertGreaterThan(byBytes, 2_000)
+        XCTAssertGreaterThan(inside, 250)
+        XCTAssertLessThan(inside, byBytes - 250)
+        XCTAssertEqual(SourceFilter(root: "/pkg").relativePath("/pkg/Sources/./A//a.swift"), "Sources/A/a.swift")
+        XCTAssertNil(SourceFilter(root: "/pkg").relativePath("/pkgs/a.swift"))
+    }
+
     func testIncludeAndExcludeGlobs() throws {
         let filter = SourceFilter(root: "/pkg", include: [try Glob("Tests/**"), try Glob("Sources/**")], exclude: [try Glob("**/Legacy/**")])
         XCTAssertTrue(filter.includes("/pkg/Tests/T/a.swift"))

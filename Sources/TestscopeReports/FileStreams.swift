@@ -134,15 +134,18 @@ public final class HTMLFileStream: CoverageFileStream {
         let fileHrefs = pages.map { "files/" + $0 }
         let split = report.files.count > html.filesPerPage
         var written = Set(fileHrefs)
-        var directoryLinks: [String: String] = [:]
-        if split {
-            let directoryPages = try html.writeDirectoryPages(report, filePages: pages, into: folder)
-            written.formUnion(directoryPages.written)
-            directoryLinks = directoryPages.links
-        }
         let index = try folder.file("index.html")
-        let text = try html.indexPage(report, body: try html.indexBody(report, fileHrefs: fileHrefs, split: split, directoryLinks: directoryLinks))
-        try AtomicFileWriter.write(text, to: index)
+        let html = self.html
+        let writeIndex = { @Sendable (directoryLinks: [String: String]) throws in
+            let text = try html.indexPage(report, body: try html.indexBody(report, fileHrefs: fileHrefs, split: split, directoryLinks: directoryLinks))
+            try AtomicFileWriter.write(text, to: index)
+        }
+        if split {
+            // index.html among the directory pages, which give it their links.
+            written.formUnion(try html.writeDirectoryPages(report, filePages: pages, into: folder, alongside: writeIndex).written)
+        } else {
+            try writeIndex([:])
+        }
         try html.removeStalePages(in: folder, keeping: written)
         return [index.path] + written.sorted().map { folder.path(ofWritten: $0) }
     }

@@ -256,17 +256,12 @@ struct EncodedRecordStream {
                     return perFile(ExportFile(filename: filename, segments: builder.build()), fileRecords)
                 }
             }
-            let firstFreed = free.count
             for filename in batch {
                 for r in index.records(for: filename) where lastBatch[r] == Int32(batchNumber) && slotOf[r] >= 0 {
+                    slots[Int(slotOf[r])] = Self.empty
                     free.append(slotOf[r])
                     slotOf[r] = -1
                 }
-            }
-            // The records read for the last time let go on every core (their regions freed there).
-            let freed = free[firstFreed...]
-            slots.withUnsafeMutableBufferPointer { slots in
-                _ = Parallel.chunkedMap(freed.count, minimumChunk: 128) { slots[Int(freed[freed.startIndex + $0])] = Self.empty }
             }
             // `built` let go first: `onBatch` is then the files' only owner.
             var files = built.compactMap { $0 }

@@ -304,7 +304,7 @@ struct DemangledChunk: Sendable {
     /// The same for a symbol's bytes (valid UTF-8); a `String` is made only for the library.
     mutating func append(bytes symbol: UnsafeBufferPointer<UInt8>, own: inout SymbolDemangler, library: DemanglerLibrary) {
         let answered: Bool
-        switch own.demangle(symbol) {
+        switch own.demangle(symbol, forDisplay: true) {
         case nil: answered = false
         case .closure(let name):
             append(DemanglerLibrary.Demangled(name: name))

@@ -64,6 +64,10 @@ struct SymbolDemangler {
     var gathered: FixedBuffer<Int32>
     /// The printed text (`SymbolDemanglerPrinter.swift`).
     var out: FixedBuffer<UInt8>
+    /// Printing for a display name only (`demangle(_:forDisplay:)`).
+    var forDisplay = false
+    /// Set for the entity's own function type while printing for display: its parameters' types are left out.
+    var entityParameters = false
 
     init() {
         nodes = storage.buffer(1024, Node(kind: .emptyList))

@@ -5,14 +5,23 @@
 extension SymbolDemangler {
     /// What a symbol demangles to.
     enum Demangled {
-        /// A function, initializer or accessor: its full demangled name is in `out`.
+        /// A function, initializer or accessor: its full demangled name is in `out` (for display: the
+        /// shorter text a display name is read from).
         case full
         /// A closure: its simplified name (`closure #1 in static Calc.f(_:)`).
         case closure(String)
     }
 
     /// `symbol` demangled, or nil when it is outside the subset.
-    mutating func demangle(_ symbol: UnsafeBufferPointer<UInt8>) -> Demangled? {
+    ///
+    /// `forDisplay`: `out` holds what a display name is read from (`SimplifiedName`, the return type, the
+    /// module), not the library's full name: the entity's parameters are printed as `label: _` or `_`
+    /// and its generic signature without its `where` clause. A display name shows neither (the
+    /// simplified name keeps the labels and the generic parameters), and printing them was about a
+    /// fifth of the demangling of a JSON report. The return type is printed whole.
+    mutating func demangle(_ symbol: UnsafeBufferPointer<UInt8>, forDisplay: Bool = false) -> Demangled? {
+        self.forDisplay = forDisplay
+        entityParameters = false
         guard let root = parse(symbol) else { return nil }
         out.removeAll()
         guard Self.isClosure(kind(root)) else {
@@ -150,6 +159,8 @@ extension SymbolDemangler {
         } else if needsSpaceBeforeType(type) {
             out.append(0x20)
         }
+        // The next function type printed is the entity's own (a generic signature before it prints none).
+        entityParameters = forDisplay && style == .functionStyle
         guard let labels else { return print(type) }
         if kind(type) == .dependentGenericType {
             guard print(child(type, 0)) else { return false }
@@ -171,6 +182,8 @@ extension SymbolDemangler {
 
     /// `(params) [async] [throws] -> result`.
     private mutating func printFunctionType(labels: Int32?, _ node: Int32) -> Bool {
+        let placeholders = entityParameters
+        entityParameters = false
         var isAsync = false, isThrowing = false
         var index = 0
         while index < childCount(node) {
@@ -183,17 +196,18 @@ extension SymbolDemangler {
             index += 1
         }
         guard index + 1 < childCount(node), kind(child(node, index + 1)) == .returnType else { return false }
-        guard printParameters(labels: labels, child(node, index)) else { return false }
+        guard printParameters(labels: labels, child(node, index), placeholders: placeholders) else { return false }
         if isAsync { append(" async") }
         if isThrowing { append(" throws") }
         return print(child(node, index + 1))
     }
 
-    private mutating func printParameters(labels: Int32?, _ argumentTuple: Int32) -> Bool {
+    /// `placeholders`: each parameter's type printed as `_` (the entity's own, for a display name).
+    private mutating func printParameters(labels: Int32?, _ argumentTuple: Int32, placeholders: Bool) -> Bool {
         let parameters = child(child(argumentTuple, 0), 0)
         guard kind(parameters) == .tuple else {
             out.append(UInt8(ascii: "("))
-            guard print(parameters) else { return false }
+            if placeholders { out.append(UInt8(ascii: "_")) } else { guard print(parameters) else { return false } }
             out.append(UInt8(ascii: ")"))
             return true
         }
@@ -206,6 +220,18 @@ extension SymbolDemangler {
                 let label = child(labels, i)
                 if kind(label) == .identifier { appendText(label) } else { out.append(UInt8(ascii: "_")) }
                 append(": ")
+            }
+            if placeholders {
+                // A tuple element's own names, as `.tupleElement` prints them, before the placeholder.
+                let element = child(parameters, i)
+                if kind(element) == .tupleElement {
+                    for k in 0..<childCount(element) where kind(child(element, k)) == .tupleElementName {
+                        appendText(child(element, k))
+                        append(": ")
+                    }
+                }
+                out.append(UInt8(ascii: "_"))
+                continue
             }
             guard print(child(parameters, i)) else { return false }
         }
@@ -271,7 +297,7 @@ extension SymbolDemangler {
             }
             depth += 1
         }
-        if depth < childCount(node) {
+        if depth < childCount(node), !forDisplay {
             append(" where ")
             guard printChildren(node, from: depth) else { return false }
         }

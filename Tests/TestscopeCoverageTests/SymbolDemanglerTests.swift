@@ -112,6 +112,46 @@ final class SymbolDemanglerTests: XCTestCase {
         XCTAssertGreaterThan(compared, 3000, "mutants still in the subset (answered \(answered))")
     }
 
+    /// For a display name the own demangler leaves the entity's parameter types and `where` clause out
+    /// (`demangle(_:forDisplay:)`). The name, module and return type read off that text are the
+    /// library's: on the corpus, on the recorded samples' names and on seeded mutants of the corpus.
+    func testDisplayNamesFromTheShortTextAreTheLibrarys() throws {
+        let library = try library()
+        var own = SymbolDemangler()
+        let corpus = try String(contentsOf: RecordedSamples.file("Demangling", "symbols.txt"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        // Functions returning functions and a tuple with a function: the return type stays whole.
+        let returningFunctions = ["$s4main1fS2icyF", "$s4main1f1xS2icSi_tF", "$s4main1fyS2icSaySiGF", "$s4main1f_1ySS_S2ictSi_SStF"]
+        for symbol in returningFunctions {
+            var bytes = Array(symbol.utf8)
+            XCTAssertNotNil(bytes.withUnsafeMutableBufferPointer { own.demangle(UnsafeBufferPointer($0), forDisplay: true) }, symbol)
+        }
+        var symbols = corpus + returningFunctions + (try DemanglerLibraryTests.recordedNames().map(SwiftDemangler.symbol(in:)))
+        var mutator = Mutator(seed: Mutator.seed, tokens: ["A", "Ab", "0a", "Sg", "Si", "SS", "SaySiG", "y", "_", "fU_", "Rzl", "x", "q_",
+                                                            "G", "t", "K", "Ya", "XE", "z", "vg", "fC", "Z", "F", "V", "s4main"])
+        for i in 0..<Mutator.iterations(default: 20_000) {
+            if let symbol = String(validating: mutator.mutate(Array(corpus[i % corpus.count].utf8)), as: UTF8.self) { symbols.append(symbol) }
+        }
+        var answered = 0, answeredInFull = 0, failures = 0
+        for symbol in symbols {
+            var bytes = Array(symbol.utf8)
+            if bytes.withUnsafeMutableBufferPointer({ own.demangle(UnsafeBufferPointer($0)) }) != nil { answeredInFull += 1 }
+            if bytes.withUnsafeMutableBufferPointer({ own.demangle(UnsafeBufferPointer($0), forDisplay: true) }) != nil { answered += 1 }
+            let got = library.demangle(symbol, own: &own)
+            let expected = library.demangledByLibrary(symbol)
+            if got.name != expected.name || got.module != expected.module || got.returnType != expected.returnType {
+                failures += 1
+                if failures <= 20 {
+                    XCTFail("\(symbol): own \(got.name) | \(got.module ?? "-") | \(got.returnType ?? "-"); "
+                        + "library \(expected.name) | \(expected.module ?? "-") | \(expected.returnType ?? "-")")
+                }
+            }
+        }
+        // The short text answers whatever the full one does (types it cannot print are not printed).
+        XCTAssertGreaterThanOrEqual(answered, answeredInFull)
+        XCTAssertGreaterThan(answered, 2_000, "of \(symbols.count)")
+    }
+
     func testSymbolsOutsideTheSubsetOrMalformedAreLeftToTheLibrary() throws {
         var own = SymbolDemangler()
         // Not Swift, truncated, a word substitution with no words, a substitution past the table,

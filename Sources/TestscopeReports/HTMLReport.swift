@@ -281,8 +281,8 @@ public struct HTMLReport: PageWriter, Sendable {
 
     /// Directory pages (large reports): each directory's own files, in pages of `filesPerPage`.
     /// The directory pages, rendered and written on every core; `alongside` (given the pages'
-    /// links) runs among them, first: `index.html`, the longest page, rendered on the main thread
-    /// after them was 30 M instructions of an HTML report at 400 files with the other core idle.
+    /// links) runs among them, first: `index.html`, the longest page, which was rendered alone after
+    /// them (a report that is not split still renders its index alone: 30 M instructions at 400 files).
     func writeDirectoryPages(_ report: CoverageReport, filePages: [String], into folder: OutputFolder,
                              alongside: (@Sendable ([String: String]) throws -> Void)? = nil) throws
         -> (written: [String], links: [String: String]) {

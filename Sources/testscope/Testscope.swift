@@ -21,6 +21,9 @@ struct Testscope: ParsableCommand {
     /// Like ArgumentParser's `main()`, but a usage error is one `testscope: error:` line (what is
     /// wrong, and where the help is) with exit status 64, as every other error is one line.
     static func main() {
+        if let first = CommandLine.arguments.dropFirst().first, ["report", "run", "merge"].contains(first) {
+            MallocPolicy.startWithLargerThreadCaches()
+        }
         var command: ParsableCommand
         do {
             command = try parseAsRoot()

@@ -34,7 +34,7 @@ enum TestscopeProcess {
 
     /// Runs testscope with `arguments` in `directory`, with colours off and a non-interactive environment.
     static func run(_ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:],
-                    program: URL? = nil) throws -> Result {
+                    removing removed: [String] = [], program: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = program ?? executable
         process.arguments = arguments
@@ -42,6 +42,7 @@ enum TestscopeProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         for (key, value) in extra { environment[key] = value }
+        for key in removed { environment[key] = nil }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

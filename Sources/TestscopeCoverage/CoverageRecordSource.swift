@@ -219,6 +219,15 @@ public struct NativeRecordSource: CoverageRecordSource {
 }
 
 extension CountedFunction {
+    /// The record's name and arrays let go, in place (a slot to be reused): assigning an empty
+    /// record instead copied it, and retained what it holds.
+    mutating func letGoOfContents() {
+        name = ""
+        filenames = []
+        regions = []
+        branches = []
+    }
+
     /// Adds the record's regions in `filename` to `builder` and, `withRecords`, its function record to
     /// `records` when `filename` is its main file. False when the record does not name the file.
     @discardableResult

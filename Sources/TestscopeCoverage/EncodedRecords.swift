@@ -152,11 +152,13 @@ extension NativeFunctionRecords {
             do {
                 try encoded.forEachRecord(at: positions[range]) { binary, position, i in
                     binaryIndex = binary.binaryIndex
-                    let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
-                    chunk.load(pgoName: header.pgoName,
-                               filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
-                               binaryIndex: binaryIndex, position: position,
-                               lookup: encoded.counters.lookup(entry: encoded.entries[position]), evaluator: &evaluator)
+                    let header = try binary.decodeMapping(at: i, cache: &filenames, scratch: &scratch)
+                    let name = binary.pgoNameRange(at: i)
+                    binary.nameBytes.withUnsafeBufferPointer { names in
+                        chunk.load(pgoName: name.map { UnsafeBufferPointer(rebasing: names[$0]) }, filenames: header.filenames,
+                                   expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex, position: position,
+                                   lookup: encoded.counters.lookup(entry: encoded.entries[position]), evaluator: &evaluator)
+                    }
                 }
                 return nil
             } catch {
@@ -245,20 +247,23 @@ struct EncodedRecordStream {
             }
             let batch = included[batchNumber * batchSize..<min((batchNumber + 1) * batchSize, included.count)]
             var built = slots.withUnsafeMutableBufferPointer { all in
-                Parallel.map(batch.count) { i -> T? in
+                // Read through an immutable view: through the mutable one, each record was copied
+                // for `add` (its four arrays and name retained, then released), 68,000 times at 400 files.
+                let records = UnsafeBufferPointer(all)
+                return Parallel.map(batch.count) { i -> T? in
                     let filename = batch[batch.startIndex + i]
                     var builder = SegmentBuilder()
                     var fileRecords = FileRecords()
                     var named = false
                     for r in index.records(for: filename) where slotOf[r] >= 0 {
                         let slot = Int(slotOf[r])
-                        if all[slot].add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename, order: Int64(r),
+                        if records[slot].add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename, order: Int64(r),
                                          nameIndex: nameIndex.isEmpty ? -1 : nameIndex[r]) {
                             named = true
                         }
                         // Read for the last time (no other file names it): freed here, on this core, not
                         // on the main thread after the batch (20 M instructions there at 400 files).
-                        if namingFiles[r] == 1 { all[slot] = Self.empty }
+                        if namingFiles[r] == 1 { all[slot].letGoOfContents() }
                     }
                     // llvm lists the files its kept records name: one named only by dropped records is not a file.
                     guard named else { return nil }
@@ -267,7 +272,7 @@ struct EncodedRecordStream {
             }
             for filename in batch {
                 for r in index.records(for: filename) where lastBatch[r] == Int32(batchNumber) && slotOf[r] >= 0 {
-                    if namingFiles[r] > 1 { slots[Int(slotOf[r])] = Self.empty }
+                    if namingFiles[r] > 1 { slots[Int(slotOf[r])].letGoOfContents() }
                     free.append(slotOf[r])
                     slotOf[r] = -1
                 }
@@ -294,9 +299,6 @@ struct EncodedRecordStream {
     private func letGo(_ positions: some Sequence<Int>) {
         encoded.forEachRecord(at: positions) { binary, _, i in binary.letGo(record: i) }
     }
-
-    /// A let-go slot.
-    private static let empty = CountedFunction(name: "", filenames: [], regions: [], executionCount: 0)
 
     /// What evaluation found; the name and profile checks were counted by `EncodedFunctionRecords.read`.
     private static func add(_ found: NativeRecordDiagnostics, to diagnostics: inout NativeRecordDiagnostics) {

@@ -290,11 +290,39 @@ public struct NativeFunctionRecords: Sendable {
                            expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
                            lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
             guard let pgoName, !pgoName.isEmpty else { diagnostics.unnamed += 1; return }
-            let name = NativeFunctionRecords.displayName(pgoName, firstFilename: filenames.first)
+            load(name: NativeFunctionRecords.displayName(pgoName, firstFilename: filenames.first), pgoName: { pgoName },
+                 filenames: filenames, expressions: expressions, regions: regions, binaryIndex: binaryIndex, position: position,
+                 lookup: lookup, evaluator: &evaluator)
+        }
+
+        /// The same with the PGO name's bytes, in place: the record's name is the one `String` made
+        /// (a `String` of the PGO name first, per record, was a block made on one core and freed on
+        /// another, and its reference counting).
+        mutating func load(pgoName bytes: UnsafeBufferPointer<UInt8>?, filenames: [String],
+                           expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
+                           lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
+            guard let bytes, !bytes.isEmpty else { diagnostics.unnamed += 1; return }
+            let name: String
+            if bytes.contains(where: { $0 >= 0x80 }) {
+                // Not ASCII: as a `String` first (repaired), as `displayName` compares it.
+                name = NativeFunctionRecords.displayName(String(decoding: bytes, as: UTF8.self), firstFilename: filenames.first)
+            } else {
+                let start = NativeFunctionRecords.displayNameStart(bytes, firstFilename: filenames.first)
+                name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+            }
+            load(name: name, pgoName: { String(decoding: bytes, as: UTF8.self) },
+                 filenames: filenames, expressions: expressions, regions: regions, binaryIndex: binaryIndex, position: position,
+                 lookup: lookup, evaluator: &evaluator)
+        }
+
+        /// What `loadFunctionRecord` does with a named record; `pgoName` is made only for a diagnostic.
+        private mutating func load(name: String, pgoName: () -> String, filenames: [String],
+                                   expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
+                                   lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
             var profiled = false
             switch lookup {
             case .hashMismatch:
-                diagnostics.hashMismatches.append(pgoName)
+                diagnostics.hashMismatches.append(pgoName())
                 return
             case .unknown:
                 // Zeros sized past the highest counter any region refers to: every reachable counter is in range.
@@ -309,7 +337,7 @@ public struct NativeFunctionRecords: Sendable {
             }
             guard let record = NativeFunctionRecords.evaluate(regions, name: name, filenames: filenames, binaryIndex: binaryIndex,
                                                               position: position, evaluator: &evaluator) else {
-                diagnostics.evaluationErrors.append(pgoName)
+                diagnostics.evaluationErrors.append(pgoName())
                 return
             }
             // Kept or a duplicate (decided by `keep`): both count as profiled, as before.

@@ -35,8 +35,8 @@ public struct CoverageMappingRecords: Sendable {
     /// `__llvm_covfun`, whole or in pieces let go as the records are decoded (`MappingBytes`).
     let covfun: MappingBytes
     let records: [Record]
-    /// The names section's names, inflated, one after the other (`Record.nameStart`).
-    let nameBytes: [UInt8]
+    /// The names section's names, inflated, one after the other (`pgoNameRange(at:)`).
+    public let nameBytes: [UInt8]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
     public let buildID: String?
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
@@ -74,11 +74,18 @@ public struct CoverageMappingRecords: Sendable {
     /// and destroy per record, or a retain of `scratch`'s arrays (which made them shared).
     public func decode(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String]) {
+        let header = try decodeMapping(at: index, cache: &cache, scratch: &scratch)
+        return (header.nameRef, pgoName(at: index), header.funcHash, header.filenames)
+    }
+
+    /// `decode(at:cache:scratch:)` without the PGO name (read it in place with `withPGOName`).
+    public func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
+        -> (nameRef: UInt64, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
             try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: record.filenames.count, into: &scratch)
-        return (record.nameRef, name(of: record), record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
+        return (record.nameRef, record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
     }
 
     /// Record `index`'s NameRef, function hash, and whether the names section has a non-empty name
@@ -97,6 +104,14 @@ public struct CoverageMappingRecords: Sendable {
     private func name(of record: Record) -> String? {
         guard record.hasName else { return nil }
         return String(decoding: nameBytes[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameLength)], as: UTF8.self)
+    }
+
+    /// Where record `index`'s PGO name is in `nameBytes` (nil when the names section lacks it): for
+    /// a caller that reads the names of many records in place, without a closure per record.
+    public func pgoNameRange(at index: Int) -> Range<Int>? {
+        let (start, length) = (Int(records[index].nameStart), records[index].nameLength)
+        guard length != Record.absentName else { return nil }
+        return start..<start + Int(length)
     }
 
     /// `body` given record `index`'s PGO name as bytes, in place; nil when the names section lacks it.

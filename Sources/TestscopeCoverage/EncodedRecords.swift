@@ -247,23 +247,29 @@ struct EncodedRecordStream {
             }
             let batch = included[batchNumber * batchSize..<min((batchNumber + 1) * batchSize, included.count)]
             var built = slots.withUnsafeMutableBufferPointer { all in
-                // Read through an immutable view: through the mutable one, each record was copied
-                // for `add` (its four arrays and name retained, then released), 68,000 times at 400 files.
-                let records = UnsafeBufferPointer(all)
-                return Parallel.map(batch.count) { i -> T? in
+                Parallel.map(batch.count) { i -> T? in
                     let filename = batch[batch.startIndex + i]
                     var builder = SegmentBuilder()
                     var fileRecords = FileRecords()
                     var named = false
                     for r in index.records(for: filename) where slotOf[r] >= 0 {
-                        let slot = Int(slotOf[r])
-                        if records[slot].add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename, order: Int64(r),
-                                         nameIndex: nameIndex.isEmpty ? -1 : nameIndex[r]) {
-                            named = true
+                        let slot = all.baseAddress! + Int(slotOf[r])
+                        let nameIndex = nameIndex.isEmpty ? -1 : nameIndex[r]
+                        let added: Bool
+                        if namingFiles[r] == 1 {
+                            // Read for the last time (no other file names it): moved out of its slot and
+                            // freed here, on this core, not on the main thread after the batch (20 M
+                            // instructions there at 400 files). Read in place instead, each record was
+                            // copied for `add` (its name and arrays retained, then released).
+                            let function = slot.move()
+                            slot.initialize(to: CountedFunction(name: "", filenames: [], regions: [], executionCount: 0))
+                            added = function.add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename,
+                                                 order: Int64(r), nameIndex: nameIndex)
+                        } else {
+                            added = slot.pointee.add(to: &builder, records: &fileRecords, withRecords: withRecords, of: filename,
+                                                     order: Int64(r), nameIndex: nameIndex)
                         }
-                        // Read for the last time (no other file names it): freed here, on this core, not
-                        // on the main thread after the batch (20 M instructions there at 400 files).
-                        if namingFiles[r] == 1 { all[slot].letGoOfContents() }
+                        if added { named = true }
                     }
                     // llvm lists the files its kept records name: one named only by dropped records is not a file.
                     guard named else { return nil }

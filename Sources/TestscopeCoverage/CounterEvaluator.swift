@@ -16,15 +16,26 @@ struct CounterEvaluator {
 
     private enum State: UInt8 { case unvisited, inProgress, done, failed }
 
+    /// A record's counters, in place, as the profile has them: valid while the record is evaluated.
+    enum Counts {
+        case found(UnsafeBufferPointer<UInt64>)
+        /// The name is in the profile, but not with this hash: llvm-cov drops the function.
+        case hashMismatch
+        /// The name is not in the profile: llvm-cov counts the function as all zeros.
+        case unknown
+    }
+
     private var expressions: [MappingExpression] = []
-    /// nil: the function is not in the profile, every counter is 0.
-    private var counts: ArraySlice<UInt64>?
+    /// nil: the function is not in the profile, every counter is 0. The caller's buffer, read only
+    /// between `reset` and the record's last `evaluate` (a slice of the profile's pool held here
+    /// retained and released that pool, shared by every core, at each record).
+    private var counts: UnsafeBufferPointer<UInt64>?
     /// Indexed by node = expression index × 2 + (1 for subtract).
     private var states: [State] = []
     private var values: [Value] = []
     private var stack: [Int] = []
 
-    mutating func reset(expressions: [MappingExpression], counts: ArraySlice<UInt64>?) {
+    mutating func reset(expressions: [MappingExpression], counts: UnsafeBufferPointer<UInt64>?) {
         // Copied into the evaluator's own storage: holding the caller's array would keep the
         // decoder's reused buffer shared, and its next record would need a new one.
         self.expressions.removeAll(keepingCapacity: true)
@@ -74,7 +85,7 @@ struct CounterEvaluator {
         case .counter(let id):
             guard let counts else { return Value(value: 0, wentNegative: false) }
             guard Int(id) < counts.count else { return nil }
-            let value = Int64(bitPattern: counts[counts.startIndex + Int(id)])
+            let value = Int64(bitPattern: counts[Int(id)])
             return Value(value: value, wentNegative: value < 0)
         case .add, .subtract:
             guard let n = node(counter), states[n] == .done else { return nil }
@@ -118,5 +129,16 @@ struct CounterEvaluator {
             }
         }
         return states[root] == .done ? values[root] : nil
+    }
+}
+
+extension ProfileCounters.Lookup {
+    /// `body` given the lookup's counters in place.
+    func withCounts<R>(_ body: (CounterEvaluator.Counts) -> R) -> R {
+        switch self {
+        case .found(let counts): return counts.withUnsafeBufferPointer { body(.found($0)) }
+        case .hashMismatch: return body(.hashMismatch)
+        case .unknown: return body(.unknown)
+        }
     }
 }

@@ -56,14 +56,14 @@ public struct EncodedFunctionRecords: Sendable {
                         part.named += 1
                         let entry = counters.entry(nameRef: header.nameRef, funcHash: header.funcHash)
                         part.entries.append(entry)
-                        switch counters.lookup(entry: entry) {
-                        case .hashMismatch:
+                        // Told by the entry itself (a slice of the counters, to switch on, retained and
+                        // released the pool every core reads).
+                        if entry == ProfileCounters.mismatchedEntry {
                             part.diagnostics.hashMismatches.append(binary.pgoName(at: i) ?? "")
                             part.filenames.append([])
                             continue
-                        case .found: part.diagnostics.profiled += 1
-                        case .unknown: break
                         }
+                        if entry >= 0 { part.diagnostics.profiled += 1 }
                         part.filenames.append(try binary.filenames(at: i, cache: &cache, indices: &indices))
                     }
                 } catch {
@@ -150,16 +150,19 @@ extension NativeFunctionRecords {
             var scratch = MappingDecoder.Decoded()
             var binaryIndex = 0
             do {
-                try encoded.forEachRecord(at: positions[range]) { binary, position, i in
+                try encoded.counters.withPool { pool in try encoded.forEachRecord(at: positions[range]) { binary, position, i in
                     binaryIndex = binary.binaryIndex
                     let header = try binary.decodeMapping(at: i, cache: &filenames, scratch: &scratch)
                     let name = binary.pgoNameRange(at: i)
+                    let entry = encoded.entries[position]
+                    let counts: CounterEvaluator.Counts = entry == ProfileCounters.mismatchedEntry ? .hashMismatch
+                        : encoded.counters.span(entry: entry).map { .found(UnsafeBufferPointer(rebasing: pool[$0])) } ?? .unknown
                     binary.nameBytes.withUnsafeBufferPointer { names in
                         chunk.load(pgoName: name.map { UnsafeBufferPointer(rebasing: names[$0]) }, filenames: header.filenames,
                                    expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex, position: position,
-                                   lookup: encoded.counters.lookup(entry: encoded.entries[position]), evaluator: &evaluator)
+                                   counts: counts, evaluator: &evaluator)
                     }
-                }
+                } }
                 return nil
             } catch {
                 return DecodingFailure(binaryIndex: binaryIndex, error: error)

@@ -183,10 +183,11 @@ public struct NativeFunctionRecords: Sendable {
             var evaluator = CounterEvaluator()
             for i in range {
                 let function = mapped[i]
-                chunk.load(pgoName: function.pgoName,
-                           filenames: function.filenames, expressions: function.expressions, regions: function.regions,
-                           binaryIndex: function.binaryIndex, position: i,
-                           lookup: counters.counters(nameRef: function.nameRef, funcHash: function.funcHash), evaluator: &evaluator)
+                counters.counters(nameRef: function.nameRef, funcHash: function.funcHash).withCounts { counts in
+                    chunk.load(pgoName: function.pgoName,
+                               filenames: function.filenames, expressions: function.expressions, regions: function.regions,
+                               binaryIndex: function.binaryIndex, position: i, counts: counts, evaluator: &evaluator)
+                }
             }
             return nil
         }
@@ -206,10 +207,11 @@ public struct NativeFunctionRecords: Sendable {
             do {
                 for i in range {
                     let header = try binary.decode(at: i, cache: &filenames, scratch: &scratch)
-                    chunk.load(pgoName: header.pgoName,
-                               filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
-                               binaryIndex: binary.binaryIndex, position: starts[part] + i,
-                               lookup: counters.counters(nameRef: header.nameRef, funcHash: header.funcHash), evaluator: &evaluator)
+                    counters.counters(nameRef: header.nameRef, funcHash: header.funcHash).withCounts { counts in
+                        chunk.load(pgoName: header.pgoName,
+                                   filenames: header.filenames, expressions: scratch.expressions, regions: scratch.regions,
+                                   binaryIndex: binary.binaryIndex, position: starts[part] + i, counts: counts, evaluator: &evaluator)
+                    }
                 }
                 return nil
             } catch {
@@ -288,11 +290,11 @@ public struct NativeFunctionRecords: Sendable {
         /// What `loadFunctionRecord` does with one mapped function, before the duplicate check.
         mutating func load(pgoName: String?, filenames: [String],
                            expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
-                           lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
+                           counts: CounterEvaluator.Counts, evaluator: inout CounterEvaluator) {
             guard let pgoName, !pgoName.isEmpty else { diagnostics.unnamed += 1; return }
             load(name: NativeFunctionRecords.displayName(pgoName, firstFilename: filenames.first), pgoName: { pgoName },
                  filenames: filenames, expressions: expressions, regions: regions, binaryIndex: binaryIndex, position: position,
-                 lookup: lookup, evaluator: &evaluator)
+                 counts: counts, evaluator: &evaluator)
         }
 
         /// The same with the PGO name's bytes, in place: the record's name is the one `String` made
@@ -300,7 +302,7 @@ public struct NativeFunctionRecords: Sendable {
         /// another, and its reference counting).
         mutating func load(pgoName bytes: UnsafeBufferPointer<UInt8>?, filenames: [String],
                            expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
-                           lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
+                           counts: CounterEvaluator.Counts, evaluator: inout CounterEvaluator) {
             guard let bytes, !bytes.isEmpty else { diagnostics.unnamed += 1; return }
             let name: String
             if bytes.contains(where: { $0 >= 0x80 }) {
@@ -312,15 +314,15 @@ public struct NativeFunctionRecords: Sendable {
             }
             load(name: name, pgoName: { String(decoding: bytes, as: UTF8.self) },
                  filenames: filenames, expressions: expressions, regions: regions, binaryIndex: binaryIndex, position: position,
-                 lookup: lookup, evaluator: &evaluator)
+                 counts: counts, evaluator: &evaluator)
         }
 
         /// What `loadFunctionRecord` does with a named record; `pgoName` is made only for a diagnostic.
         private mutating func load(name: String, pgoName: () -> String, filenames: [String],
                                    expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
-                                   lookup: ProfileCounters.Lookup, evaluator: inout CounterEvaluator) {
+                                   counts: CounterEvaluator.Counts, evaluator: inout CounterEvaluator) {
             var profiled = false
-            switch lookup {
+            switch counts {
             case .hashMismatch:
                 diagnostics.hashMismatches.append(pgoName())
                 return

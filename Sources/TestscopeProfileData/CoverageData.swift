@@ -195,6 +195,20 @@ public struct ProfileCounters: Sendable {
 
         /// What `ProfileCounters.entry(nameRef:funcHash:)` found.
         public func lookup(entry e: Int32) -> Lookup { ProfileCounters.lookup(entry: e, entries, pool) }
+
+        /// Where entry `e`'s counters are in the buffer `withPool` gives (nil when `e` is not an
+        /// entry): for evaluators reading many records' counters in place. A slice of the pool per
+        /// record retained and released the one pool every core reads (`lookup`).
+        public func span(entry e: Int32) -> Range<Int>? {
+            guard e >= 0 else { return nil }
+            let entry = entries[Int(e)]
+            return entry.start..<entry.start + Int(entry.count)
+        }
+
+        /// `body` given every entry's counters, in place (`span(entry:)`).
+        public func withPool<R>(_ body: (UnsafeBufferPointer<UInt64>) throws -> R) rethrows -> R {
+            try pool.withUnsafeBufferPointer(body)
+        }
     }
 
     /// Whether `reserve(upTo:)` sized the arrays: their capacity past the count was never written.

@@ -13,11 +13,14 @@ public struct CoverageMapping: Sendable {
 /// used and dropped after, so the decoded regions of every function never exist at once (at 400
 /// files they were 25 MB of the peak).
 public struct CoverageMappingRecords: Sendable {
+    /// A record's header: no reference inside, so that reading one copies no counted reference.
     struct Record: Sendable {
         var nameRef: UInt64
         var funcHash: UInt64
-        var filenames: [String]
-        /// The encoded mapping's bytes in `covfun` (32-bit: 40 bytes a record with the name's span).
+        /// Its filenames: `filenameLists[filenameList]` (a `[String]` here was retained and released
+        /// at each read of a record, 212,000 times at 400 files).
+        var filenameList: UInt32
+        /// The encoded mapping's bytes in `covfun` (32-bit: 32 bytes a record with the name's span).
         var mappingStart: UInt32
         var mappingEnd: UInt32
         /// The PGO name's bytes in `nameBytes`; `nameLength` is `absentName` when the names section
@@ -35,6 +38,8 @@ public struct CoverageMappingRecords: Sendable {
     /// `__llvm_covfun`, whole or in pieces let go as the records are decoded (`MappingBytes`).
     let covfun: MappingBytes
     let records: [Record]
+    /// The covmap's filename lists that records name (`Record.filenameList`).
+    let filenameLists: [[String]]
     /// The names section's names, inflated, one after the other (`pgoNameRange(at:)`).
     public let nameBytes: [UInt8]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
@@ -82,10 +87,11 @@ public struct CoverageMappingRecords: Sendable {
     public func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
+        let list = filenameLists[Int(record.filenameList)]
         try MappingDecoder.decode(
             try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
-            filenameCount: record.filenames.count, into: &scratch)
-        return (record.nameRef, record.funcHash, cache.filenames(record.filenames, scratch.fileIndices))
+            filenameCount: list.count, into: &scratch)
+        return (record.nameRef, record.funcHash, cache.filenames(list, scratch.fileIndices))
     }
 
     /// Record `index`'s NameRef, function hash, and whether the names section has a non-empty name
@@ -126,6 +132,7 @@ public struct CoverageMappingRecords: Sendable {
     /// `indices` is scratch storage.
     public func filenames(at index: Int, cache: inout FilenameListCache, indices: inout [Int]) throws -> [String] {
         let record = records[index]
+        let list = filenameLists[Int(record.filenameList)]
         // The file-id map read in place (a `ByteReader` per record was 7 M instructions at 400 files);
         // anything unusual, errors included, through the decoder.
         let fast = covfun.withPiece(record: index, start: Int(record.mappingStart)) { bytes, origin -> Bool in
@@ -149,18 +156,18 @@ public struct CoverageMappingRecords: Sendable {
                     guard value <= end - offset, value <= Int(UInt16.max) + 1 else { return false }
                     count = value
                 } else {
-                    guard value < record.filenames.count else { return false }
+                    guard value < list.count else { return false }
                     indices.append(value)
                     count -= 1
                 }
             }
             return true
         }
-        if fast { return cache.filenames(record.filenames, indices) }
+        if fast { return cache.filenames(list, indices) }
         try MappingDecoder.fileIndices(
             try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
-            filenameCount: record.filenames.count, into: &indices)
-        return cache.filenames(record.filenames, indices)
+            filenameCount: list.count, into: &indices)
+        return cache.filenames(list, indices)
     }
 
     /// Record `index` will not be decoded again: its piece of the mapping's bytes is let go with the
@@ -262,7 +269,10 @@ public enum CoverageMappingReader {
         // the last lookup is reused (a dictionary lookup a record was 7 M instructions at 400 files,
         // on the thread that reads the mapping while the other core waits).
         var lastRef: UInt64? = nil
-        var lastRange: [String]?? = nil
+        var lastList: UInt32?? = nil
+        // The filename lists the records name, each once, by the order they are first named.
+        var lists: [[String]] = []
+        var listOfRef: [UInt64: UInt32] = [:]
         for piece in pieces {
             var reader = try ByteReader(piece.bytes, start: 0, end: piece.bytes.count, context: "__llvm_covfun", origin: piece.origin)
             while !reader.isAtEnd {
@@ -275,14 +285,25 @@ public enum CoverageMappingReader {
                 reader.align(to: 8)
                 if filenamesRef != lastRef {
                     lastRef = filenamesRef
-                    lastRange = fileRanges[filenamesRef]
+                    switch fileRanges[filenamesRef] {
+                    case nil: lastList = nil
+                    case .some(nil): lastList = .some(nil)
+                    case .some(.some(let filenames)):
+                        if let known = listOfRef[filenamesRef] {
+                            lastList = known
+                        } else {
+                            listOfRef[filenamesRef] = UInt32(lists.count)
+                            lastList = UInt32(lists.count)
+                            lists.append(filenames)
+                        }
+                    }
                 }
-                guard let range = lastRange else {
+                guard let list = lastList else {
                     throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
                 }
                 // A hash collision between different filename lists: llvm skips such functions.
-                guard let filenames = range else { continue }
-                let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenames: filenames,
+                guard let filenameList = list else { continue }
+                let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenameList: filenameList,
                                                            mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
                 guard let existing = indexOfName[nameRef] else {
                     indexOfName[nameRef] = Int32(records.count)
@@ -310,7 +331,7 @@ public enum CoverageMappingReader {
         }
         let kept = records.trimmed()
         covfun.count(starts: kept.map(\.mappingStart))
-        return CoverageMappingRecords(covfun: covfun, records: kept, nameBytes: nameTable.bytes, buildID: buildID,
+        return CoverageMappingRecords(covfun: covfun, records: kept, filenameLists: lists, nameBytes: nameTable.bytes, buildID: buildID,
                                       duplicateRecords: duplicates, binaryIndex: binaryIndex)
     }
 

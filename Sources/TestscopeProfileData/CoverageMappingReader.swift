@@ -20,6 +20,8 @@ public struct CoverageMappingRecords: Sendable {
         /// Its filenames: `filenameLists[filenameList]` (a `[String]` here was retained and released
         /// at each read of a record, 212,000 times at 400 files).
         var filenameList: UInt32
+        /// How many filenames that list has.
+        var filenameCount: UInt32
         /// The encoded mapping's bytes in `covfun` (32-bit: 32 bytes a record with the name's span).
         var mappingStart: UInt32
         var mappingEnd: UInt32
@@ -87,11 +89,10 @@ public struct CoverageMappingRecords: Sendable {
     public func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
-        let list = filenameLists[Int(record.filenameList)]
         try MappingDecoder.decode(
             try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
-            filenameCount: list.count, into: &scratch)
-        return (record.nameRef, record.funcHash, cache.filenames(list, scratch.fileIndices))
+            filenameCount: Int(record.filenameCount), into: &scratch)
+        return (record.nameRef, record.funcHash, cache.filenames(of: record, in: self, scratch.fileIndices))
     }
 
     /// Record `index`'s NameRef, function hash, and whether the names section has a non-empty name
@@ -132,7 +133,7 @@ public struct CoverageMappingRecords: Sendable {
     /// `indices` is scratch storage.
     public func filenames(at index: Int, cache: inout FilenameListCache, indices: inout [Int]) throws -> [String] {
         let record = records[index]
-        let list = filenameLists[Int(record.filenameList)]
+        let listCount = Int(record.filenameCount)
         // The file-id map read in place (a `ByteReader` per record was 7 M instructions at 400 files);
         // anything unusual, errors included, through the decoder.
         let fast = covfun.withPiece(record: index, start: Int(record.mappingStart)) { bytes, origin -> Bool in
@@ -156,18 +157,18 @@ public struct CoverageMappingRecords: Sendable {
                     guard value <= end - offset, value <= Int(UInt16.max) + 1 else { return false }
                     count = value
                 } else {
-                    guard value < list.count else { return false }
+                    guard value < listCount else { return false }
                     indices.append(value)
                     count -= 1
                 }
             }
             return true
         }
-        if fast { return cache.filenames(list, indices) }
+        if fast { return cache.filenames(of: record, in: self, indices) }
         try MappingDecoder.fileIndices(
             try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
-            filenameCount: list.count, into: &indices)
-        return cache.filenames(list, indices)
+            filenameCount: listCount, into: &indices)
+        return cache.filenames(of: record, in: self, indices)
     }
 
     /// Record `index` will not be decoded again: its piece of the mapping's bytes is let go with the
@@ -185,18 +186,22 @@ public struct CoverageMappingRecords: Sendable {
 
 /// The last function's filenames, for the next function of the same file (`CoverageMappingRecords.function(at:cache:)`).
 public struct FilenameListCache {
-    private var list: [String] = []
     private var indices: [Int] = []
     private var names: [String] = []
+    /// The binary and filename list of the names kept by `filenames(of:in:_:)`.
+    private var binary = -1
+    private var listIndex: UInt32 = 0
 
     public init() {}
 
-    mutating func filenames(_ list: [String], _ indices: [Int]) -> [String] {
-        let same = list.withUnsafeBufferPointer { a in self.list.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-        if same && !list.isEmpty && indices == self.indices { return names }
-        self.list = list
+    /// The names `indices` picks from `record`'s filename list: the last ones when the list and
+    /// the picks are the same (no reference to the list taken to tell).
+    mutating func filenames(of record: CoverageMappingRecords.Record, in records: CoverageMappingRecords, _ indices: [Int]) -> [String] {
+        if binary == records.binaryIndex, listIndex == record.filenameList, record.filenameCount > 0, indices == self.indices { return names }
+        binary = records.binaryIndex
+        listIndex = record.filenameList
         self.indices = indices
-        names = indices.map { list[$0] }
+        names = records.filenameLists.withUnsafeBufferPointer { lists in indices.map { lists[Int(record.filenameList)][$0] } }
         return names
     }
 }
@@ -270,6 +275,7 @@ public enum CoverageMappingReader {
         // on the thread that reads the mapping while the other core waits).
         var lastRef: UInt64? = nil
         var lastList: UInt32?? = nil
+        var lastCount: UInt32 = 0
         // The filename lists the records name, each once, by the order they are first named.
         var lists: [[String]] = []
         var listOfRef: [UInt64: UInt32] = [:]
@@ -289,6 +295,7 @@ public enum CoverageMappingReader {
                     case nil: lastList = nil
                     case .some(nil): lastList = .some(nil)
                     case .some(.some(let filenames)):
+                        lastCount = UInt32(filenames.count)
                         if let known = listOfRef[filenamesRef] {
                             lastList = known
                         } else {
@@ -304,6 +311,7 @@ public enum CoverageMappingReader {
                 // A hash collision between different filename lists: llvm skips such functions.
                 guard let filenameList = list else { continue }
                 let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenameList: filenameList,
+                                                           filenameCount: lastCount,
                                                            mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
                 guard let existing = indexOfName[nameRef] else {
                     indexOfName[nameRef] = Int32(records.count)

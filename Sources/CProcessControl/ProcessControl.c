@@ -1,11 +1,6 @@
 #include "CProcessControl.h"
 
-#ifndef TESTSCOPE_TCACHE_COUNT
-#define TESTSCOPE_TCACHE_COUNT "1000"
-#endif
-
 #include <signal.h>
-#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <termios.h>
@@ -31,28 +26,6 @@ int testscope_set_mmap_threshold(int bytes) {
 #else
     (void)bytes;
     return 0;
-#endif
-}
-
-/// Marks the process `testscope_tune_malloc` started, so that it neither starts another nor
-/// passes the setting on to its own children.
-#define TESTSCOPE_MALLOC_MARK "TESTSCOPE_MALLOC_TUNED"
-
-void testscope_tune_malloc(char *const argv[]) {
-#if defined(__linux__) && defined(__GLIBC__)
-    if (getenv(TESTSCOPE_MALLOC_MARK) != NULL) {
-        unsetenv(TESTSCOPE_MALLOC_MARK);
-        unsetenv("GLIBC_TUNABLES");
-        return;
-    }
-    if (getenv("GLIBC_TUNABLES") != NULL) return;
-    if (setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=" TESTSCOPE_TCACHE_COUNT, 1) != 0) return;
-    if (setenv(TESTSCOPE_MALLOC_MARK, "1", 1) != 0) { unsetenv("GLIBC_TUNABLES"); return; }
-    execv("/proc/self/exe", argv);
-    unsetenv(TESTSCOPE_MALLOC_MARK);
-    unsetenv("GLIBC_TUNABLES");
-#else
-    (void)argv;
 #endif
 }
 

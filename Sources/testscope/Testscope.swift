@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTestscopeStart
 import Foundation
 import TestscopeExecution
 
@@ -21,9 +22,8 @@ struct Testscope: ParsableCommand {
     /// Like ArgumentParser's `main()`, but a usage error is one `testscope: error:` line (what is
     /// wrong, and where the help is) with exit status 64, as every other error is one line.
     static func main() {
-        if let first = CommandLine.arguments.dropFirst().first, ["report", "run", "merge"].contains(first) {
-            MallocPolicy.startWithLargerThreadCaches()
-        }
+        // `report`, `run` and `merge` run in a process started again with glibc's malloc tunables.
+        _ = testscope_started_with_malloc_tunables()
         var command: ParsableCommand
         do {
             command = try parseAsRoot()

@@ -2,7 +2,7 @@
 import Foundation
 import XCTest
 
-/// `run`, `report` and `merge` start again with larger glibc thread caches (`MallocPolicy`); the
+/// `run`, `report` and `merge` start again with larger glibc thread caches (`Sources/CTestscopeStart/Start.c`); the
 /// processes they start must not inherit the setting, and a user's own `GLIBC_TUNABLES` wins.
 final class MallocTuningTests: XCTestCase {
     /// A `swift` that records its own environment and its parent's (the testscope that started it,

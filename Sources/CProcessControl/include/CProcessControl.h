@@ -8,10 +8,6 @@
 int testscope_set_child_subreaper(void);
 /// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)` (variadic-free, but <malloc.h> is not in Swift's Glibc); 0 elsewhere.
 int testscope_set_mmap_threshold(int bytes);
-/// glibc only: when `GLIBC_TUNABLES` is unset, sets it to larger per-thread caches and executes
-/// `/proc/self/exe` with `argv` again; in the process so started, removes it (and its mark) from the
-/// environment and returns. Returns at once elsewhere, or if the new start fails.
-void testscope_tune_malloc(char *const argv[]);
 /// glibc's `mallinfo2()`: bytes in use in the arenas, free in them, and in blocks mapped on their
 /// own (`TESTSCOPE_TIMING`'s memory breakdown); -1 where it does not exist.
 int testscope_heap_stats(long *in_use, long *free_bytes, long *mapped);

@@ -3,9 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 /// Marks the process the start-up started, so that it neither starts another nor passes the
-/// setting on to its own children.
+/// setting on to its own children; its value is the first process's name (`comm`), which the
+/// second takes back (started from `/proc/self/exe`, it would be called `exe` in ps, top and pkill).
 #define TESTSCOPE_MALLOC_MARK "TESTSCOPE_MALLOC_TUNED"
 #define TESTSCOPE_TUNABLES "glibc.malloc.tcache_count=1000"
 
@@ -30,7 +34,11 @@ int testscope_started_with_malloc_tunables(void) { return started_again; }
 __attribute__((constructor(101)))
 static void testscope_start_with_larger_thread_caches(int argc, char **argv, char **envp) {
     (void)envp;
-    if (getenv(TESTSCOPE_MALLOC_MARK) != NULL) {
+    const char *mark = getenv(TESTSCOPE_MALLOC_MARK);
+    if (mark != NULL) {
+        char name[16] = {0};
+        strncpy(name, mark, sizeof(name) - 1);
+        if (name[0] != 0) prctl(PR_SET_NAME, name, 0, 0, 0);
         unsetenv(TESTSCOPE_MALLOC_MARK);
         unsetenv("GLIBC_TUNABLES");
         started_again = 1;
@@ -40,7 +48,9 @@ static void testscope_start_with_larger_thread_caches(int argc, char **argv, cha
     if (strcmp(argv[1], "report") != 0 && strcmp(argv[1], "run") != 0 && strcmp(argv[1], "merge") != 0) return;
     if (getenv("GLIBC_TUNABLES") != NULL) return;
     if (setenv("GLIBC_TUNABLES", TESTSCOPE_TUNABLES, 1) != 0) return;
-    if (setenv(TESTSCOPE_MALLOC_MARK, "1", 1) != 0) { unsetenv("GLIBC_TUNABLES"); return; }
+    char name[17] = {0};
+    if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0 || name[0] == 0) strcpy(name, "testscope");
+    if (setenv(TESTSCOPE_MALLOC_MARK, name, 1) != 0) { unsetenv("GLIBC_TUNABLES"); return; }
     execv("/proc/self/exe", argv);
     unsetenv(TESTSCOPE_MALLOC_MARK);
     unsetenv("GLIBC_TUNABLES");

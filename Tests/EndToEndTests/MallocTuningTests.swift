@@ -18,6 +18,7 @@ final class MallocTuningTests: XCTestCase {
         #!/bin/sh
         env > "\(folder.path)/child.env"
         tr '\\0' '\\n' < /proc/$PPID/environ > "\(folder.path)/parent.env"
+        cat /proc/$PPID/comm > "\(folder.path)/parent.comm"
         exit 1
 
         """.write(to: swift, atomically: true, encoding: .utf8)
@@ -53,6 +54,8 @@ final class MallocTuningTests: XCTestCase {
         let parent = try lines(folder.appendingPathComponent("parent.env"))
         let child = try lines(folder.appendingPathComponent("child.env"))
         XCTAssertTrue(parent.contains("GLIBC_TUNABLES=glibc.malloc.tcache_count=1000"), "\(parent.filter { $0.hasPrefix("GLIBC") })")
+        // Started again from /proc/self/exe, it keeps its name (ps, top, pkill).
+        XCTAssertEqual(try lines(folder.appendingPathComponent("parent.comm")), ["testscope"])
         XCTAssertFalse(child.contains { $0.hasPrefix("GLIBC_TUNABLES=") || $0.hasPrefix("TESTSCOPE_MALLOC_TUNED=") },
                        "\(child.filter { $0.hasPrefix("GLIBC") || $0.hasPrefix("TESTSCOPE_MALLOC") })")
     }

@@ -15,6 +15,10 @@ public struct CoverageBuildOptions: Sendable {
     public var createdAt: Date
     /// False when no output shows function names (the text table): demangling is skipped.
     public var needsFunctionNames = true
+    /// False when no diff coverage is asked for: the start line of every counted region
+    /// (`FileCoverage.regionStarts`, read only by the diff's classifier) is not collected and sorted
+    /// (15 M instructions of a text report at 400 files).
+    public var needsRegionStarts = true
 
     public init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
                 demangler: SwiftDemangler = SwiftDemangler(tool: nil), toolchainDescription: String? = nil,
@@ -354,7 +358,8 @@ public struct CoverageBuilder {
             let count = unreliable.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
             warnings.append(.warning(file: relative, line: Int(first.lowerBound), "unreliable counts (a counter race: counters of tests running in parallel lost increments, and a counter expression went negative) on lines \(unreliable.lineRangesText); \(count > 1 ? "they are" : "it is") not counted as covered; build with atomic counters (`testscope run` does) for exact counts"))
         }
-        let (functions, regionStarts) = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines).functionsAndRegions()
+        let (functions, regionStarts) = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines,
+                                                        keepsRegionStarts: options.needsRegionStarts).functionsAndRegions()
         var summary = CoverageSummary()
         summary.lines = CoverageRatio(covered: lines.indices.reduce(0) {
             let count = lines.count(at: $1)

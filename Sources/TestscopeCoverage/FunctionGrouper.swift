@@ -11,6 +11,8 @@ struct FunctionGrouper {
     let pool: RegionPool
     let excluded: Set<UInt32>
     let lines: LineTable
+    /// Whether `functionsAndRegions` collects the regions' starts (for diff coverage only).
+    var keepsRegionStarts = true
 
     /// Records sharing a start position: the first record, the others chained through `next`.
     struct Group {
@@ -35,6 +37,7 @@ struct FunctionGrouper {
         var regionStarts: [RegionStart] = []
         var parents: [Int] = []
         var closures: [Int] = []
+        parents.reserveCapacity(groups.count)
         for g in groups.indices {
             if groups[g].isClosure { closures.append(g) } else { parents.append(g) }
         }
@@ -56,7 +59,7 @@ struct FunctionGrouper {
         for orphan in orphans where !isExcluded(groups[orphan].start.line) {
             result.append(coverage(of: orphan, groups, next, closures: [], regionStarts: &regionStarts))
         }
-        regionStarts.sort { $0.line < $1.line }
+        if keepsRegionStarts { regionStarts.sort { $0.line < $1.line } }
         // In place: `sorted` copied every function (and retained its names and closures).
         result.sort { ($0.line, $0.column) < ($1.line, $1.column) }
         return (result, regionStarts)
@@ -139,7 +142,7 @@ struct FunctionGrouper {
                 i < records[$0].regionCount && regions[Int(records[$0].regionStart) + i].executed
             }
             ratio += CoverageRatio(covered: ran ? 1 : 0, total: 1)
-            regionStarts.append(RegionStart(line: region.lineStart, covered: ran))
+            if keepsRegionStarts { regionStarts.append(RegionStart(line: region.lineStart, covered: ran)) }
         }
         return ratio
     }

@@ -64,6 +64,7 @@ struct CoverageReporting {
         var buildOptions = try settings.buildOptions(packageRoot: packageRoot, toolchain: toolchain,
                                                      dataRecordedAt: dataRecordedAt, layout: conventional)
         buildOptions.needsFunctionNames = formats != [.text]
+        buildOptions.needsRegionStarts = pullRequest?.changes != nil
         let builder = CoverageBuilder(options: buildOptions)
         // The top bar (this report's pages, Tests when it has the run's results, whose page TestReporting
         // writes next, and the ones other commands recorded in the folder's manifest) and the tests'

@@ -48,6 +48,29 @@ final class NativeModelPathTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(compared, 4)
     }
 
+    /// Without diff coverage the regions' starts are not collected; everything else is the same model.
+    func testRegionStartsAreLeftOutOnlyWhenNoDiffNeedsThem() throws {
+        var counted = 0
+        for sample in RecordedSamples.names {
+            let functions = try NativeSegmentOracleTests.countedFunctions(sample)
+            var without = try options(sample)
+            without.needsRegionStarts = false
+            let full = try CoverageBuilder(options: try options(sample)).build(sources: [NativeRecordSource(name: sample, functions: functions)])
+            let lean = try CoverageBuilder(options: without).build(sources: [NativeRecordSource(name: sample, functions: functions)])
+            XCTAssertTrue(lean.files.allSatisfy(\.regionStarts.isEmpty), sample)
+            counted += full.files.reduce(0) { $0 + $1.regionStarts.count }
+            // Every file's regions total counts one start each, in line order.
+            for file in full.files {
+                XCTAssertEqual(file.regionStarts.count, file.summary.regions.total, "\(sample) \(file.path)")
+                XCTAssertEqual(file.regionStarts.map(\.line), file.regionStarts.map(\.line).sorted(), "\(sample) \(file.path)")
+            }
+            var stripped = full.files
+            for i in stripped.indices { stripped[i].regionStarts = [] }
+            XCTAssertEqual(lean.files, stripped, sample)
+        }
+        XCTAssertGreaterThan(counted, 0)
+    }
+
     /// A record's regions are let go after the last batch of files that reads them: records whose
     /// regions lie in two files batches apart (and an expansion into a third) still give every file
     /// its segments and functions, as the export-shaped path does.

@@ -39,8 +39,11 @@ static void testscope_start_with_larger_thread_caches(int argc, char **argv, cha
         char name[16] = {0};
         strncpy(name, mark, sizeof(name) - 1);
         if (name[0] != 0) prctl(PR_SET_NAME, name, 0, 0, 0);
+        // The tunables removed only when they are the ones set below (a mark set by hand does not
+        // take the user's own away).
+        const char *tunables = getenv("GLIBC_TUNABLES");
+        if (tunables != NULL && strcmp(tunables, TESTSCOPE_TUNABLES) == 0) unsetenv("GLIBC_TUNABLES");
         unsetenv(TESTSCOPE_MALLOC_MARK);
-        unsetenv("GLIBC_TUNABLES");
         started_again = 1;
         return;
     }

@@ -72,6 +72,15 @@ final class MallocTuningTests: XCTestCase {
         XCTAssertEqual(parent.filter { $0.hasPrefix("GLIBC_TUNABLES=") }, ["GLIBC_TUNABLES=\(own)"])
         XCTAssertFalse(parent.contains { $0.hasPrefix("TESTSCOPE_MALLOC_TUNED=") }, "started once, not again")
         XCTAssertEqual(child.filter { $0.hasPrefix("GLIBC_TUNABLES=") }, ["GLIBC_TUNABLES=\(own)"])
+
+        // A mark set by hand (as if this were the restarted process) does not take the user's tunables away.
+        let marked = try TestscopeProcess.run(["run"], in: package, environment: [
+            "TESTSCOPE_SWIFT": folder.appendingPathComponent("bin/swift").path, "GLIBC_TUNABLES": own, "TESTSCOPE_MALLOC_TUNED": "x",
+        ])
+        XCTAssertNotEqual(marked.status, 0, "the fake swift fails the build")
+        let markedChild = try lines(folder.appendingPathComponent("child.env"))
+        XCTAssertEqual(markedChild.filter { $0.hasPrefix("GLIBC_TUNABLES=") }, ["GLIBC_TUNABLES=\(own)"])
+        XCTAssertFalse(markedChild.contains { $0.hasPrefix("TESTSCOPE_MALLOC_TUNED=") })
     }
 }
 #endif

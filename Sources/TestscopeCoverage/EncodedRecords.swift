@@ -127,14 +127,7 @@ public struct EncodedFunctionRecords: Sendable {
     func withDisplayNames(of positions: some Sequence<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         forEachRecord(at: positions) { binary, position, i in
             let first = filenames[position].first
-            _ = binary.withPGOName(at: i) { name in
-                // Not ASCII: as a `String`, as the evaluated record's name is made (its bytes
-                // repaired before the file prefix is compared with the repaired filename).
-                guard !name.contains(where: { $0 >= 0x80 }) else {
-                    return ByteString.withBytes(NativeFunctionRecords.displayName(String(decoding: name, as: UTF8.self), firstFilename: first), body)
-                }
-                body(UnsafeBufferPointer(rebasing: name[NativeFunctionRecords.displayNameStart(name, firstFilename: first)...]))
-            }
+            _ = binary.withPGOName(at: i) { NativeFunctionRecords.withDisplayName(ofPGOName: $0, firstFilename: first, body) }
         }
     }
 }

@@ -123,10 +123,8 @@ public struct CoverageMappingRecords: Sendable {
 
     /// `body` given record `index`'s PGO name as bytes, in place; nil when the names section lacks it.
     public func withPGOName<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        // The span read in place (a copy of the record retained and released its filenames).
-        let (start, length) = (Int(records[index].nameStart), records[index].nameLength)
-        guard length != Record.absentName else { return nil }
-        return nameBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<start + Int(length)])) }
+        guard let range = pgoNameRange(at: index) else { return nil }
+        return nameBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// Record `index`'s filenames, read from its file-id map only (its regions are not decoded);

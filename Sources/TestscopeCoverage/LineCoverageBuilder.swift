@@ -26,8 +26,24 @@ public enum LineCoverageBuilder {
 
     /// Each mapped line's number, count and uncovered spans (in one scratch array reused from line
     /// to line: an array per partial line was 33,000 allocations at 400 files).
+    ///
+    /// The segments and the source are read through buffers, whose reads are not bounds-checked:
+    /// this loop and `uncoveredSpans` went from 50.8 to 39.6 M instructions (callgrind, text report
+    /// at 400 files: 936.7 → 923.6 M). Every index below stays inside its range.
     @inline(__always)
     private static func forEachLine(_ segments: [ExportSegment], source: SourceText?, _ emit: (UInt32, UInt64, [ColumnSpan]) -> Void) {
+        segments.withUnsafeBufferPointer { segments in
+            if let source {
+                source.withBuffers { forEachLine(segments, source: $0, emit) }
+            } else {
+                forEachLine(segments, source: nil, emit)
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func forEachLine(_ segments: UnsafeBufferPointer<ExportSegment>, source: SourceText.Buffers?,
+                                    _ emit: (UInt32, UInt64, [ColumnSpan]) -> Void) {
         guard let firstLine = segments.first?.line else { return }
         var spans: [ColumnSpan] = []
         var wrapped: ExportSegment? = nil
@@ -58,8 +74,8 @@ public enum LineCoverageBuilder {
 
     /// `LineCoverageStats::LineCoverageStats` for one line with segments: its count (nil when it is
     /// not mapped), its uncovered spans in `spans` (emptied first).
-    static func stats(_ segments: [ExportSegment], _ range: Range<Int>, wrapped: ExportSegment?,
-                      line: UInt32, source: SourceText?, spans: inout [ColumnSpan]) -> UInt64? {
+    static func stats(_ segments: UnsafeBufferPointer<ExportSegment>, _ range: Range<Int>, wrapped: ExportSegment?,
+                      line: UInt32, source: SourceText.Buffers?, spans: inout [ColumnSpan]) -> UInt64? {
         // (Most lines have none: `removeAll` itself cost 56 instructions a line.)
         if !spans.isEmpty { spans.removeAll(keepingCapacity: true) }
         var regionStarts = 0
@@ -85,8 +101,8 @@ public enum LineCoverageBuilder {
     }
 
     /// The pieces of the line that llvm-cov's HTML view paints red, appended to `spans`.
-    static func uncoveredSpans(_ segments: [ExportSegment], _ range: Range<Int>, wrapped: ExportSegment?,
-                               line: UInt32, source: SourceText?, into spans: inout [ColumnSpan]) {
+    static func uncoveredSpans(_ segments: UnsafeBufferPointer<ExportSegment>, _ range: Range<Int>, wrapped: ExportSegment?,
+                               line: UInt32, source: SourceText.Buffers?, into spans: inout [ColumnSpan]) {
         func add(_ start: UInt32, _ end: UInt32?, _ count: UInt64) {
             if let end, end <= start { return }
             if let source, !source.hasCode(line: line, from: start, to: end) { return }

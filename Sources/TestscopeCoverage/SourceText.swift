@@ -60,19 +60,36 @@ public struct SourceText: Sendable {
     /// True if the 1-based columns `from..<to` (to the end of line when nil) hold code: anything but
     /// blanks and closing punctuation (a lone `}` that ends an unexecuted block is not a partial line).
     public func hasCode(line: UInt32, from: UInt32, to: UInt32?) -> Bool {
-        let index = Int(line) - 1
-        guard index >= 0 && index < lineRanges.count else { return true }
-        let range = lineRanges[index]
-        let lower = range.lowerBound + max(Int(from), 1) - 1
-        let upper = min(range.upperBound, to.map { range.lowerBound + Int($0) - 1 } ?? range.upperBound)
-        guard lower < upper else { return false }
-        for i in lower..<upper {
-            switch bytes[i] {
-            case 0x20, 0x09, UInt8(ascii: "}"), UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: ";"), UInt8(ascii: ","): continue
-            default: return true
+        withBuffers { $0.hasCode(line: line, from: from, to: to) }
+    }
+
+    /// The bytes and line ranges as buffers (valid inside `body`), for loops over many lines.
+    func withBuffers<R>(_ body: (Buffers) -> R) -> R {
+        bytes.withUnsafeBufferPointer { bytes in lineRanges.withUnsafeBufferPointer { body(Buffers(bytes: bytes, lineRanges: $0)) } }
+    }
+
+    /// A `SourceText`'s storage, borrowed.
+    struct Buffers {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let lineRanges: UnsafeBufferPointer<Range<Int>>
+
+        /// `SourceText.hasCode`.
+        func hasCode(line: UInt32, from: UInt32, to: UInt32?) -> Bool {
+            let index = Int(line) - 1
+            guard index >= 0 && index < lineRanges.count else { return true }
+            let range = lineRanges[index]
+            let lower = range.lowerBound + max(Int(from), 1) - 1
+            let upper = min(range.upperBound, to.map { range.lowerBound + Int($0) - 1 } ?? range.upperBound)
+            // The buffer is not bounds-checked: the range stays inside the line, and the line inside the bytes.
+            guard lower < upper, upper <= bytes.count else { return false }
+            for i in lower..<upper {
+                switch bytes[i] {
+                case 0x20, 0x09, UInt8(ascii: "}"), UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: ";"), UInt8(ascii: ","): continue
+                default: return true
+                }
             }
+            return false
         }
-        return false
     }
 }
 

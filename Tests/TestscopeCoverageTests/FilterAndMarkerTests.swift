@@ -158,6 +158,33 @@ final class FilterAndMarkerTests: XCTestCase {
         XCTAssertEqual(seen.count, 50_000, "no collision among similar names")
     }
 
+    /// `hasCode` (read through unchecked buffers) against a plain reference on seeded lines and
+    /// columns, among them columns past the end of a line (a source edited since the run), lines
+    /// past the end of the file, an empty file, and ends before starts.
+    func testHasCodeAgreesWithAPlainReference() {
+        var seed: UInt64 = 0xC0DE
+        func next() -> UInt64 { seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return seed >> 33 }
+        let pieces: [[UInt8]] = [Array("x = f(1)".utf8), Array("  }".utf8), Array(");".utf8), [0x0A], [0x0D, 0x0A], [0x09], Array("é".utf8), [0x20], []]
+        for _ in 0..<1_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int(next() % 10) { bytes += pieces[Int(next() % UInt64(pieces.count))] }
+            let source = SourceText(bytes: bytes)
+            for _ in 0..<20 {
+                let line = UInt32(next() % UInt64(source.lineCount + 3))
+                let from = UInt32(next() % 14)
+                let to: UInt32? = next() % 4 == 0 ? nil : UInt32(next() % 16)
+                var expected = true
+                if line >= 1 && Int(line) <= source.lineCount {
+                    let text = Array(bytes[source.lineRanges[Int(line) - 1]])
+                    let lower = max(Int(from), 1) - 1
+                    let upper = min(text.count, to.map { Int($0) - 1 } ?? text.count)
+                    expected = lower < upper && text[lower..<upper].contains { !" \t})];,".utf8.contains($0) }
+                }
+                XCTAssertEqual(source.hasCode(line: line, from: from, to: to), expected, "\(bytes) line \(line) \(from)..<\(String(describing: to))")
+            }
+        }
+    }
+
     func testNonUTF8SourceIsReadable() {
         let source = SourceText(bytes: [0x61, 0xFF, 0x0A, 0x62])
         XCTAssertFalse(source.isValidUTF8)

@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
         .testTarget(
             name: "TestscopeFlakinessTests",
-            dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution"]
+            dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution", "TestscopeTestSupport"]
         ),
         .testTarget(
             name: "TestscopeReportsTests",
@@ -104,7 +104,7 @@ let package = Package(
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory", "TestscopeReports"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory", "TestscopeReports", "TestscopeTestSupport"]),
     ]
 )
 

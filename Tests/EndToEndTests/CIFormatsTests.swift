@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeTestSupport
 import XCTest
 
 /// The built `testscope report --format cobertura,sonarqube,markdown` on a recorded export: the three
@@ -20,9 +21,10 @@ final class CIFormatsTests: XCTestCase {
                        ["cobertura.xml", "sonarqube-coverage.xml", "summary.md"], "coverage only: no sonarqube-tests.xml without test results")
         XCTAssertTrue(result.stderr.contains("Markdown summary: \(output.path)/summary.md"), result.stderr)
         let xmllint = try XCTUnwrap(Toolchain.findInPath("xmllint", environment: ProcessInfo.processInfo.environment))
-        let dtd = TestscopeProcess.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/coverage-04.dtd")
-        let cobertura = try ProcessRunner.run(xmllint, ["--noout", "--dtdvalid", dtd.path, output.appendingPathComponent("cobertura.xml").path])
-        XCTAssertEqual(cobertura.status, 0, cobertura.stderrText)
+        for dtd in ConsumerSchemas.coberturaDTD {
+            let cobertura = try ProcessRunner.run(xmllint, ["--noout", "--dtdvalid", dtd.path, output.appendingPathComponent("cobertura.xml").path])
+            XCTAssertEqual(cobertura.status, 0, cobertura.stderrText)
+        }
         let xsd = TestscopeProcess.repoRoot.appendingPathComponent("docs/schemas/sonar-generic-coverage.xsd")
         let sonar = try ProcessRunner.run(xmllint, ["--noout", "--schema", xsd.path, output.appendingPathComponent("sonarqube-coverage.xml").path])
         XCTAssertEqual(sonar.status, 0, sonar.stderrText)

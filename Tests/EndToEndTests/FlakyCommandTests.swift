@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestscopeTestSupport
 
 /// `testscope flaky` on the Flaky fixture, through the real binary: a fixed-seed run finds exactly the
 /// planted cases, writes valid reports and only into --output, and every reproduction command it prints
@@ -119,11 +120,11 @@ final class FlakyCommandTests: XCTestCase {
         // JUnit: valid against Jenkins' schema, flaky failures marked.
         let junit = try String(contentsOf: output.appendingPathComponent("flaky-junit.xml"), encoding: .utf8)
         XCTAssertTrue(junit.contains("<flakyFailure ") && junit.contains("<rerunFailure ") && junit.contains("<flakyError "), "crash → flakyError")
-        let schema = TestscopeProcess.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/junit-schemas/jenkins-junit-10.xsd")
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint"), "xmllint is required (libxml2-utils)")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: schema.path), schema.path)
-        let check = try shell("/usr/bin/xmllint --noout --schema '\(schema.path)' '\(output.appendingPathComponent("flaky-junit.xml").path)'")
-        XCTAssertEqual(check.status, 0, check.output)
+        for schema in ConsumerSchemas.flakyJUnit {
+            let check = try shell("/usr/bin/xmllint --noout --schema '\(schema.path)' '\(output.appendingPathComponent("flaky-junit.xml").path)'")
+            XCTAssertEqual(check.status, 0, "\(schema.lastPathComponent): \(check.output)")
+        }
         let html = try String(contentsOf: output.appendingPathComponent("flaky.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("FlakyTests.CacheTests/testA_lookupStartsEmpty") && html.contains("data-section=\"matrix\""))
         XCTAssertTrue(result.stdout.contains("HTML report: \(output.appendingPathComponent("flaky.html").path)"))

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import TestscopeExecution
+import TestscopeTestSupport
 
 /// Hostile inputs (issue #11): export records that cannot be true, JUnit files with entities, pipes as
 /// inputs, output folders that are files, unwritable or hold symbolic links. Same rules as the rest of
@@ -241,10 +242,9 @@ extension BadInputTests {
             let text = try String(contentsOf: junit, encoding: .utf8)
             XCTAssertTrue(text.contains("bytes cut, full text in tests.json"), "no note where the message was cut")
             XCTAssertFalse(text.contains("\u{0B}") || text.contains("\u{1B}"), "characters illegal in XML 1.0 reached junit.xml")
-            let schemas = strict ? ["ant-junit.xsd", "jenkins-junit-10.xsd"] : []
-            for schema in schemas {
-                let check = try TestscopeProcess.runShell("xmllint --noout --schema '/work/shared/junit-schemas/\(schema)' '\(junit.path)'")
-                XCTAssertEqual(check.status, 0, "\(schema): \(check.stderr.prefix(2000))")
+            for schema in strict ? ConsumerSchemas.strictJUnit : [] {
+                let check = try TestscopeProcess.runShell("xmllint --noout --schema '\(schema.path)' '\(junit.path)'")
+                XCTAssertEqual(check.status, 0, "\(schema.lastPathComponent): \(check.stderr.prefix(2000))")
             }
             let wellFormed = try TestscopeProcess.runShell("xmllint --noout '\(junit.path)'")
             XCTAssertEqual(wellFormed.status, 0, String(wellFormed.stderr.prefix(2000)))

@@ -2,6 +2,7 @@ import Foundation
 import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeReports
+import TestscopeTestSupport
 import TestscopeTestResults
 import XCTest
 
@@ -109,11 +110,11 @@ final class FlakyReportTests: XCTestCase {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("flaky-junit-\(UUID().uuidString).xml")
         defer { try? FileManager.default.removeItem(at: file) }
         try xml.write(to: file, atomically: true, encoding: .utf8)
-        let schema = FlakyFixture.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/junit-schemas/jenkins-junit-10.xsd")
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/xmllint"), "xmllint is required (apt-get install libxml2-utils)")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: schema.path), "the JUnit schemas are expected at \(schema.path)")
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/xmllint"), ["--noout", "--schema", schema.path, file.path])
-        XCTAssertEqual(result.status, 0, result.stderrText)
+        for schema in ConsumerSchemas.flakyJUnit {
+            let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/xmllint"), ["--noout", "--schema", schema.path, file.path])
+            XCTAssertEqual(result.status, 0, "\(schema.lastPathComponent): \(result.stderrText)")
+        }
     }
 
     func testHTMLPageEscapesEverythingAndLinksTheReport() throws {

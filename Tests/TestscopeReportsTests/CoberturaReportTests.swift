@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestscopeTestSupport
 @testable import TestscopeCoverage
 import TestscopeExecution
 @testable import TestscopeReports
@@ -7,7 +8,6 @@ import TestscopeExecution
 /// cobertura.xml on the recorded samples, read back by its consumers: xmllint against the
 /// coverage-04 DTD, pycobertura (PyPI) and our own structural checks against the model.
 final class CoberturaReportTests: XCTestCase {
-    static let dtd = ReportGoldenTests.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/coverage-04.dtd")
     static let samples = ["Shapes", "Inventory", "Hostile"]
 
     static func renderer(for sample: String) -> CoberturaReport {
@@ -29,9 +29,11 @@ final class CoberturaReportTests: XCTestCase {
                                     "xmllint is required (apt-get install libxml2-utils)")
         for sample in Self.samples {
             let file = try temporaryFile(try Self.renderer(for: sample).renderString(try ReportGoldenTests.report(sample)), name: "cobertura.xml")
-            let result = try ProcessRunner.run(xmllint, ["--noout", "--dtdvalid", Self.dtd.path, file.path])
-            XCTAssertEqual(result.status, 0, "\(sample): \(result.stderrText)")
-            XCTAssertEqual(result.stderrText, "", sample)
+            for dtd in ConsumerSchemas.coberturaDTD {
+                let result = try ProcessRunner.run(xmllint, ["--noout", "--dtdvalid", dtd.path, file.path])
+                XCTAssertEqual(result.status, 0, "\(sample), \(dtd.lastPathComponent): \(result.stderrText)")
+                XCTAssertEqual(result.stderrText, "", sample)
+            }
         }
     }
 
@@ -189,8 +191,10 @@ final class CoberturaReportTests: XCTestCase {
         let xmllint = try XCTUnwrap(Toolchain.findInPath("xmllint", environment: ProcessInfo.processInfo.environment))
         var classes: [String] = []
         for path in split.paths {
-            let result = try ProcessRunner.run(xmllint, ["--noout", "--dtdvalid", Self.dtd.path, path])
-            XCTAssertEqual(result.status, 0, result.stderrText)
+            for dtd in ConsumerSchemas.coberturaDTD {
+                let result = try ProcessRunner.run(xmllint, ["--noout", "--dtdvalid", dtd.path, path])
+                XCTAssertEqual(result.status, 0, result.stderrText)
+            }
             let xml = try XMLElements.parse(try String(contentsOfFile: path, encoding: .utf8))
             XCTAssertEqual(xml.named("package").count, 1)
             classes += xml.named("class").compactMap { $0.attributes["filename"] }

@@ -1,14 +1,13 @@
 import Foundation
 import XCTest
 import TestscopeExecution
+import TestscopeTestSupport
 @testable import TestscopeReports
 @testable import TestscopeTestResults
 
-/// JUnit output: goldens from real recordings, validated with xmllint against both schemas and
+/// JUnit output: goldens from real recordings, validated with xmllint against the consumers' schemas and
 /// read back by Python's junitparser with the same counts.
 final class JUnitReportTests: XCTestCase {
-    static let schemas = RecordedLogs.repoRoot.deletingLastPathComponent().appendingPathComponent("shared/junit-schemas")
-
     /// Results of the Crashy fixture: its XCTest log plus its Swift Testing stream, and the crash run.
     static func crashyResults(crash: Bool) throws -> TestRunResults {
         let prefix = crash ? "crash-" : ""
@@ -74,9 +73,9 @@ final class JUnitReportTests: XCTestCase {
                                     "xmllint is required (apt-get install libxml2-utils)")
         for crash in [false, true] {
             let file = try temporaryFile(try render(try Self.crashyResults(crash: crash), strict: true))
-            for schema in ["ant-junit.xsd", "jenkins-junit-10.xsd"] {
-                let result = try ProcessRunner.run(xmllint, ["--noout", "--schema", Self.schemas.appendingPathComponent(schema).path, file.path])
-                XCTAssertEqual(result.status, 0, "\(schema): \(result.stderrText)")
+            for schema in ConsumerSchemas.strictJUnit {
+                let result = try ProcessRunner.run(xmllint, ["--noout", "--schema", schema.path, file.path])
+                XCTAssertEqual(result.status, 0, "\(schema.lastPathComponent): \(result.stderrText)")
                 XCTAssertTrue(result.stderrText.contains("validates"), result.stderrText)
             }
         }

@@ -24,8 +24,6 @@ let package = Package(
         // What Swift cannot do itself: prctl (variadic), an async-signal-safe interrupt handler, the
         // table of children it kills, the saved terminal state it restores.
         .target(name: "CProcessControl"),
-        // The executable's start-up before Swift runs (glibc's malloc tunables: Start.c).
-        .target(name: "CTestscopeStart"),
         // The system zlib (Debian zlib1g-dev): llvm compresses the names and filenames of coverage data.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // The system SQLite (Debian libsqlite3-dev): the run history's store (`--history FILE.sqlite`).
@@ -63,7 +61,6 @@ let package = Package(
             name: "testscope",
             dependencies: [
                 "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness", "TestscopeTestResults",
-                "CTestscopeStart",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

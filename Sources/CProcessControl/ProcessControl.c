@@ -20,15 +20,6 @@ int testscope_set_child_subreaper(void) {
 #endif
 }
 
-int testscope_set_mmap_threshold(int bytes) {
-#if defined(__linux__) && defined(__GLIBC__)
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-#else
-    (void)bytes;
-    return 0;
-#endif
-}
-
 int testscope_heap_stats(long *in_use, long *free_bytes, long *mapped) {
 #if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
     struct mallinfo2 info = mallinfo2();

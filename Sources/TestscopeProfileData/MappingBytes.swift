@@ -91,8 +91,8 @@ final class MappingBytes: @unchecked Sendable {
 }
 
 extension MappingBytes {
-    /// Bytes of a piece that is let go as a whole: at least this many (at glibc's threshold for a
-    /// block mapped on its own, `MallocPolicy`, so that a piece let go leaves the process at once).
+    /// Bytes of a piece that is let go as a whole: at least this many (above glibc's default 128 KiB
+    /// threshold for a block it maps on its own, so that a piece let go can leave the process at once).
     static let pieceSize = 256 << 10
 
     /// The covfun `sections` of `elf` in pieces of about `pieceSize` bytes, each starting where a

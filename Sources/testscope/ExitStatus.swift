@@ -16,7 +16,6 @@ private let finalOutcome = Locked<Outcome?>(nil)
 /// `execute` for the commands without the output options (`history`).
 func execute(terminal: Terminal, open: Bool = false, _ body: (Pipeline) throws -> Outcome) throws {
     Interruption.install()
-    MallocPolicy.apply()
     let status: Int32
     do {
         let outcome = try body(Pipeline(terminal: terminal))

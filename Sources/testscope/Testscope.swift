@@ -1,5 +1,4 @@
 import ArgumentParser
-import CTestscopeStart
 import Foundation
 import TestscopeExecution
 
@@ -22,8 +21,6 @@ struct Testscope: ParsableCommand {
     /// Like ArgumentParser's `main()`, but a usage error is one `testscope: error:` line (what is
     /// wrong, and where the help is) with exit status 64, as every other error is one line.
     static func main() {
-        // `report`, `run` and `merge` run in a process started again with glibc's malloc tunables.
-        _ = testscope_started_with_malloc_tunables()
         var command: ParsableCommand
         do {
             command = try parseAsRoot()

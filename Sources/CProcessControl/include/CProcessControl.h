@@ -6,8 +6,6 @@
 /// Makes this process the reaper of its descendants' orphans (Linux `PR_SET_CHILD_SUBREAPER`);
 /// 0 on success, -1 where it does not exist.
 int testscope_set_child_subreaper(void);
-/// glibc's `mallopt(M_MMAP_THRESHOLD, bytes)` (variadic-free, but <malloc.h> is not in Swift's Glibc); 0 elsewhere.
-int testscope_set_mmap_threshold(int bytes);
 /// glibc's `mallinfo2()`: bytes in use in the arenas, free in them, and in blocks mapped on their
 /// own (`TESTSCOPE_TIMING`'s memory breakdown); -1 where it does not exist.
 int testscope_heap_stats(long *in_use, long *free_bytes, long *mapped);

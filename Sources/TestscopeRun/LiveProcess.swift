@@ -64,7 +64,7 @@ final class LiveProcess: Sendable {
     private let note: (@Sendable (String) -> Void)?
     private let onTest: (@Sendable (LiveTestEvent) -> Void)?
 
-    init(moduleForClass: [String: String], events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?,
+    init(moduleForClass: XCTestModules, events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?,
          onTest: (@Sendable (LiveTestEvent) -> Void)? = nil) {
         state = Locked(State(xctest: XCTestConsoleParser(moduleForClass: moduleForClass, live: true)))
         self.events = events
@@ -136,9 +136,9 @@ final class LiveProcess: Sendable {
         return seconds == -1 ? nil : Date(timeIntervalSince1970: Double(seconds) + Double(parts[6]) / 1000)
     }
 
+    /// `running`'s id: the parser gave it its module.
     private func display(_ name: XCTestName, _ parser: XCTestConsoleParser) -> String {
-        let module = name.module ?? parser.moduleForClass[name.className]
-        return "\(module.map { $0 + "." } ?? "")\(name.className)/\(name.method)"
+        "\(name.module.map { $0 + "." } ?? "")\(name.className)/\(name.method)"
     }
 
     /// A warning for each test that left processes running when its process ended (they were killed):

@@ -106,7 +106,7 @@ final class LiveProcess: Sendable {
             }
             if state.xctest.running != before {
                 if let before {
-                    let name = display(before, state.xctest)
+                    let name = display(before)
                     let duration = state.xctest.results.last { $0.suite == before.className && $0.name == before.method }?.duration
                     let end = state.xcStarted.flatMap { start in duration.map { start.addingTimeInterval($0) } }
                     state.xcTimeline.ended(name, at: end ?? Date())
@@ -114,12 +114,12 @@ final class LiveProcess: Sendable {
                 if let running = state.xctest.running {
                     state.xcSince = Date()
                     state.xcStarted = stamp ?? Date()
-                    state.xcTimeline.started(display(running, state.xctest), at: state.xcStarted!)
+                    state.xcTimeline.started(display(running), at: state.xcStarted!)
                 }
             }
             guard announcing else { return [] }
             var events = state.xctest.results[reported...].map(LiveTestEvent.finished)
-            if state.xctest.running != before, let running = state.xctest.running { events.append(.started(display(running, state.xctest))) }
+            if state.xctest.running != before, let running = state.xctest.running { events.append(.started(display(running))) }
             return events
         }
         announce(events)
@@ -137,7 +137,7 @@ final class LiveProcess: Sendable {
     }
 
     /// `running`'s id: the parser gave it its module.
-    private func display(_ name: XCTestName, _ parser: XCTestConsoleParser) -> String {
+    private func display(_ name: XCTestName) -> String {
         "\(name.module.map { $0 + "." } ?? "")\(name.className)/\(name.method)"
     }
 

@@ -64,7 +64,7 @@ final class LiveProcess: Sendable {
     private let note: (@Sendable (String) -> Void)?
     private let onTest: (@Sendable (LiveTestEvent) -> Void)?
 
-    init(moduleForClass: [String: String], events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?,
+    init(moduleForClass: XCTestModules, events: URL?, timeout: Double?, note: (@Sendable (String) -> Void)?,
          onTest: (@Sendable (LiveTestEvent) -> Void)? = nil) {
         state = Locked(State(xctest: XCTestConsoleParser(moduleForClass: moduleForClass, live: true)))
         self.events = events
@@ -106,7 +106,7 @@ final class LiveProcess: Sendable {
             }
             if state.xctest.running != before {
                 if let before {
-                    let name = display(before, state.xctest)
+                    let name = display(before)
                     let duration = state.xctest.results.last { $0.suite == before.className && $0.name == before.method }?.duration
                     let end = state.xcStarted.flatMap { start in duration.map { start.addingTimeInterval($0) } }
                     state.xcTimeline.ended(name, at: end ?? Date())
@@ -114,12 +114,12 @@ final class LiveProcess: Sendable {
                 if let running = state.xctest.running {
                     state.xcSince = Date()
                     state.xcStarted = stamp ?? Date()
-                    state.xcTimeline.started(display(running, state.xctest), at: state.xcStarted!)
+                    state.xcTimeline.started(display(running), at: state.xcStarted!)
                 }
             }
             guard announcing else { return [] }
             var events = state.xctest.results[reported...].map(LiveTestEvent.finished)
-            if state.xctest.running != before, let running = state.xctest.running { events.append(.started(display(running, state.xctest))) }
+            if state.xctest.running != before, let running = state.xctest.running { events.append(.started(display(running))) }
             return events
         }
         announce(events)
@@ -136,9 +136,9 @@ final class LiveProcess: Sendable {
         return seconds == -1 ? nil : Date(timeIntervalSince1970: Double(seconds) + Double(parts[6]) / 1000)
     }
 
-    private func display(_ name: XCTestName, _ parser: XCTestConsoleParser) -> String {
-        let module = name.module ?? parser.moduleForClass[name.className]
-        return "\(module.map { $0 + "." } ?? "")\(name.className)/\(name.method)"
+    /// `running`'s id: the parser gave it its module.
+    private func display(_ name: XCTestName) -> String {
+        "\(name.module.map { $0 + "." } ?? "")\(name.className)/\(name.method)"
     }
 
     /// A warning for each test that left processes running when its process ended (they were killed):

@@ -72,11 +72,11 @@ public struct SupervisedProcess: Sendable {
     /// Lines of its event stream that could not be trusted and were skipped.
     public var warnings: [Diagnostic] = []
 
-    /// Of `tests`, those with a result, in launch order (XCTest results are also matched by
-    /// `Class.method`, for lines that did not name the module).
+    /// Of `tests`, those with a result, in launch order (XCTest results without a module, of classes the
+    /// test list did not know, are also matched by `Class.method`).
     public var reported: [String] {
         let ids = Set(results.map(\.id))
-        let xcKeys = Set(results.filter { $0.framework == .xctest }.map { "\($0.suite ?? "").\($0.name)" })
+        let xcKeys = Set(results.filter { $0.framework == .xctest && $0.module == nil }.map { "\($0.suite ?? "").\($0.name)" })
         return tests.filter { ids.contains($0) || xcKeys.contains(TestSupervisor.key(ofSpecifier: $0)) }
     }
 }
@@ -101,8 +101,8 @@ public struct TestSupervisor: Sendable {
     public var policy: SupervisionPolicy
     /// Per-test time limit in seconds.
     public var timeout: Double?
-    /// `Class` → module, for XCTest lines that omit the module (Linux).
-    public var moduleForClass: [String: String]
+    /// Which module an XCTest class is in, for XCTest lines that omit the module (Linux).
+    public var moduleForClass: XCTestModules
     /// Where raw profiles go (`LLVM_PROFILE_FILE`), for launches with a `profilePrefix`.
     public var profileDirectory: URL?
     /// Show the processes' output on our stdout.
@@ -121,7 +121,7 @@ public struct TestSupervisor: Sendable {
     static let watchdogInterval = 0.1
 
     public init(binary: URL, environment: [String: String], policy: SupervisionPolicy, timeout: Double?,
-                moduleForClass: [String: String] = [:], profileDirectory: URL? = nil, echo: Bool = false,
+                moduleForClass: XCTestModules = [:], profileDirectory: URL? = nil, echo: Bool = false,
                 onLine: (@Sendable (String) -> Void)? = nil, note: (@Sendable (String) -> Void)? = nil,
                 warn: (@Sendable (Diagnostic) -> Void)? = nil, onTest: (@Sendable (LiveTestEvent) -> Void)? = nil) {
         self.binary = binary
@@ -204,7 +204,7 @@ public struct TestSupervisor: Sendable {
         if let profileDirectory, let prefix = launch.profilePrefix {
             env["LLVM_PROFILE_FILE"] = profileDirectory.appendingPathComponent("\(prefix)-%p.profraw").path
         }
-        let live = LiveProcess(moduleForClass: moduleForClass, events: launch.eventStream, timeout: timeout, note: note, onTest: onTest)
+        let live = LiveProcess(moduleForClass: moduleForClass.narrowed(to: tests), events: launch.eventStream, timeout: timeout, note: note, onTest: onTest)
         let done = DispatchSemaphore(value: 0)
         let interval = Self.watchdogInterval
         let watchdog = Thread { while done.wait(timeout: .now() + interval) == .timedOut { live.tick() } }

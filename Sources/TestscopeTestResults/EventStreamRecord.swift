@@ -5,7 +5,8 @@ import Foundation
 /// or a line it skips with the reason (not JSON, too long, too deep, a field missing or of the wrong
 /// type, an instant that no clock gives).
 enum EventStreamLine {
-    case test(id: String, name: String, displayName: String?, isSuite: Bool, location: SourceLocation?)
+    /// `caseIDs`: a parameterized test's cases in the order of its arguments (`_testCases`, experimental fields).
+    case test(id: String, name: String, displayName: String?, isSuite: Bool, location: SourceLocation?, caseIDs: [String])
     case event(EventStreamEvent)
     case ignored
     case invalid(String)
@@ -40,8 +41,10 @@ enum EventStreamLine {
                 self = .invalid("a test record without a string \"id\" and \"name\"")
                 return
             }
+            let caseIDs = ((payload["_testCases"] as? [Any]) ?? []).compactMap { ($0 as? [String: Any])?["id"] as? String }
             self = .test(id: id, name: name, displayName: payload["displayName"] as? String,
-                         isSuite: (payload["kind"] as? String) == "suite", location: Self.location(payload["sourceLocation"]))
+                         isSuite: (payload["kind"] as? String) == "suite", location: Self.location(payload["sourceLocation"]),
+                         caseIDs: caseIDs)
             return
         }
         switch EventStreamEvent.decode(payload) {

@@ -11,6 +11,8 @@ public struct SwiftTestingEventStream {
         var displayName: String?
         var isSuite: Bool
         var location: SourceLocation?
+        /// The ids of its cases in the order of its arguments, when the stream lists them.
+        var caseIDs: [String] = []
     }
 
     struct CaseState {
@@ -59,9 +61,9 @@ public struct SwiftTestingEventStream {
         lineNumber += 1
         guard line.contains(where: { !$0.isWhitespace }) else { return }
         switch EventStreamLine(line) {
-        case let .test(id, name, displayName, isSuite, location):
+        case let .test(id, name, displayName, isSuite, location, caseIDs):
             records += 1
-            tests[id] = TestRecord(id: id, name: name, displayName: displayName, isSuite: isSuite, location: location)
+            tests[id] = TestRecord(id: id, name: name, displayName: displayName, isSuite: isSuite, location: location, caseIDs: caseIDs)
         case let .event(event):
             records += 1
             consumeEvent(event)
@@ -200,10 +202,17 @@ public struct SwiftTestingEventStream {
             return [template]
         }
         var results: [TestCaseResult] = []
+        let numbers = caseNumbers(state.caseOrder, of: tests[id])
+        var texts: [String: Int] = [:]
+        for key in state.caseOrder { if let text = state.cases[key]?.arguments { texts[text, default: 0] += 1 } }
         for (index, key) in state.caseOrder.enumerated() {
             guard let c = state.cases[key] else { continue }
             var result = template
-            result.arguments = c.arguments ?? "case \(index + 1)"
+            // Each case is one result, and its arguments text is its identity everywhere (merges, tests.json,
+            // JUnit, history): cases whose arguments print alike (a constant `description`, a repeated
+            // literal) are told apart by their number among the test's cases.
+            result.arguments = c.arguments.map { texts[$0, default: 0] > 1 ? "\($0) (case \(numbers[index]))" : $0 }
+                ?? "case \(numbers[index])"
             result.issues = c.issues + (index == 0 ? state.issues : [])
             result.outcome = Self.outcome(result.issues)
             result.duration = Self.duration(c.started, c.ended)
@@ -212,6 +221,16 @@ public struct SwiftTestingEventStream {
             results.append(result)
         }
         return results
+    }
+
+    /// Each case's number (from 1): its place in the test's list of cases (the order of its arguments,
+    /// the same in every run) when the stream gives the list and it places every case once, else the
+    /// order the cases started in.
+    private func caseNumbers(_ keys: [String], of test: TestRecord?) -> [Int] {
+        let listed = keys.map { key in test?.caseIDs.firstIndex(of: key).map { $0 + 1 } }
+        let numbers = listed.compactMap { $0 }
+        guard numbers.count == keys.count, Set(numbers).count == numbers.count else { return keys.indices.map { $0 + 1 } }
+        return numbers
     }
 
     private func base(_ id: String) -> TestCaseResult {

@@ -26,17 +26,8 @@ public struct TestList: Sendable, Equatable {
         return list
     }
 
-    /// `Class` → module for XCTest lines, which omit the module on Linux.
-    public var moduleForClass: [String: String] {
-        var map: [String: String] = [:]
-        for specifier in xctest {
-            guard let slash = specifier.firstIndex(of: "/") else { continue }
-            let qualified = specifier[..<slash]
-            guard let dot = qualified.firstIndex(of: ".") else { continue }
-            map[String(qualified[qualified.index(after: dot)...])] = String(qualified[..<dot])
-        }
-        return map
-    }
+    /// Which module each XCTest class is in, for XCTest lines, which omit the module on Linux.
+    public var moduleForClass: XCTestModules { XCTestModules(specifiers: xctest) }
 
     /// SwiftPM's `--filter` / `--skip` semantics: a test runs if any filter regex matches its
     /// specifier (or there are no filters) and no skip regex does.
@@ -49,5 +40,60 @@ public struct TestList: Sendable, Equatable {
             return !s.contains { $0.firstMatch(in: id, range: range) != nil }
         }
         return TestList(xctest: xctest.filter(keep), swiftTesting: swiftTesting.filter(keep))
+    }
+}
+
+/// Which module an XCTest test belongs to, from the test list: Linux XCTest prints `Class.method`
+/// without the module, and two test modules may each have a class of the same name (swift-nio's
+/// `FileHandleTests` in `NIOFSTests` and `NIOFSIntegrationTests`).
+public struct XCTestModules: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    struct Entry: Sendable, Equatable {
+        var module: String
+        var methods: Set<String>
+    }
+
+    /// Per class, its modules in the list's order (the order XCTest runs them), each with its methods.
+    private var classes: [String: [Entry]] = [:]
+
+    /// From `Module.Class/method` specifiers.
+    public init(specifiers: [String]) {
+        for specifier in specifiers {
+            guard let slash = specifier.firstIndex(of: "/") else { continue }
+            let qualified = specifier[..<slash]
+            guard let dot = qualified.firstIndex(of: ".") else { continue }
+            let (module, className) = (String(qualified[..<dot]), String(qualified[qualified.index(after: dot)...]))
+            let method = String(specifier[specifier.index(after: slash)...])
+            if let index = classes[className, default: []].firstIndex(where: { $0.module == module }) {
+                classes[className]![index].methods.insert(method)
+            } else {
+                classes[className, default: []].append(Entry(module: module, methods: [method]))
+            }
+        }
+    }
+
+    /// `Class` → module, methods unknown.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (className, module) in elements { classes[className, default: []].append(Entry(module: module, methods: [])) }
+    }
+
+    /// For the classes the launched tests name, only their modules and methods (a relaunch or an order
+    /// runs some of a class's modules); other classes as they are.
+    public func narrowed(to specifiers: [String]) -> XCTestModules {
+        var narrowed = self
+        for (className, entries) in XCTestModules(specifiers: specifiers).classes { narrowed.classes[className] = entries }
+        return narrowed
+    }
+
+    /// The module of a test XCTest named without one: the only module whose class has the method;
+    /// else `current`, the module the class's running suite already showed (XCTest runs a class's tests
+    /// together, module by module); else the first module in the list's order whose test has no result
+    /// yet (its id is not in `finished`). Nil when the list does not know the class.
+    public func module(of name: XCTestName, current: String? = nil, finished: Set<String> = []) -> String? {
+        guard let entries = classes[name.className] else { return nil }
+        let having = entries.filter { $0.methods.contains(name.method) }
+        let candidates = having.isEmpty ? entries : having
+        if candidates.count == 1 { return candidates[0].module }
+        if let current, candidates.contains(where: { $0.module == current }) { return current }
+        return (candidates.first { !finished.contains("\($0.module).\(name.className)/\(name.method)") } ?? candidates[0]).module
     }
 }

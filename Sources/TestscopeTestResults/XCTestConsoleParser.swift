@@ -5,14 +5,16 @@ import TestscopeExecution
 /// to no known kind become the running test's output; a process that dies mid-test leaves that
 /// test `crashed` with the `Fatal error` line, the signal and the backtrace frames that name it.
 public struct XCTestConsoleParser {
-    /// `Class` → module, from the test list (Linux lines omit the module).
-    public var moduleForClass: [String: String]
+    /// Which module a class is in, from the test list (Linux lines omit the module).
+    public var moduleForClass: XCTestModules
     public private(set) var results: [TestCaseResult] = []
-    /// The test that started and has not finished.
+    /// The test that started and has not finished (with its module, when the test list knows it).
     public private(set) var running: XCTestName?
     public private(set) var runningSince: Date?
-    /// Tests that ran to an end line in this process, by `Class.method`.
-    public private(set) var finishedKeys: Set<String> = []
+    /// The ids of the tests that have a result.
+    private var finished: Set<String> = []
+    /// The class suite XCTest is running (`Test Suite 'Class' started`) and the module its tests showed.
+    private var suite: (className: String, module: String?)?
     public private(set) var sawSummary = false
 
     private var issues: [TestIssue] = []
@@ -28,7 +30,7 @@ public struct XCTestConsoleParser {
     /// recorded log, how long such a test ran is unknown.
     public var live = false
 
-    public init(moduleForClass: [String: String] = [:], live: Bool = false) {
+    public init(moduleForClass: XCTestModules = [:], live: Bool = false) {
         self.moduleForClass = moduleForClass
         self.live = live
     }
@@ -50,11 +52,11 @@ public struct XCTestConsoleParser {
         switch parsed {
         case let .caseStarted(name, at):
             finishRunningAsInterrupted()
-            running = name
+            running = withModule(name)
             runningSince = at.flatMap(Self.parseDate) ?? Date()
             issues = []; output = []; metrics = []; skipReason = nil
         case let .caseFinished(name, outcome, seconds):
-            record(name, outcome: outcome, duration: seconds)
+            record(running.flatMap { $0.key == name.key ? $0 : nil } ?? withModule(name), outcome: outcome, duration: seconds)
         case let .issue(name, location, message, unexpected):
             guard name.key == running?.key || running == nil else { break }
             issues.append(TestIssue(kind: unexpected ? .error : .failure, message: message, location: location))
@@ -92,8 +94,10 @@ public struct XCTestConsoleParser {
             }
         case .executed:
             sawSummary = true
-        case .suiteStarted, .suiteFinished:
-            break
+        case let .suiteStarted(name):
+            suite = (name, nil)
+        case .suiteFinished:
+            suite = nil
         }
         lastWasIssue = false
     }
@@ -128,7 +132,7 @@ public struct XCTestConsoleParser {
     }
 
     private mutating func record(_ name: XCTestName, outcome: TestOutcome, duration: Double?, evidence: CrashEvidence? = nil) {
-        let module = name.module ?? moduleForClass[name.className]
+        let module = name.module
         var crashEvidence = evidence
         crashEvidence?.frames = Array((evidence?.frames ?? []).prefix(12))
         var result = TestCaseResult(
@@ -140,13 +144,23 @@ public struct XCTestConsoleParser {
         if outcome == .passed, issues.contains(where: \.isFailure) { result.outcome = .failed }
         result.location = result.primaryLocation
         results.append(result)
-        finishedKeys.insert(name.key)
+        finished.insert(result.id)
         running = nil
         runningSince = nil
         issues = []; output = []; metrics = []; skipReason = nil
         crash = CrashEvidence()
         inCrash = false
         inCrashedThread = false
+    }
+
+    /// The name with its module: the one it names, else the test list's (`XCTestModules.module(of:)`).
+    private mutating func withModule(_ name: XCTestName) -> XCTestName {
+        guard name.module == nil else { return name }
+        var named = name
+        let current = suite?.className == name.className ? suite?.module : nil
+        named.module = moduleForClass.module(of: name, current: current, finished: finished)
+        if suite?.className == name.className { suite?.module = named.module }
+        return named
     }
 
     /// XCTest prints local time without a zone: `yyyy-MM-dd HH:mm:ss.SSS`.
@@ -165,7 +179,7 @@ public struct XCTestConsoleParser {
     }()
 
     /// Parses a whole log.
-    public static func parse(log: String, moduleForClass: [String: String] = [:], processSignal: Int? = nil) -> [TestCaseResult] {
+    public static func parse(log: String, moduleForClass: XCTestModules = [:], processSignal: Int? = nil) -> [TestCaseResult] {
         var parser = XCTestConsoleParser(moduleForClass: moduleForClass)
         for line in log.split(separator: "\n", omittingEmptySubsequences: false) { parser.consume(String(line)) }
         parser.finish(signal: processSignal, timedOut: false)

@@ -21,8 +21,8 @@ enum RecordedLogs {
         return root
     }
 
-    /// `Class` → module from the recorded `swift test list`.
-    static func modules(_ sample: String) throws -> [String: String] {
+    /// Each class's module from the recorded `swift test list`.
+    static func modules(_ sample: String) throws -> XCTestModules {
         TestList.parse(try text(sample, "test-list.txt")).moduleForClass
     }
 }

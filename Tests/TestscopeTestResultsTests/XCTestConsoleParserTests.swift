@@ -9,7 +9,7 @@ final class XCTestConsoleParserTests: XCTestCase {
 
     /// The counts must agree with XCTest's own `Executed N tests, with K skipped and F failures` line.
     func testCountsAgreeWithXCTestSummary() throws {
-        for sample in ["Shapes", "Inventory", "Crashy"] {
+        for sample in ["Shapes", "Inventory", "Crashy", "Lookalikes"] {
             let log = try RecordedLogs.text(sample, "swift-test.log")
             let results = try parse(sample)
             let summary = try XCTUnwrap(log.split(separator: "\n").compactMap { XCTestLine.parse($0) }.last {

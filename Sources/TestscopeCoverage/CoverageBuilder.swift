@@ -211,7 +211,7 @@ public struct CoverageBuilder {
             files.sort { $0.relativePath < $1.relativePath }
             try onFiles(&files)
         }
-        return CoverageReport(files: files, metadata: metadata(sources: sources), warnings: warnings)
+        return CoverageReport(files: files, metadata: metadata(sources: sources), warnings: (session?.fallbackWarning).map { [$0] + warnings } ?? warnings)
     }
 
     /// Where the numbers come from: what every page and file of the report names.
@@ -300,7 +300,8 @@ public struct CoverageBuilder {
         // No batch: the session is still ended (its processes, when it has them).
         if let session, names == nil { _ = session.finish() }
         PhaseTimer.mark("build model")
-        return CoverageReport(files: files, metadata: metadata(sources: [native]), warnings: dropped.warnings + warnings)
+        let demangling = (session?.fallbackWarning).map { [$0] } ?? []
+        return CoverageReport(files: files, metadata: metadata(sources: [native]), warnings: demangling + dropped.warnings + warnings)
     }
 
     /// Fills in the display names of a file's functions and closures.

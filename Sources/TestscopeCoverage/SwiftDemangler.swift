@@ -226,6 +226,7 @@ public final class DemangleSession: Sendable {
     private let full: IncrementalProcess?
     private let simplifiedLines: LineSplitter
     private let fullLines: LineSplitter
+    private let tool: URL?
     /// What each output left, filled by its process's reader thread.
     private let simplifiedNames = Locked<[String]>([])
     private let fullFacts = Locked<(returnTypes: [String?], modules: Set<String>)>(([], SwiftDemangler.knownModules))
@@ -246,6 +247,7 @@ public final class DemangleSession: Sendable {
         }
         self.simplifiedLines = simplifiedLines
         self.fullLines = fullLines
+        self.tool = tool
         self.inProcess = inProcess ? tool.flatMap { DemanglerLibrary.beside(tool: $0) }.map(InProcessDemangling.init) : nil
         guard self.inProcess == nil else {
             simplified = nil
@@ -318,6 +320,14 @@ public final class DemangleSession: Sendable {
     private func hand(_ chunk: [UInt8]) {
         if let simplified { simplifiedWriter.async { simplified.write(chunk) } }
         if let full { fullWriter.async { full.write(chunk) } }
+    }
+
+    /// Why the names added stay mangled, when no demangler could be used: without it, a report with
+    /// every function as `$s6Shapes4area…` said nothing of why (no toolchain on `PATH`).
+    public var fallbackWarning: Diagnostic? {
+        guard inProcess == nil, simplified == nil, added.withLock({ $0 }) > 0 else { return nil }
+        let why = tool.map { "\($0.path) could not be started" } ?? "no Swift toolchain was found to demangle them (its swift-demangle)"
+        return .warning("function names are shown mangled: \(why); put the toolchain's swift on PATH or set TESTSCOPE_SWIFT to it")
     }
 
     public func finish() -> DemangledNames {

@@ -109,13 +109,28 @@ public struct OutputFolder: Sendable {
     /// The folders Testscope writes into inside the output folder (checked before anything is written).
     public static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work", "per-test"]
 
-    /// Creates the folder (and parents) if needed; refuses it if one of the folders Testscope writes
-    /// into is a symbolic link, so that nothing is written before the refusal.
+    /// The `.gitignore` written into a folder Testscope creates, so that `git status` does not list the
+    /// reports (coverage.py does the same for `htmlcov/`); a folder that existed keeps what it has.
+    public static let gitignoreName = ".gitignore"
+
+    /// Creates the folder (and parents) if needed, with a `.gitignore` of `*` when Testscope made it;
+    /// refuses a folder it cannot write into, or one where a folder Testscope writes into is a symbolic
+    /// link, so that nothing is written before the refusal.
     public func prepare() throws {
+        var isFolder: ObjCBool = false
+        let existed = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
             throw ExecutionError.cannotWrite(path: url.path, reason: SystemErrorText.reason(error))
+        }
+        // Said here, before the first file: `--output /` as a user was refused later as "outside the output folder".
+        if access(url.path, W_OK) != 0 {
+            throw ExecutionError.outputFolderNotWritable(path: url.path, reason: SystemErrorText.posix(errno))
+        }
+        if !existed {
+            try AtomicFileWriter.write("# Written by Testscope when it created this folder: nothing here is for version control.\n*\n",
+                                       to: try file(Self.gitignoreName))
         }
         for name in Self.subfolderNames {
             let folder = url.appendingPathComponent(name)
@@ -140,11 +155,13 @@ public struct OutputFolder: Sendable {
     public func file(_ name: String) throws -> URL {
         // Said to be a file and its parents folders: without it, Foundation `stat`s each to find out.
         let target = url.appendingPathComponent(name, isDirectory: false).standardizedFileURL
-        guard target.path.hasPrefix(url.path + "/") else {
+        // The folder `/` is its own prefix (`/coverage.json` is inside it).
+        let prefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
+        guard target.path.hasPrefix(prefix), target.path.count > prefix.count else {
             throw ExecutionError.outsideOutputFolder(path: target.path, folder: url.path)
         }
         var parent = url
-        for component in target.path.dropFirst(url.path.count + 1).split(separator: "/").dropLast() {
+        for component in target.path.dropFirst(prefix.count).split(separator: "/").dropLast() {
             parent = parent.appendingPathComponent(String(component), isDirectory: true)
             if let destination = Self.linkDestination(parent) {
                 throw ExecutionError.symbolicLinkInOutputFolder(path: parent.path, destination: destination)

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where Testscope's own words go: the process's standard output and error, or memory (tests run
 /// whole commands in-process and read what they printed).
@@ -15,6 +20,35 @@ extension Console {
     public func transient(_ text: String) { diagnostics(text + "\n") }
 }
 
+/// The one way Testscope writes to its own standard output and error (the console, the build's echo,
+/// timings): each piece with `write(2)`. A stream whose reader is gone (`testscope … | head`, EPIPE) is
+/// dropped quietly from then on and the command goes on to its end and its own exit status: its
+/// reports are files, the screen is a copy (Foundation's `FileHandle.write` trapped there: status 132).
+public enum StandardStreams {
+    /// Streams found closed: nothing more is written to them.
+    private static let closed = Locked<Set<Int32>>([])
+
+    /// A write to a closed pipe is an error (EPIPE) for the writer to handle, not a fatal SIGPIPE
+    /// (children get SIGPIPE's default back: `Spawn`).
+    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    public static func write(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { write(fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    public static func write(_ fd: Int32, _ data: Data) {
+        data.withUnsafeBytes { write(fd, $0) }
+    }
+
+    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        _ = ignoreSIGPIPE
+        guard !bytes.isEmpty, !closed.withLock({ $0.contains(fd) }) else { return }
+        // Any failure (EPIPE, a closed descriptor, a full disk behind a redirection) ends this stream only.
+        if writeAll(fd, bytes) != 0 { closed.withLock { _ = $0.insert(fd) } }
+    }
+}
+
 /// The process's own stdout and stderr; stdout is flushed before stderr is written so the two
 /// interleave as they were produced.
 public struct StandardConsole: Console {
@@ -27,14 +61,14 @@ public struct StandardConsole: Console {
     public func output(_ text: String) {
         Interruption.checkpoint()
         Self.endTransientLine()
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.write(STDOUT_FILENO, text)
     }
 
     public func diagnostics(_ text: String) {
         Interruption.checkpoint()
         fflush(nil)  // all C streams: naming `stdout` is not concurrency-safe in Swift 6
         Self.endTransientLine()
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.write(STDERR_FILENO, text)
     }
 
     /// Replaces the transient line (if any) with `text`, left without a newline: a step of the
@@ -43,7 +77,7 @@ public struct StandardConsole: Console {
         Interruption.checkpoint()
         fflush(nil)
         Self.transientShown.withLock { shown in
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            StandardStreams.write(STDERR_FILENO, "\r\u{1B}[K\(text)")
             shown = true
         }
     }
@@ -52,7 +86,7 @@ public struct StandardConsole: Console {
     public static func endTransientLine() {
         transientShown.withLock { shown in
             guard shown else { return }
-            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+            StandardStreams.write(STDERR_FILENO, "\r\u{1B}[K")
             shown = false
         }
     }

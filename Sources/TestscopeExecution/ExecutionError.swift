@@ -7,6 +7,7 @@ public enum ExecutionError: LocalizedError, Equatable {
     case launchFailed(tool: String, reason: String)
     case toolFailed(tool: String, status: Int32, message: String)
     case cannotWrite(path: String, reason: String)
+    case outputFolderNotWritable(path: String, reason: String)
     case outsideOutputFolder(path: String, folder: String)
     case symbolicLinkInOutputFolder(path: String, destination: String)
 
@@ -24,6 +25,8 @@ public enum ExecutionError: LocalizedError, Equatable {
             return "\(tool) failed with exit status \(status)\(detail)"
         case let .cannotWrite(path, reason):
             return "cannot write \(path): \(reason); check that the output folder is writable"
+        case let .outputFolderNotWritable(path, reason):
+            return "cannot write into the output folder \(path): \(reason); choose another --output or make the folder writable"
         case let .outsideOutputFolder(path, folder):
             return "refusing to write \(path): it is outside the output folder \(folder)"
         case let .symbolicLinkInOutputFolder(path, destination):
@@ -35,7 +38,7 @@ public enum ExecutionError: LocalizedError, Equatable {
 extension ExecutionError: ClassifiedError {
     public var errorClass: ErrorClass {
         switch self {
-        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .symbolicLinkInOutputFolder, .cannotWrite: return .badInput
+        case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .symbolicLinkInOutputFolder, .cannotWrite, .outputFolderNotWritable: return .badInput
         case .launchFailed, .toolFailed: return .internalError
         }
     }

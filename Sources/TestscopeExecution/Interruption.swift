@@ -85,6 +85,19 @@ public enum Interruption {
         return result
     }
 
+    /// Runs `body` with the cleanup held off: a signal that arrives meanwhile is handled once it has
+    /// returned, so files it renames are replaced all or none (`run` putting its artifacts and record
+    /// in place). `body` renames and removes files only: it must not call back into `Interruption`
+    /// (writers do). Once interrupted, it does not run: the thread parks.
+    public static func withCleanupHeldOff(_ body: () -> Void) {
+        let ran = state.withLock { state -> Bool in
+            guard !state.interrupted else { return false }
+            body()
+            return true
+        }
+        if !ran { park() }
+    }
+
     /// Registers `url` (a file or folder a child process writes) for removal on interrupt.
     public static func removeOnInterrupt(_ url: URL) {
         creatingTemporary(url) {}

@@ -41,9 +41,9 @@ public enum PhaseTimer {
         guard enabled else { return }
         last.withLock { last in
             let now = (wall: Date(), cpu: processCPUSeconds())
-            FileHandle.standardError.write(Data(String(format: "testscope: timing: %-24@ %.3f s  cpu %.3f s  rss %@\n", phase as NSString,
-                                                       now.wall.timeIntervalSince(last.wall), now.cpu - last.cpu,
-                                                       residentMemory() as NSString).utf8))
+            StandardStreams.write(STDERR_FILENO, String(format: "testscope: timing: %-24@ %.3f s  cpu %.3f s  rss %@\n", phase as NSString,
+                                                        now.wall.timeIntervalSince(last.wall), now.cpu - last.cpu,
+                                                        residentMemory() as NSString))
             last = now
         }
     }

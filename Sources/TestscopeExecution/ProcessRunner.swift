@@ -21,7 +21,7 @@ public struct ProcessResult: Sendable {
 /// Runs child processes: captured, streamed to our own output, or with stdout sent to a file.
 public enum ProcessRunner {
     /// Writing to a child that has exited must be an error, not a fatal SIGPIPE.
-    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+    private static var ignoreSIGPIPE: Void { StandardStreams.ignoreSIGPIPE }
 
     /// Runs `executable` and captures both output streams (stdout into `stdoutFile` when given).
     public static func run(
@@ -109,12 +109,12 @@ public enum ProcessRunner {
         let capturedErr = OutputBox()
         let ended = ExitMark()
 
-        func pump(_ fd: Int32, to target: FileHandle, captureErr: Bool) -> BlockingTask {
+        func pump(_ fd: Int32, to target: Int32, captureErr: Bool) -> BlockingTask {
             BlockingTask {
                 var pending = Data()
                 _ = SpawnPipe.readAll(fd, until: ended) { chunk in
                     echoAndLog.withLock { log in
-                        if echo { target.write(chunk) }
+                        if echo { StandardStreams.write(target, chunk) }
                         log?.write(chunk)
                     }
                     if captureErr { capturedErr.appendErr(chunk) }
@@ -130,8 +130,8 @@ public enum ProcessRunner {
                 if let onLine, !pending.isEmpty { onLine(String(decoding: pending, as: UTF8.self)) }
             }
         }
-        let outWork = pump(out.read, to: FileHandle.standardOutput, captureErr: false)
-        let errWork = pump(err.read, to: FileHandle.standardError, captureErr: true)
+        let outWork = pump(out.read, to: STDOUT_FILENO, captureErr: false)
+        let errWork = pump(err.read, to: STDERR_FILENO, captureErr: true)
         let exit = child.wait()
         afterExit?(child.pid)
         ended.mark()

@@ -63,7 +63,7 @@ public struct FlakyBuilder {
             swift, ["build", "--build-tests", "--experimental-test-entry-point-path", entryPointFile.path] + common,
             environment: environment, echo: false, onLine: { line in
                 log?.write(line)
-                if echo { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+                if echo { StandardStreams.write(STDERR_FILENO, line + "\n") }
                 onLine?(line)
             })
         guard build.succeeded else {

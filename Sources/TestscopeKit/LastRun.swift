@@ -26,11 +26,11 @@ public struct LastRun: Codable, Sendable, Equatable {
         (self.testLogs, self.eventStreams, self.testList) = (testLogs.map(name), eventStreams.map(name), testList.map(name))
     }
 
-    /// Writes the record (atomically) into the folder.
-    func write(into output: OutputFolder) throws {
+    /// Writes the record (atomically) to `url` (`run` puts it in place with its artifacts: `RunStaging`).
+    func write(to url: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try AtomicFileWriter.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: try output.file(Self.fileName))
+        try AtomicFileWriter.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: url)
     }
 
     /// Each test's time in the last run's `tests.json` in `output` (parameterized cases added up), for the
@@ -87,7 +87,7 @@ public enum LastRunError: LocalizedError, ClassifiedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case .none(let folder):
-            return "no earlier run in \(folder) to report on; run 'testscope run' first, or pass inputs (--export, --profile with --binary, --build-path, --test-log, --event-stream, --junit)"
+            return "no earlier run in \(folder) to report on; run 'testscope run' first, name the output folder of a run with --from DIR, or pass inputs (--export, --profile with --binary, --build-path, --test-log, --event-stream, --junit)"
         case .unreadable(let path):
             return "\(path) is not a run record of this Testscope version; run 'testscope run' again"
         case .missingFile(let path, let record):

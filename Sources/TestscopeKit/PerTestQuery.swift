@@ -51,9 +51,9 @@ public enum PerTestError: LocalizedError, ClassifiedError, Equatable {
 }
 
 extension Pipeline {
-    /// Answers a per-test question on stdout: test ids one per line, or `PATH:LINES` ranges.
-    public func perTest(_ query: PerTestQuery, packageRoot: URL, settings: ReportSettings) throws -> Outcome {
-        let folder = settings.outputFolder(packageRoot: packageRoot).url
+    /// Answers a per-test question on stdout from the `per-test.json` in `folder`: test ids one per
+    /// line, or `PATH:LINES` ranges.
+    func perTest(_ query: PerTestQuery, packageRoot: URL, folder: URL) throws -> Outcome {
         let url = folder.appendingPathComponent(PerTestReporting.fileName)
         let data = try Self.readPerTest(url)
         switch query {

@@ -7,17 +7,19 @@ import TestscopeTestResults
 
 extension Pipeline {
     /// `testscope report`: coverage and/or test results from existing artifacts.
-    /// Without inputs, it reports the last `run` into the output folder again (`.testscope-run.json`);
-    /// with a per-test question, it answers that instead (`perTest`).
+    /// Without inputs, it reports the last `run` into `from` (default: the output folder) again
+    /// (`.testscope-run.json`), into the output folder; with a per-test question, it answers that
+    /// from `from`'s `per-test.json` instead (`perTest`).
     public func report(_ request: ReportRequest) throws -> Outcome {
-        if let query = request.perTest { return try perTest(query, packageRoot: request.packageRoot, settings: request.settings) }
         let root = request.packageRoot
         let settings = request.settings
         let output = settings.outputFolder(packageRoot: root)
+        let recorded = request.from.map { OutputFolder($0) } ?? output
+        if let query = request.perTest { return try perTest(query, packageRoot: root, folder: recorded.url) }
         var request = request
         if !request.hasCoverageInput && !request.hasTestInput {
-            request = try LastRun.read(in: output).inputs(for: request, in: output)
-            terminal.note("reporting the last run in \(output.url.path) again")
+            request = try LastRun.read(in: recorded).inputs(for: request, in: recorded)
+            terminal.note("reporting the last run in \(recorded.url.path) again")
         }
         return try render(request, tests: try importTests(request), output: output, command: "report")
     }

@@ -94,7 +94,9 @@ public struct ReportRequest: Sendable {
     public var junit: [URL] = []
     /// `swift test list` output (module names XCTest logs omit).
     public var testList: URL?
-    /// `--tests-for`/`--covered-by`: a question to the output folder's `per-test.json`, answered instead of a report.
+    /// `--from`: the output folder of the run to report again when no input is given (nil: the output folder).
+    public var from: URL?
+    /// `--tests-for`/`--covered-by`: a question to the `per-test.json` of `from` or the output folder, answered instead of a report.
     public var perTest: PerTestQuery?
     public var settings: ReportSettings
 

@@ -76,9 +76,12 @@ extension Pipeline {
         terminal.note("building the tests with coverage and running them\(place)")
         // The live view: a status line and the failures as they happen; `--verbose` echoes the raw lines instead.
         let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
+        // The earlier run's artifacts stay in place until this run's are complete (`commit`).
+        let staging = try RunStaging(output: output)
+        defer { staging.discard() }
         var testRun = TestRunRequest(
             swift: swift, buildArguments: buildArguments, filters: request.selection.filters, skips: request.selection.skips,
-            extraArguments: request.buildArguments, artifacts: output.url, testTimeout: request.testTimeout, echo: live.mode == .verbose)
+            extraArguments: request.buildArguments, artifacts: staging.folder, testTimeout: request.testTimeout, echo: live.mode == .verbose)
         (testRun.shard, testRun.shardDurations) = (request.shard, durations)
         if request.perTestCoverage, let scratchPath = settings.scratchPath {
             testRun.perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
@@ -116,11 +119,12 @@ extension Pipeline {
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
-            try record(root: root, profiles: [], binaries: [testBinary], log: logURL, since: started, output: output)
+            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL)
             try shardManifest.write(into: output)
             return outcome
         }
         var tests = run.results
+        tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
         let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
@@ -133,8 +137,8 @@ extension Pipeline {
         guard !run.profiles.isEmpty, let binary = run.testBinary else {
             if testsFailed {
                 if !tests.results.isEmpty {
+                    _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL)
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
-                    try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output)
                     try shardManifest?.write(into: output)
                 }
                 terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
@@ -143,11 +147,13 @@ extension Pipeline {
             }
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
+        // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
+        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [binary], log: logURL)
         var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         coverage.htmlReport = html
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = prefetch
-        let sources = try collection.sources(profiles: run.profiles, binaries: [binary])
+        let sources = try collection.sources(profiles: profiles, binaries: [binary])
         coverage.pullRequest = pullRequest
         coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
         coverage.keepsFileDetail = testRun.perTest != nil
@@ -161,7 +167,6 @@ extension Pipeline {
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
-        try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)
         try shardManifest?.write(into: output)
         if testsFailed || outcome.status == .testsFailed {
             // Failed tests are the final screen's verdict; an exit status without a failed test is said here.
@@ -173,16 +178,18 @@ extension Pipeline {
         return outcome
     }
 
-    /// `.testscope-run.json`: this run's inputs, for `testscope report` without inputs. The event streams are
-    /// the ones this run wrote (a relaunch adds `-2`, `-3`…; older ones of an earlier run are left out).
-    private func record(root: URL, profiles: [URL], binaries: [URL], log: URL, since started: Date, output: OutputFolder) throws {
-        let files = (try? FileManager.default.contentsOfDirectory(at: output.url, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+    /// Puts this run's artifacts in place of the earlier run's, with `.testscope-run.json` (its inputs, for
+    /// `testscope report` without inputs); returns where `profiles` are now. The event streams are the
+    /// ones this run wrote (a relaunch adds `-2`, `-3`…), in the order they were written.
+    private func commit(_ staging: RunStaging, root: URL, profiles: [URL], binaries: [URL], log: URL) throws -> [URL] {
+        let files = (try? FileManager.default.contentsOfDirectory(at: staging.folder, includingPropertiesForKeys: nil)) ?? []
         let streams = files.filter {
             $0.lastPathComponent.hasPrefix("swift-testing-events") && $0.pathExtension == "jsonl"
-                && ((try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) >= started
         }.sorted { $0.lastPathComponent.count == $1.lastPathComponent.count ? $0.lastPathComponent < $1.lastPathComponent : $0.lastPathComponent.count < $1.lastPathComponent.count }
-        let list = output.url.appendingPathComponent("test-list.txt")
-        try LastRun(packageRoot: root, profiles: profiles, binaries: binaries, testLogs: [log], eventStreams: streams,
-                    testList: FileManager.default.fileExists(atPath: list.path) ? list : nil, output: output).write(into: output)
+        let list = staging.folder.appendingPathComponent("test-list.txt")
+        let final = (profiles: profiles.map(staging.final), streams: streams.map(staging.final))
+        try staging.commit(LastRun(packageRoot: root, profiles: final.profiles, binaries: binaries, testLogs: [log], eventStreams: final.streams,
+                                   testList: FileManager.default.fileExists(atPath: list.path) ? staging.final(list) : nil, output: staging.output))
+        return final.profiles
     }
 }

@@ -31,7 +31,7 @@ struct Testscope: ParsableCommand {
             let help = "testscope" + (subcommand.map { " " + $0 } ?? "") + " --help"
             let lines = message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             let what = lines.first { !$0.isEmpty } ?? "invalid arguments"
-            FileHandle.standardError.write(Data("testscope: error: \(what) (see '\(help)')\n".utf8))
+            StandardStreams.write(STDERR_FILENO, "testscope: error: \(what) (see '\(help)')\n")
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {

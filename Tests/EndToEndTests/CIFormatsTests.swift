@@ -18,7 +18,7 @@ final class CIFormatsTests: XCTestCase {
              "--path-equivalence", "\(recordedRoot),\(package.path)", "--output", output.path, "--format", "cobertura,sonarqube,markdown"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: output.path)),
-                       ["cobertura.xml", "sonarqube-coverage.xml", "summary.md"], "coverage only: no sonarqube-tests.xml without test results")
+                       [".gitignore", "cobertura.xml", "sonarqube-coverage.xml", "summary.md"], "coverage only: no sonarqube-tests.xml without test results")
         XCTAssertTrue(result.stderr.contains("Markdown summary: \(output.path)/summary.md"), result.stderr)
         let xmllint = try XCTUnwrap(Toolchain.findInPath("xmllint", environment: ProcessInfo.processInfo.environment))
         for dtd in ConsumerSchemas.coberturaDTD {

@@ -88,7 +88,7 @@ final class HTMLBrowserTests: XCTestCase {
             + ["--format", "html", "--html-single-file", "--output", output.path])
         XCTAssertEqual(result.status, 0, result.stderr)
         // One page, and the folder's page manifest (docs/output-folder.md).
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).sorted(), [".testscope-pages.json", "index.html"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).sorted(), [".gitignore", ".testscope-pages.json", "index.html"])
         let model = try Self.model("Inventory")
         let index = try Chromium.load(output.appendingPathComponent("index.html"), in: folder)
         index.assertClean()

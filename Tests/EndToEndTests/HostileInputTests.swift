@@ -282,3 +282,53 @@ extension BadInputTests {
         }
     }
 }
+
+extension BadInputTests {
+    /// The recorded Shapes export and the arguments that map it onto the fixture package.
+    private func shapesExport() throws -> (URL, [String]) {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Shapes")
+        return (recorded("Shapes/coverage.json"),
+                ["--package-path", package.path, "--path-equivalence", "\(try TestscopeProcess.recordedRoot("Shapes")),\(package.path)"])
+    }
+
+    /// 25. `--output /` as a user who cannot write there: one line saying the folder is not writable (it
+    /// said "refusing to write /coverage.json: it is outside the output folder /", contradicting itself).
+    func testAnOutputFolderTheUserCannotWriteIsSaidToBeNotWritable() throws {
+        let box = try Sandbox(self)
+        let (export, mapping) = try shapesExport()
+        // The sandbox is root's (this suite runs as root, umask 022): `nobody` reads it and can write nowhere in it.
+        for output in ["/", box.inputs.path] {
+            let result = try TestscopeProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", TestscopeProcess.executable.path,
+                                                   "report", "--export", export.path, "--output", output] + mapping,
+                                                  in: box.cwd, program: URL(fileURLWithPath: "/usr/bin/setpriv"))
+            assertBadInput(result, naming: [output], mentioning: ["cannot write into the output folder \(output): permission denied", "choose another --output"])
+            XCTAssertFalse(result.stderr.contains("outside the output folder"), result.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: box.inputs.path), [])
+    }
+
+    /// 26. No Swift toolchain on PATH (and no TESTSCOPE_SWIFT): the function names stay mangled, and one
+    /// warning says so, why, and what to do; with the toolchain, they are demangled and nothing is said.
+    func testMangledNamesWithoutAToolchainAreWarnedOfOnce() throws {
+        let box = try Sandbox(self)
+        let (export, mapping) = try shapesExport()
+        func functionNames(_ result: TestscopeProcess.Result) throws -> [String] {
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: box.output.appendingPathComponent("coverage.json"))) as? [String: Any])
+            let files = try XCTUnwrap(json["files"] as? [[String: Any]])
+            return files.flatMap { ($0["functions"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        }
+        let arguments = ["report", "--export", export.path, "--format", "json", "--output", box.output.path] + mapping
+        let bare = try TestscopeProcess.run(arguments, in: box.cwd, environment: ["PATH": "/usr/bin:/bin"],
+                                           removing: ["TESTSCOPE_SWIFT", "TESTSCOPE_LLVM_COV", "TESTSCOPE_LLVM_PROFDATA"])
+        let mangled = try functionNames(bare)
+        XCTAssertFalse(mangled.isEmpty)
+        XCTAssertTrue(mangled.allSatisfy { $0.hasPrefix("$s") }, "\(mangled)")
+        let warnings = bare.errorLines.filter { $0.contains("mangled") }
+        XCTAssertEqual(warnings, ["testscope: warning: function names are shown mangled: no Swift toolchain was found to demangle them (its swift-demangle); put the toolchain's swift on PATH or set TESTSCOPE_SWIFT to it"], bare.stderr)
+
+        let withToolchain = try TestscopeProcess.run(arguments, in: box.cwd)
+        XCTAssertFalse(try functionNames(withToolchain).contains { $0.hasPrefix("$s") })
+        XCTAssertFalse(withToolchain.stderr.contains("mangled"), withToolchain.stderr)
+    }
+}

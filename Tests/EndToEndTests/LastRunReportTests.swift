@@ -24,10 +24,46 @@ final class LastRunReportTests: XCTestCase {
             .map { "\($0["id"] as? String ?? "?") \($0["arguments"] as? String ?? "") \($0["outcome"] as? String ?? "?")" }.sorted()
     }
 
+    /// `git status --porcelain` of the package.
+    private func gitStatus() throws -> String {
+        try TestscopeProcess.runShell("git status --porcelain --untracked-files=all", in: package).stdout
+    }
+
+    /// An output folder Testscope creates holds a `.gitignore` of `*` (as coverage.py's `htmlcov/`), so a
+    /// package whose own `.gitignore` does not list it shows nothing new in `git status` after `run` and
+    /// `report`; a folder that existed keeps its own `.gitignore`, and gets none.
+    func testTheOutputFolderItCreatesIsIgnoredByGit() throws {
+        try ".build/\n".write(to: package.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
+        let mine = package.appendingPathComponent("mine")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        try "notes.txt\n".write(to: mine.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
+        let initialized = try TestscopeProcess.runShell(
+            "git init -q && git add -A && git -c user.name=t -c user.email=t@example.com commit -q -m fixture", in: package)
+        XCTAssertEqual(initialized.status, 0, initialized.stderr)
+        XCTAssertEqual(try gitStatus(), "")
+
+        let run = try TestscopeProcess.run(["run", "--format", "json,html", "--quiet"], in: package)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: package.appendingPathComponent(".testscope/coverage.json").path))
+        XCTAssertEqual(try gitStatus(), "", "nothing of .testscope/ in git status after run")
+        XCTAssertEqual(try String(contentsOf: package.appendingPathComponent(".testscope/.gitignore"), encoding: .utf8).split(separator: "\n").last, "*")
+
+        let report = try TestscopeProcess.run(["report", "--from", ".testscope", "--output", "reports/coverage", "--format", "lcov"], in: package)
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: package.appendingPathComponent("reports/coverage/coverage.lcov").path))
+        XCTAssertEqual(try gitStatus(), "", "nothing of a new --output folder in git status after report")
+
+        // A folder the user made: its .gitignore is theirs, and what Testscope writes there is the user's to ignore.
+        let intoMine = try TestscopeProcess.run(["report", "--from", ".testscope", "--output", "mine", "--format", "lcov"], in: package)
+        XCTAssertEqual(intoMine.status, 0, intoMine.stderr)
+        XCTAssertEqual(try String(contentsOf: mine.appendingPathComponent(".gitignore"), encoding: .utf8), "notes.txt\n")
+        XCTAssertEqual(try gitStatus(), "?? mine/coverage.lcov\n")
+    }
+
     func testReportWithoutInputsRendersTheLastRunAgain() throws {
         let noRun = try TestscopeProcess.run(["report"], in: package)
         XCTAssertEqual(noRun.status, 65, noRun.stderr)
-        XCTAssertEqual(noRun.errorLines, ["testscope: error: no earlier run in \(package.path)/.testscope to report on; run 'testscope run' first, or pass inputs (--export, --profile with --binary, --build-path, --test-log, --event-stream, --junit)"])
+        XCTAssertEqual(noRun.errorLines, ["testscope: error: no earlier run in \(package.path)/.testscope to report on; run 'testscope run' first, name the output folder of a run with --from DIR, or pass inputs (--export, --profile with --binary, --build-path, --test-log, --event-stream, --junit)"])
 
         let run = try TestscopeProcess.run(["run", "--format", "json", "--quiet"], in: package)
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -45,6 +81,25 @@ final class LastRunReportTests: XCTestCase {
         }
         XCTAssertEqual(try json("coverage.json")["totals"] as? NSDictionary, runTotals as NSDictionary, "the same coverage as the run's")
         XCTAssertEqual(try outcomes(), runOutcomes, "the same test results as the run's")
+
+        // The same run into another folder (`--from`: where the run is; `--output`: where the reports go).
+        let elsewhere = package.deletingLastPathComponent().appendingPathComponent("strict")
+        let strict = try TestscopeProcess.run(["report", "--from", ".testscope", "--output", elsewhere.path, "--format", "junit,json", "--junit-strict"], in: package)
+        XCTAssertEqual(strict.status, 0, strict.stderr)
+        XCTAssertTrue(strict.stderr.contains("reporting the last run in \(package.path)/.testscope again"), strict.stderr)
+        let strictJUnit = try String(contentsOf: elsewhere.appendingPathComponent("junit.xml"), encoding: .utf8)
+        XCTAssertEqual(strictJUnit.components(separatedBy: "<testcase ").count - 1, runOutcomes.count, strictJUnit)
+        XCTAssertFalse(strictJUnit.contains(" file=\""), "--junit-strict: no file attributes")
+        let strictCoverage = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: elsewhere.appendingPathComponent("coverage.json"))) as? [String: Any])
+        XCTAssertEqual(strictCoverage["totals"] as? NSDictionary, runTotals as NSDictionary, "the same coverage as the run's")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent(".testscope-run.json").path), "the record stays with the run")
+        // --from names a recorded run: with inputs of its own it is a usage error.
+        let both = try TestscopeProcess.run(["report", "--from", ".testscope", "--test-log", ".testscope/swift-test.log"], in: package)
+        XCTAssertEqual(both.status, 64, both.stderr)
+        XCTAssertTrue(both.stderr.contains("give either --from or inputs"), both.stderr)
+        let noRunThere = try TestscopeProcess.run(["report", "--from", elsewhere.path], in: package)
+        XCTAssertEqual(noRunThere.status, 65, noRunThere.stderr)
+        XCTAssertTrue(noRunThere.stderr.contains("no earlier run in \(elsewhere.path) to report on"), noRunThere.stderr)
 
         // A file of the record that is gone: one line naming it.
         try FileManager.default.removeItem(at: package.appendingPathComponent(".testscope/swift-test.log"))

@@ -114,6 +114,74 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertFalse(child.stderr.contains("relaunching"), "an interrupted run does not go on: \(child.stderr)", file: file, line: line)
     }
 
+    /// Ctrl-C during a `run` into the folder of a complete run leaves that run as it was: its record,
+    /// profiles, event streams and test list, so `report` renders it again (the interrupted run had
+    /// deleted its profiles and kept its record: `report` exited 65).
+    func testAnInterruptedRunLeavesTheLastCompleteRunRenderable() throws {
+        try Self.buildOnce()
+        let first = try TestscopeProcess.run(["run", "--package-path", Self.package.path, "--output", output.path, "--format", "json", "--quiet"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        func read(_ name: String) throws -> Data { try Data(contentsOf: output.appendingPathComponent(name)) }
+        func results() throws -> [String] {
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: read("tests.json")) as? [String: Any])
+            return ((json["tests"] as? [[String: Any]]) ?? []).map { "\($0["id"] as? String ?? "?") \($0["outcome"] as? String ?? "?")" }.sorted()
+        }
+        func totals() throws -> NSDictionary? {
+            (try JSONSerialization.jsonObject(with: read("coverage.json")) as? [String: Any])?["totals"] as? NSDictionary
+        }
+        let (record, runResults, runTotals) = (try read(".testscope-run.json"), try results(), try totals())
+        XCTAssertFalse(runResults.isEmpty)
+
+        let child = try launch(["run", "--package-path", Self.package.path, "--output", output.path, "--format", "json"], environment: ["RUNAWAY_SLEEP": "1"])
+        defer { child.killGroup() }
+        XCTAssertNotNil(waitFor(seconds: 300) { self.marked(containing: "PackageTests.xctest").first }, "the test binary never started")
+        Thread.sleep(forTimeInterval: 1)
+        kill(child.pid, SIGINT)
+        XCTAssertEqual(child.wait(seconds: 30), .exited(130), child.stderr)
+        XCTAssertEqual(try read(".testscope-run.json"), record, "the record of the complete run is kept")
+        let left = try FileManager.default.contentsOfDirectory(atPath: output.path)
+        XCTAssertFalse(left.contains { $0.contains(".tmp") || $0 == ".run-in-progress" }, "nothing of the interrupted run stays: \(left)")
+
+        let again = try TestscopeProcess.run(["report", "--package-path", Self.package.path, "--output", output.path, "--format", "json"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try results(), runResults, "the complete run's results")
+        XCTAssertEqual(try totals(), runTotals, "the complete run's coverage")
+    }
+
+    /// `testscope report … | true`: a standard output whose reader is gone ends nothing but the screen.
+    /// With either engine (llvm-cov's runs llvm-profdata: Foundation's `FileHandle` then trapped on EPIPE,
+    /// status 132; the native engine died of SIGPIPE, 141), the reports are written and the status is the
+    /// command's own, 0.
+    func testAClosedStandardOutputEndsQuietly() throws {
+        try Self.buildOnce()
+        let run = try TestscopeProcess.run(["run", "--package-path", Self.package.path, "--output", output.path, "--format", "json,html", "--quiet"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let reports = ["coverage.json", "tests.json", "index.html"].map { output.appendingPathComponent($0) }
+        for engine in ["llvm-cov", "native"] {
+            for report in reports { try FileManager.default.removeItem(at: report) }
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&fds), 0)
+            close(fds[0])  // the reader is gone before testscope writes a byte
+            let process = Process()
+            process.executableURL = TestscopeProcess.executable
+            process.arguments = ["report", "--output", output.path, "--engine", engine, "--package-path", Self.package.path]
+            process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { $1 }
+            process.standardOutput = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
+            let err = Pipe()
+            process.standardError = err
+            try process.run()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .exit, "\(engine): killed by signal \(process.terminationStatus): \(stderr)")
+            XCTAssertEqual(process.terminationStatus, 0, "\(engine): \(stderr)")
+            XCTAssertFalse(stderr.contains("Fatal error"), stderr)
+            XCTAssertTrue(stderr.contains("testscope: reporting the last run in \(output.path) again"), "stderr is still written: \(stderr)")
+            for report in reports {
+                XCTAssertTrue(FileManager.default.fileExists(atPath: report.path), "\(engine): \(report.lastPathComponent) is written")
+            }
+        }
+    }
+
     /// SIGTERM while `swift build` compiles (a fresh scratch folder): the build and its compilers stop too.
     func testSIGTERMDuringTheBuildStopsTheCompilers() throws {
         let scratch = output.appendingPathComponent("scratch")
@@ -127,7 +195,7 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(sent), 5)
         XCTAssertEqual(survivors(), [], "swift build and its compilers must be stopped")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("out").path)) ?? []
-        XCTAssertEqual(left, [], "the output folder holds nothing from the interrupted run")
+        XCTAssertEqual(left, [".gitignore"], "the output folder holds nothing from the interrupted run (only the .gitignore of the folder it made)")
     }
 
     /// A second Ctrl-C (an impatient user) while the first one is being handled: it kills at once;
@@ -146,7 +214,7 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(sent), 5)
         XCTAssertEqual(survivors(), [], "the second signal kills the build at once")
         let left = (try? FileManager.default.contentsOfDirectory(atPath: output.appendingPathComponent("out2").path)) ?? []
-        XCTAssertEqual(left, [], "the output folder holds nothing from the interrupted run")
+        XCTAssertEqual(left, [".gitignore"], "the output folder holds nothing from the interrupted run (only the .gitignore of the folder it made)")
     }
 
     /// `report` interrupted while llvm-profdata (here a stand-in that writes half its output and

@@ -13,7 +13,8 @@ extension Testscope {
             .profraw, repeatable: merged) with --binary FILE (the test binary, repeatable); or --build-path DIR \
             to find both in a SwiftPM build folder. Test results: --test-log FILE (swift test console output), \
             --event-stream FILE (Swift Testing JSON event stream), --junit FILE; combinable with coverage inputs. \
-            Without inputs: the last `testscope run` into the output folder again (its .testscope-run.json).
+            Without inputs: the last `testscope run` again (its .testscope-run.json), from --from DIR or else the \
+            output folder; the reports go to the output folder.
             """)
 
         @Option(name: .long, help: ArgumentHelp("The package root; only its own sources count (default: the current directory).", valueName: "dir"))
@@ -36,9 +37,11 @@ extension Testscope {
         var testList: String?
         @Option(name: .long, help: ArgumentHelp("The build folder for swift package describe (default: .build; the plugin passes its own).", valueName: "dir"))
         var scratchPath: String?
-        @Option(name: .long, help: ArgumentHelp("Print the tests that ran this line (from `run --per-test-coverage`'s per-test.json in --output), one per line.", valueName: "path:line"))
+        @Option(name: .long, help: ArgumentHelp("The output folder of the run to report again (default: the output folder); the reports still go to --output.", valueName: "dir"))
+        var from: String?
+        @Option(name: .long, help: ArgumentHelp("Print the tests that ran this line (from `run --per-test-coverage`'s per-test.json in --from or --output), one per line.", valueName: "path:line"))
         var testsFor: String?
-        @Option(name: .long, help: ArgumentHelp("Print the lines this test ran (PATH:LINES), from `run --per-test-coverage`'s per-test.json in --output.", valueName: "test"))
+        @Option(name: .long, help: ArgumentHelp("Print the lines this test ran (PATH:LINES), from `run --per-test-coverage`'s per-test.json in --from or --output.", valueName: "test"))
         var coveredBy: String?
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
@@ -48,10 +51,14 @@ extension Testscope {
             if modes > 1 { throw ValidationError("use one kind of input: --export, --profile/--binary, or --build-path") }
             if !profile.isEmpty && binary.isEmpty { throw ValidationError("--profile needs --binary (the test binary the profile was recorded with)") }
             if profile.isEmpty && !binary.isEmpty { throw ValidationError("--binary needs --profile") }
+            let testInputs = !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty || testList != nil
+            if from != nil, modes > 0 || testInputs {
+                throw ValidationError("--from reports a recorded run again from its own files; give either --from or inputs (--export, --profile, --build-path, --test-log, --event-stream, --junit, --test-list)")
+            }
             if testsFor != nil || coveredBy != nil {
                 if testsFor != nil && coveredBy != nil { throw ValidationError("use one of --tests-for and --covered-by") }
-                if modes > 0 || !testLog.isEmpty || !eventStream.isEmpty || !junitInput.isEmpty {
-                    throw ValidationError("--tests-for and --covered-by read the output folder's per-test.json; they take no other inputs")
+                if modes > 0 || testInputs {
+                    throw ValidationError("--tests-for and --covered-by read the per-test.json of --from or the output folder; they take no other inputs")
                 }
             }
             _ = try outputOptions.formats()
@@ -62,7 +69,7 @@ extension Testscope {
                 let settings = try coverage.settings(outputOptions.settings())
                 var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: settings)
                 request.perTest = try testsFor.map(PerTestQuery.testsFor) ?? coveredBy.map(PerTestQuery.coveredBy(test:))
-                request.exports = export.map(absoluteURL)
+                (request.exports, request.from) = (export.map(absoluteURL), from.map(absoluteURL))
                 (request.profiles, request.binaries) = (profile.map(absoluteURL), binary.map(absoluteURL))
                 (request.buildPath, request.testList) = (buildPath.map(absoluteURL), testList.map(absoluteURL))
                 (request.testLogs, request.eventStreams) = (testLog.map(absoluteURL), eventStream.map(absoluteURL))

@@ -18,7 +18,9 @@ extension Pipeline {
         if let query = request.perTest { return try perTest(query, packageRoot: root, folder: recorded.url) }
         var request = request
         if !request.hasCoverageInput && !request.hasTestInput {
-            request = try LastRun.read(in: recorded).inputs(for: request, in: recorded)
+            let lastRun = try LastRun.read(in: recorded)
+            request = try lastRun.inputs(for: request, in: recorded)
+            if !request.packageRootGiven { request.packageRoot = URL(fileURLWithPath: lastRun.packageRoot) }
             terminal.note("reporting the last run in \(recorded.url.path) again")
         }
         return try render(request, tests: try importTests(request), output: output, command: "report")

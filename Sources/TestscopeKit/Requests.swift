@@ -81,6 +81,9 @@ public struct MergeRequest: Sendable {
 /// `testscope report`: reports from existing artifacts, without running tests.
 public struct ReportRequest: Sendable {
     public var packageRoot: URL
+    /// False when `packageRoot` is only the default (the current directory): a run reported again then
+    /// uses the package root it recorded.
+    public var packageRootGiven = true
     /// llvm-cov JSON exports (merged).
     public var exports: [URL] = []
     /// `.profdata`/`.profraw` profiles with the binaries they were recorded with.

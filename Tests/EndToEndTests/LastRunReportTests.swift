@@ -93,6 +93,12 @@ final class LastRunReportTests: XCTestCase {
         let strictCoverage = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: elsewhere.appendingPathComponent("coverage.json"))) as? [String: Any])
         XCTAssertEqual(strictCoverage["totals"] as? NSDictionary, runTotals as NSDictionary, "the same coverage as the run's")
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent(".testscope-run.json").path), "the record stays with the run")
+        // From another working directory, without --package-path: the package is the one the run recorded.
+        let away = try TestscopeProcess.run(["report", "--from", package.appendingPathComponent(".testscope").path, "--output", elsewhere.path, "--format", "json"],
+                                            in: package.deletingLastPathComponent())
+        XCTAssertEqual(away.status, 0, away.stderr)
+        let awayCoverage = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: elsewhere.appendingPathComponent("coverage.json"))) as? [String: Any])
+        XCTAssertEqual(awayCoverage["totals"] as? NSDictionary, runTotals as NSDictionary, "the run's package, not the working directory")
         // --from names a recorded run: with inputs of its own it is a usage error.
         let both = try TestscopeProcess.run(["report", "--from", ".testscope", "--test-log", ".testscope/swift-test.log"], in: package)
         XCTAssertEqual(both.status, 64, both.stderr)

@@ -17,8 +17,8 @@ extension Testscope {
             output folder; the reports go to the output folder.
             """)
 
-        @Option(name: .long, help: ArgumentHelp("The package root; only its own sources count (default: the current directory).", valueName: "dir"))
-        var packagePath: String = "."
+        @Option(name: .long, help: ArgumentHelp("The package root; only its own sources count (default: the package of the run reported again, else the current directory).", valueName: "dir"))
+        var packagePath: String?
         @Option(name: .long, help: ArgumentHelp("An llvm-cov JSON export (repeatable; several are merged).", valueName: "file"))
         var export: [String] = []
         @Option(name: .long, help: ArgumentHelp("A .profdata or .profraw profile (repeatable; merged).", valueName: "file"))
@@ -67,7 +67,8 @@ extension Testscope {
         func run() throws {
             try execute(outputOptions) { pipeline in
                 let settings = try coverage.settings(outputOptions.settings())
-                var request = ReportRequest(packageRoot: absoluteURL(packagePath), settings: settings)
+                var request = ReportRequest(packageRoot: absoluteURL(packagePath ?? "."), settings: settings)
+                request.packageRootGiven = packagePath != nil
                 request.perTest = try testsFor.map(PerTestQuery.testsFor) ?? coveredBy.map(PerTestQuery.coveredBy(test:))
                 (request.exports, request.from) = (export.map(absoluteURL), from.map(absoluteURL))
                 (request.profiles, request.binaries) = (profile.map(absoluteURL), binary.map(absoluteURL))

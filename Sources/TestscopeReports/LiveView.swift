@@ -178,6 +178,7 @@ public final class LiveView: Console {
     public func printResults(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { state in
+            summarizeWarnings(&state)
             if state.drawn { base.console.diagnostics("\r\u{1B}[K") }
             state.drawn = false
             base.console.output(lines.joined(separator: "\n") + "\n")
@@ -244,6 +245,7 @@ public final class LiveView: Console {
     private func summarizeWarnings(_ state: inout State) {
         guard !state.warningsSummarized else { return }
         state.warningsSummarized = true
+        guard mode != .quiet else { return }
         emit(&state, state.warnings.summary(log: buildLog, width: base.columns))
     }
 

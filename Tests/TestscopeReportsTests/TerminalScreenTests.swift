@@ -228,6 +228,13 @@ final class TerminalScreenTests: XCTestCase {
         let top = try XCTUnwrap(messages.max { $0.value.count < $1.value.count })
         XCTAssertGreaterThan(top.value.count, 100, "the recording repeats one message")
         let root = String(try XCTUnwrap(warnings.first?.components(separatedBy: "/Sources/").first))
+        // `--quiet`: errors and failures only, so not the summary either.
+        let quiet = CapturedConsole()
+        let quietView = LiveView(terminal: Terminal(useColor: false, showProgress: false, quiet: true, console: quiet), packageRoot: root, buildLog: "swift-test.log")
+        for line in lines { quietView.buildLine(line) }
+        quietView.testsSelected([])
+        quietView.finish()
+        XCTAssertEqual(quiet.diagnosticsText, "", "--quiet prints no warning")
         for columns in [nil, 100] {
             let console = CapturedConsole()
             let terminal = Terminal(useColor: false, showProgress: columns != nil, quiet: false, columns: columns, console: console)

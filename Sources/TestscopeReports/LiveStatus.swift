@@ -82,14 +82,18 @@ public struct LiveStatus: Sendable, Equatable {
         }
     }
 
-    /// Seconds left, by the earlier run's times: this run's pace over the share of the earlier run's work
-    /// done (`workDone` of `work`, the selected tests' earlier times), so that a few long tests weigh as
-    /// much as they took; never less than a running test still needs by its earlier time (`runningLeft`).
-    /// None without a basis: before 5 % of the work is done (or a second has passed), or once it all is.
-    /// The count of tests is no basis: on swift-nio it said 24 s when a few long tests had 1m15s to go.
-    public static func estimate(elapsed: Double, workDone: Double, work: Double, runningLeft: Double = 0) -> Double? {
-        guard work > 0, workDone < work, workDone >= work * 0.05, elapsed >= 1 else { return nil }
-        return max(elapsed * (work - workDone) / workDone, runningLeft)
+    /// Seconds left, by the earlier run's times (`work`: the selected tests' earlier times added up;
+    /// `workDone`: those of the tests with a result; `running`: how long each running test has run and
+    /// took before): the work left at this run's pace — the earlier run's until 5 % of the work is done —
+    /// so that a few long tests weigh what they took, never less than a running test still needs. None
+    /// without an earlier run or below a second. The count of tests is no basis: on swift-nio it said
+    /// 24 s when a few long tests had 1m15s to go.
+    public static func estimate(elapsed: Double, workDone: Double, work: Double, running: [(ran: Double, earlier: Double)] = []) -> Double? {
+        guard work > 0, workDone < work else { return nil }
+        let done = workDone + running.reduce(0) { $0 + min($1.ran, $1.earlier) }
+        let pace = done >= work * 0.05 && elapsed >= 1 ? elapsed / done : 1
+        let left = max((work - done) * pace, running.map { $0.earlier - $0.ran }.max() ?? 0)
+        return left >= 1 ? left : nil
     }
 }
 

@@ -261,10 +261,9 @@ public final class LiveView: Console {
             state.status.running = shown?.id
             state.status.runningFor = long
             state.status.alsoRunning = max(0, state.running.count - 1)
-            // What the running tests still need by the earlier run: a floor under the estimate.
-            let left = state.running.map { (state.work[$0.id] ?? 0) - now.timeIntervalSince($0.since) }.max() ?? 0
+            let running = state.running.map { (ran: now.timeIntervalSince($0.since), earlier: state.work[$0.id] ?? 0) }
             state.status.remaining = state.work.isEmpty ? nil
-                : LiveStatus.estimate(elapsed: testing, workDone: state.workDone, work: state.workTotal, runningLeft: left)
+                : LiveStatus.estimate(elapsed: testing, workDone: state.workDone, work: state.workTotal, running: running)
         }
     }
 

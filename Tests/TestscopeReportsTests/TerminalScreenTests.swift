@@ -179,12 +179,15 @@ final class TerminalScreenTests: XCTestCase {
 
     func testTheEstimateWeighsTestsByTheirEarlierTimes() {
         XCTAssertNil(LiveStatus.estimate(elapsed: 5, workDone: 0, work: 0), "no earlier run: no estimate")
-        XCTAssertNil(LiveStatus.estimate(elapsed: 5, workDone: 1, work: 100), "1 % of the work: no basis yet")
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 0.5, workDone: 1, work: 100), 99, "before this run's pace: the earlier run's times")
         XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 20, work: 40), 10)
         // Many short tests done, the long ones left: the count of tests would say 10 s, their earlier times 90 s.
         XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 10, work: 100), 90)
-        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 20, work: 40, runningLeft: 30), 30, "a running test's own time left is a floor")
+        // A 7 s test (by the earlier run) running for 3 s after the short ones: about 4 s left.
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 3, workDone: 0.02, work: 7.02, running: [(ran: 3, earlier: 7)]) ?? 0, 4, accuracy: 0.1)
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 20, work: 40, running: [(ran: 1, earlier: 31)]), 30, "what a running test still needs is a floor")
         XCTAssertNil(LiveStatus.estimate(elapsed: 10, workDone: 40, work: 40))
+        XCTAssertNil(LiveStatus.estimate(elapsed: 10, workDone: 10, work: 12, running: [(ran: 5, earlier: 2)]), "a test past its earlier time, nothing else left: no guess")
     }
 
     /// Lines SwiftPM 6.3 printed building a fixture: progress, a compiler warning with its source lines, noise.

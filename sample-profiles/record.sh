@@ -214,6 +214,16 @@ record_package() {
         done <"$pkg/record-variants"
     fi
 
+    # 1b. the build's own output (packages/P/record-build exists): a fresh `swift build --build-tests`
+    #     in a scratch folder of its own, so that every diagnostic is printed (the live view's input).
+    if [[ -f "$pkg/record-build" ]]; then
+        local scratch
+        scratch="$(mktemp -d)"
+        log "build recording: swift build --build-tests --scratch-path $scratch"
+        (cd "$pkg" && "$SWIFT_CMD" build --build-tests --scratch-path "$scratch") >"$out/build.log" 2>&1 || log "build recording: exit status $?"
+        rm -rf "$scratch"
+    fi
+
     # 1c. hangs (packages/P/record-timeouts: "NAME SECONDS VAR=VALUE …" per line): a hang never ends
     #     under swift test, so it is recorded through `testscope run --test-timeout SECONDS`, which
     #     kills the hung test: its swift-test.log and tests.json are kept.

@@ -26,14 +26,24 @@ public struct HistoryText: Sendable {
         out.append("History \(path): \(records.count) run\(records.count == 1 ? "" : "s")\(selection), \(Self.day(first.run.startedAt)) to \(Self.day(last.run.startedAt)), \(analysis.tests.count) tests")
         out.append("A test is called flaky from \(HistoryAnalysis.minimumSample) pass/fail runs on (skipped runs are not counted); broken after \(HistoryAnalysis.brokenStreak) failures in a row.")
         out.append("")
-        out.append(Self.row("state", "runs", "fail", "flip rate", "same-code", "duration", "test"))
-        for stats in analysis.tests.prefix(limit) {
+        // A test that passed every one of its few runs says nothing yet (after the first runs, that is
+        // every test): they are counted on one line; the rows are the tests that say something.
+        let waiting = analysis.tests.filter { $0.state == .tooFewRuns && $0.runs > 0 && $0.failures == 0 }
+        let rows = analysis.tests.filter { !($0.state == .tooFewRuns && $0.runs > 0 && $0.failures == 0) }
+        if !rows.isEmpty { out.append(Self.row("state", "runs", "fail", "flip rate", "same-code", "duration", "test")) }
+        for stats in rows.prefix(limit) {
             out.append(Self.row(stats.state.rawValue, String(stats.runs), String(stats.failures),
                                 stats.flipRate.map { String(format: "%.2f", $0) } ?? "–", String(stats.sameCodeDisagreements),
                                 Self.durationTrend(stats), stats.test))
             if stats.state != .healthy && stats.state != .tooFewRuns { out.append("      \(stats.reason)\(stats.lastFailure.map { "; last failure: \($0)" } ?? "")") }
         }
-        if analysis.tests.count > limit { out.append("  … and \(analysis.tests.count - limit) more tests") }
+        if rows.count > limit { out.append("  … and \(rows.count - limit) more tests") }
+        if let fewest = waiting.map(\.runs).min(), let most = waiting.map(\.runs).max() {
+            let runs = fewest == most ? "\(most)" : "\(fewest)–\(most)"
+            let more = HistoryAnalysis.minimumSample - fewest
+            out.append("  too-few-runs: \(waiting.count) test\(waiting.count == 1 ? "" : "s") passed every run so far (\(runs) of the \(HistoryAnalysis.minimumSample) "
+                       + "runs a verdict needs): record \(more) more run\(more == 1 ? "" : "s") with --history")
+        }
         out.append("")
         out.append("Recently (the last \(HistoryAnalysis.recentRuns) runs against the ones before):")
         out.append("  became flaky:  " + Self.list(analysis.tests.filter(\.becameFlaky).map(\.test)))

@@ -38,10 +38,12 @@ extension Pipeline {
 
         terminal.note("building the tests with Testscope's entry point in \(Self.displayPath(scratch))")
         let buildStarted = Date()
-        let buildLog = try LineLog(try output.file("flaky-build.log"))
+        let buildLogURL = try output.file("flaky-build.log")
+        let buildLog = try LineLog(buildLogURL)
         let builder = FlakyBuilder(swift: swift, packageRoot: root, scratchPath: scratch, extraBuildArguments: extra)
         // The live view: build progress and diagnostics, then the runs under a status line (raw lines with --verbose).
-        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
+        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30,
+                            buildLog: Self.displayPath(buildLogURL))
         live.start()
         defer { live.finish() }
         let binary: FlakyTestBinary

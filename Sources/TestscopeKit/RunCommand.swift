@@ -73,9 +73,11 @@ extension Pipeline {
         // The package named only when it is not the current directory (a long path would wrap on a terminal).
         let place = root.standardizedFileURL.path == URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
             ? "" : " in \(Self.displayPath(root))"
-        terminal.note("building the tests with coverage and running them\(place)")
         // The live view: a status line and the failures as they happen; `--verbose` echoes the raw lines instead.
-        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30)
+        let live = LiveView(terminal: terminal, packageRoot: root.path, heartbeat: environment["TESTSCOPE_HEARTBEAT"].flatMap(Double.init) ?? 30,
+                            buildLog: Self.displayPath(logURL))
+        // Through the live view, which wraps a line wider than the terminal.
+        live.terminal.note("building the tests with coverage and running them\(place)")
         // The earlier run's artifacts stay in place until this run's are complete (`commit`).
         let staging = try RunStaging(output: output)
         defer { staging.discard() }

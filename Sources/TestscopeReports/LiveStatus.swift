@@ -1,7 +1,7 @@
 import Foundation
 
-/// What the live view's one status line says at a moment: the build's `[N/M]`, or the tests' `N/M`
-/// with their outcomes, the running test, the elapsed time and an estimate of what is left.
+/// What the live view's one status line says at a moment: the build's `[N/M]` and its warnings, or the
+/// tests' `N/M` with their outcomes, the running test, the elapsed time and an estimate of what is left.
 public struct LiveStatus: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
         case building(done: Int, total: Int, step: String)
@@ -10,13 +10,21 @@ public struct LiveStatus: Sendable, Equatable {
         case custom(String)
     }
 
+    /// A test running this many seconds is named with its time: it is why nothing moves.
+    public static let longTest = 5.0
+
     public var phase: Phase
-    /// Tests (ids) finished and selected.
+    /// The build's warnings so far.
+    public var warnings = 0
+    /// Results so far (a parameterized test's cases each one, as the final screen counts them), and the
+    /// results so far plus the selected tests with none yet: passed + failed + skipped = done ≤ total.
     public var done = 0
     public var total = 0
     public var passed = 0, failed = 0, skipped = 0
-    /// The test started last, and how many others run beside it.
+    /// The test shown (the one running long, else the last started), how long it has run when that is
+    /// long, and how many others run beside it.
     public var running: String?
+    public var runningFor: Double?
     public var alsoRunning = 0
     public var elapsed: Double = 0
     /// Seconds left, when there is a basis for a guess.
@@ -30,7 +38,7 @@ public struct LiveStatus: Sendable, Equatable {
         switch phase {
         case let .building(done, total, step):
             let head = total > 0 ? "Building [\(done)/\(total)]" : "Building"
-            let tail = " · " + ScreenText.duration(elapsed)
+            let tail = (warnings > 0 ? " · \(warnings) warning\(warnings == 1 ? "" : "s")" : "") + " · " + ScreenText.duration(elapsed)
             let room = limit - head.count - tail.count - 1
             let what = step.isEmpty || room < 8 ? "" : " " + ScreenText.middle(step, width: room)
             return ScreenText.end(head + what + tail, width: limit)
@@ -41,14 +49,18 @@ public struct LiveStatus: Sendable, Equatable {
             if skipped > 0 { parts.append("\(skipped) skipped") }
             parts.append(ScreenText.duration(elapsed))
             if let remaining { parts.append("~\(ScreenText.duration(remaining)) left") }
-            var fixed = parts.joined(separator: " · ")
-            while fixed.count > limit, parts.count > 3 { parts.removeLast(); fixed = parts.joined(separator: " · ") }
-            guard var running else { return ScreenText.end(fixed, width: limit) }
+            let more = (runningFor.map { " (\(ScreenText.duration($0)))" } ?? "") + (alsoRunning > 0 ? " (+\(alsoRunning))" : "")
             // `Module.Class/test` without its module, the part every test of the target shares.
-            if let dot = running.firstIndex(of: "."), running[dot...].contains("/") || running.hasSuffix(")") {
-                running = String(running[running.index(after: dot)...])
+            let name = running.map { running in
+                running.firstIndex(of: ".").flatMap { dot in
+                    running[dot...].contains("/") || running.hasSuffix(")") ? String(running[running.index(after: dot)...]) : nil
+                } ?? running
             }
-            let more = alsoRunning > 0 ? " (+\(alsoRunning))" : ""
+            // A test running long is why nothing moves: the estimate and the elapsed time give way to its name.
+            let needed = runningFor != nil ? name.map { 3 + min($0.count, 30) + more.count } ?? 0 : 0
+            var fixed = parts.joined(separator: " · ")
+            while fixed.count + needed > limit, parts.count > 3 { parts.removeLast(); fixed = parts.joined(separator: " · ") }
+            guard let running = name else { return ScreenText.end(fixed, width: limit) }
             let room = limit - fixed.count - 3 - more.count
             guard room >= 12 else { return ScreenText.end(fixed, width: limit) }
             return fixed + " · " + ScreenText.middle(running, width: room) + more
@@ -59,22 +71,29 @@ public struct LiveStatus: Sendable, Equatable {
     public var heartbeat: String {
         switch phase {
         case let .building(done, total, _):
-            return "testscope: building" + (total > 0 ? " [\(done)/\(total)]" : "") + ", \(ScreenText.duration(elapsed))"
+            return "testscope: building" + (total > 0 ? " [\(done)/\(total)]" : "") + (warnings > 0 ? ", \(warnings) warnings" : "")
+                + ", \(ScreenText.duration(elapsed))"
         case let .custom(text):
             return "testscope: \(text), \(ScreenText.duration(elapsed))"
         case .testing:
             return "testscope: \(done)/\(total) tests, \(failed) failed, \(ScreenText.duration(elapsed))"
                 + (remaining.map { ", about \(ScreenText.duration($0)) left" } ?? "")
+                + (running.flatMap { name in runningFor.map { ", \(name) running for \(ScreenText.duration($0))" } } ?? "")
         }
     }
 
-    /// Seconds left: from earlier durations while few tests have finished (`priorRemaining`: the earlier
-    /// run's times of the tests not finished yet), else from the pace of this run so far.
-    public static func estimate(elapsed: Double, done: Int, total: Int, priorRemaining: Double?) -> Double? {
-        guard total > done else { return nil }
-        if let priorRemaining, done < max(5, total / 10) { return priorRemaining }
-        guard done > 0, elapsed > 0 else { return priorRemaining }
-        return elapsed / Double(done) * Double(total - done)
+    /// Seconds left, by the earlier run's times (`work`: the selected tests' earlier times added up;
+    /// `workDone`: those of the tests with a result; `running`: how long each running test has run and
+    /// took before): the work left at this run's pace — the earlier run's until 5 % of the work is done —
+    /// so that a few long tests weigh what they took, never less than a running test still needs. None
+    /// without an earlier run or below a second. The count of tests is no basis: on swift-nio it said
+    /// 24 s when a few long tests had 1m15s to go.
+    public static func estimate(elapsed: Double, workDone: Double, work: Double, running: [(ran: Double, earlier: Double)] = []) -> Double? {
+        guard work > 0, workDone < work else { return nil }
+        let done = workDone + running.reduce(0) { $0 + min($1.ran, $1.earlier) }
+        let pace = done >= work * 0.05 && elapsed >= 1 ? elapsed / done : 1
+        let left = max((work - done) * pace, running.map { $0.earlier - $0.ran }.max() ?? 0)
+        return left >= 1 ? left : nil
     }
 }
 

@@ -3,8 +3,9 @@ import TestscopeExecution
 import TestscopeRun
 import TestscopeTestResults
 
-/// What `run` and `flaky` show while they work, on stderr. On a terminal: the build's diagnostics and
-/// each failure as it happens, under one status line redrawn in place at most 10 times a second. Not
+/// What `run` and `flaky` show while they work, on stderr. On a terminal: the build's errors, its first
+/// warnings (`BuildWarnings`: the others counted by message once the build is over) and each failure as
+/// it happens, under one status line redrawn in place at most 10 times a second. Not
 /// on a terminal (pipes, CI, `TERM=dumb`): the same lines plain, and a heartbeat every 30 s, with no
 /// carriage return and no colour. `--quiet`: errors and failures only. `--verbose`: the raw lines
 /// (the caller echoes them), nothing from here but the notes.
@@ -21,11 +22,19 @@ public final class LiveView: Console {
         var lastHeartbeat = Date()
         var afterDiagnostic = false
         var diagnosticIsError = false
+        /// The diagnostic being read is printed (its source lines and notes follow it or not).
+        var showingDiagnostic = false
         var seenDiagnostics: Set<String> = []
-        var running: [String] = []
-        var finished: Set<String> = []
-        var prior: [String: Double] = [:]
-        var priorRemaining: Double?
+        var warnings = BuildWarnings()
+        var warningsSummarized = false
+        /// The running tests, the last started last, with when each started.
+        var running: [(id: String, since: Date)] = []
+        /// Selected tests with no result yet: the denominator is the results so far plus these.
+        var pending: Set<String> = []
+        /// The earlier run's time of each selected test (`work`) and of those with a result (`workDone`).
+        var work: [String: Double] = [:]
+        var workTotal = 0.0
+        var workDone = 0.0
         var stopped = false
     }
 
@@ -33,14 +42,18 @@ public final class LiveView: Console {
     private let base: Terminal
     private let paths: PathDisplay
     private let heartbeat: Double
+    /// Where every line of the build is (named in the summary of the warnings not shown).
+    private let buildLog: String?
     private let state = Locked(State())
     private let stop = DispatchSemaphore(value: 0)
 
-    /// `heartbeat`: seconds between the plain mode's progress lines.
-    public init(terminal: Terminal, packageRoot: String, heartbeat: Double = 30) {
+    /// `heartbeat`: seconds between the plain mode's progress lines; `buildLog`: the file that keeps the
+    /// build's output, as the user is to read its name.
+    public init(terminal: Terminal, packageRoot: String, heartbeat: Double = 30, buildLog: String? = nil) {
         self.base = terminal
         self.paths = PathDisplay(root: packageRoot)
         self.heartbeat = heartbeat
+        self.buildLog = buildLog
         if terminal.quiet { mode = .quiet } else if terminal.verbose { mode = .verbose } else if terminal.showProgress { mode = .interactive } else { mode = .plain }
     }
 
@@ -68,6 +81,7 @@ public final class LiveView: Console {
         guard wasRunning else { return }
         if mode == .interactive || mode == .plain { stop.signal() }
         state.withLock { state in
+            summarizeWarnings(&state)
             if state.drawn { base.console.diagnostics("\r\u{1B}[K") }
             state.drawn = false
         }
@@ -86,11 +100,16 @@ public final class LiveView: Console {
                 state.dirty = true
             case let .diagnostic(text, isError):
                 let context = state.afterDiagnostic && !text.contains(": error:") && !text.contains(": warning:") && !text.hasPrefix("error:") && !text.hasPrefix("warning:")
-                if !context { state.diagnosticIsError = isError }
                 state.afterDiagnostic = true
-                // SwiftPM repeats a diagnostic for each build step that sees the file: once is enough.
-                guard context || state.seenDiagnostics.insert(text).inserted else { return }
-                if mode == .quiet, !state.diagnosticIsError { return }
+                if !context {
+                    state.diagnosticIsError = isError
+                    // SwiftPM repeats a diagnostic for each build step that sees the file: once is enough.
+                    // Errors are shown in full; warnings the first few (`--quiet`: none), then counted.
+                    let first = state.seenDiagnostics.insert(text).inserted
+                    state.showingDiagnostic = first && (isError || (state.warnings.add(text, paths: paths) && mode != .quiet))
+                    if first, !isError { state.status.warnings = state.warnings.count; state.dirty = true }
+                }
+                guard state.showingDiagnostic else { return }
                 emit(&state, [text])
             case .noise:
                 state.afterDiagnostic = false
@@ -99,16 +118,20 @@ public final class LiveView: Console {
     }
 
     /// The tests about to run (ids as `swift test list` names them), and the earlier run's durations by id.
+    /// Results are counted, a parameterized test's cases each as one (as the final screen counts them).
     public func testsSelected(_ ids: [String], earlier: [String: Double] = [:]) {
         state.withLock { state in
+            summarizeWarnings(&state)
             state.status = LiveStatus(phase: .testing)
-            state.status.total = Set(ids).count
+            state.pending = Set(ids)
+            state.status.total = state.pending.count
             state.testsStarted = Date()
-            state.prior = earlier
-            let known = ids.compactMap { earlier[$0] }
-            if !known.isEmpty {
-                let mean = known.reduce(0, +) / Double(known.count)
-                state.priorRemaining = ids.reduce(0) { $0 + (earlier[$1] ?? mean) }
+            // An estimate needs the earlier times of most of the tests; a new test is taken as a typical one.
+            let known = state.pending.compactMap { earlier[$0] }.sorted()
+            if !known.isEmpty, known.count * 2 >= state.pending.count {
+                let median = known[known.count / 2]
+                state.work = Dictionary(uniqueKeysWithValues: state.pending.map { ($0, earlier[$0] ?? median) })
+                state.workTotal = state.work.values.reduce(0, +)
             }
             state.dirty = true
         }
@@ -119,17 +142,13 @@ public final class LiveView: Console {
         state.withLock { state in
             switch event {
             case let .started(id):
-                state.running.removeAll { $0 == id }
-                state.running.append(id)
+                state.running.removeAll { $0.id == id }
+                state.running.append((id, Date()))
             case let .finished(result):
-                state.running.removeAll { $0 == result.id }
-                if state.finished.insert(result.id).inserted {
-                    state.status.done += 1
-                    if let remaining = state.priorRemaining {
-                        let mean = state.prior.isEmpty ? 0 : state.prior.values.reduce(0, +) / Double(state.prior.count)
-                        state.priorRemaining = max(0, remaining - (state.prior[result.id] ?? mean))
-                    }
-                }
+                state.running.removeAll { $0.id == result.id }
+                state.status.done += 1
+                if state.pending.remove(result.id) != nil { state.workDone += state.work[result.id] ?? 0 }
+                state.status.total = state.status.done + state.pending.count
                 switch result.outcome {
                 case .passed, .expectedFailure: state.status.passed += 1
                 case .skipped: state.status.skipped += 1
@@ -144,6 +163,7 @@ public final class LiveView: Console {
     /// A custom status (flaky's runs).
     public func status(_ text: String) {
         state.withLock { state in
+            summarizeWarnings(&state)
             state.status.phase = .custom(text)
             state.dirty = true
         }
@@ -158,6 +178,7 @@ public final class LiveView: Console {
     public func printResults(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { state in
+            summarizeWarnings(&state)
             if state.drawn { base.console.diagnostics("\r\u{1B}[K") }
             state.drawn = false
             base.console.output(lines.joined(separator: "\n") + "\n")
@@ -220,15 +241,29 @@ public final class LiveView: Console {
         return base.styled(state.status.line(width: base.width), .dim)
     }
 
+    /// Once the build is over: the warnings not shown in full, counted by message.
+    private func summarizeWarnings(_ state: inout State) {
+        guard !state.warningsSummarized else { return }
+        state.warningsSummarized = true
+        guard mode != .quiet else { return }
+        emit(&state, state.warnings.summary(log: buildLog, width: base.columns))
+    }
+
     private func refresh(_ state: inout State) {
         let now = Date()
         state.status.elapsed = now.timeIntervalSince(state.started)
         if state.status.phase == .testing {
             let testing = state.testsStarted.map { now.timeIntervalSince($0) } ?? 0
-            state.status.remaining = LiveStatus.estimate(elapsed: testing, done: state.status.done, total: state.status.total,
-                                                         priorRemaining: state.priorRemaining)
-            state.status.running = state.running.last
+            // The longest-running test, once it runs long enough to be the reason nothing moves; else the last started.
+            let longest = state.running.min { $0.since < $1.since }
+            let long = longest.map { now.timeIntervalSince($0.since) }.flatMap { $0 >= LiveStatus.longTest ? $0 : nil }
+            let shown = long != nil ? longest : state.running.last
+            state.status.running = shown?.id
+            state.status.runningFor = long
             state.status.alsoRunning = max(0, state.running.count - 1)
+            let running = state.running.map { (ran: now.timeIntervalSince($0.since), earlier: state.work[$0.id] ?? 0) }
+            state.status.remaining = state.work.isEmpty ? nil
+                : LiveStatus.estimate(elapsed: testing, workDone: state.workDone, work: state.workTotal, running: running)
         }
     }
 

@@ -111,7 +111,7 @@ public struct ResultScreen {
     }
 
     /// One line: the HTML report's path whole (it is what one opens), then the other files' names as
-    /// far as the width allows.
+    /// far as the width allows; on a terminal too narrow for the path, the path loses its middle.
     public func reportsLine(written: [String], folder: String, testsOnly: Bool) -> String? {
         let names = written.map { URL(fileURLWithPath: $0).lastPathComponent }
         guard !names.isEmpty else { return nil }
@@ -134,6 +134,11 @@ public struct ResultScreen {
             dropped += 1
         }
         let tail = testsOnly ? " (tests only, no coverage)" : ""
-        return html.map { "HTML report: \($0)\(tail) (+\(dropped) more)" } ?? "Reports in \(folder): \(dropped) files"
+        let line = html.map { "HTML report: \($0)\(tail) (+\(dropped) more)" } ?? "Reports in \(folder): \(dropped) files"
+        // On a terminal even the path gives way, in its middle, rather than wrap the line (off a terminal,
+        // where nothing wraps, it stays whole to be copied).
+        guard terminal.columns != nil, line.count > width, let path = html ?? Optional(folder) else { return line }
+        let room = max(12, width - (line.count - path.count))
+        return ScreenText.end(line.replacingOccurrences(of: path, with: ScreenText.middle(path, width: room)), width: width)
     }
 }

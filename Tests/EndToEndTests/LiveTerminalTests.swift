@@ -22,21 +22,23 @@ final class LiveTerminalTests: XCTestCase {
             return result.stdoutText
         }
         /// The pane as text, wrapped lines joined (`-J`): a line longer than the pane's width is one that wrapped.
-        func capture(history: Bool = false) throws -> String {
-            try run(["capture-pane", "-p", "-J", "-t", "live"] + (history ? ["-S", "-"] : []))
+        /// `escapes`: with the escape sequences of the cells' colours and attributes (`-e`).
+        func capture(history: Bool = false, escapes: Bool = false) throws -> String {
+            try run(["capture-pane", "-p", "-J", "-t", "live"] + (history ? ["-S", "-"] : []) + (escapes ? ["-e"] : []))
         }
     }
 
     /// Runs `testscope ARGUMENTS` in a 100×30 tmux pane and captures it every 0.1 s until it ends: the
-    /// captures, and at the end the whole history.
-    func inTmux(_ arguments: [String], width: Int = 100) throws -> (captures: [String], final: String?) {
+    /// captures, and at the end the whole history (with its escape sequences when `escapes`).
+    /// `environment`: `NAME=value` words put before the command.
+    func inTmux(_ arguments: [String], width: Int = 100, environment: [String] = [], escapes: Bool = false) throws -> (captures: [String], final: String?) {
         // Fail at once without tmux (.ci/run installs it); otherwise every capture would be empty until the deadline.
         struct NoTmux: Error, CustomStringConvertible { let description = "this test needs /usr/bin/tmux (apt-get install tmux)" }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else { throw NoTmux() }
         let tmux = Tmux()
         defer { _ = try? tmux.run(["kill-server"]) }
         // The command as a user would type it, in a shell of the session; CI variables removed (they turn the status line off).
-        let command = "env -u CI -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS '\(TestscopeProcess.executable.path)' "
+        let command = "env -u CI -u GITHUB_ACTIONS -u NO_COLOR -u COLUMNS \(environment.map { "'\($0)' " }.joined())'\(TestscopeProcess.executable.path)' "
             + arguments.map { "'\($0)'" }.joined(separator: " ") + "; echo TESTSCOPE-EXIT=$?; sleep 600"
         try tmux.run(["new-session", "-d", "-s", "live", "-x", "\(width)", "-y", "30", command])
         let deadline = Date().addingTimeInterval(900)
@@ -44,7 +46,7 @@ final class LiveTerminalTests: XCTestCase {
         while Date() < deadline {
             let screen = try tmux.capture()
             captures.append(screen)
-            if screen.contains("TESTSCOPE-EXIT=") { return (captures, try tmux.capture(history: true)) }
+            if screen.contains("TESTSCOPE-EXIT=") { return (captures, try tmux.capture(history: true, escapes: escapes)) }
             Thread.sleep(forTimeInterval: 0.1)
         }
         return (captures, nil)
@@ -77,6 +79,61 @@ final class LiveTerminalTests: XCTestCase {
                 try screen?.write(toFile: "\(directory)/\(name).txt", atomically: true, encoding: .utf8)
             }
         }
+    }
+
+    /// The Warnings fixture, built afresh, in a 100-column terminal with `NO_COLOR=1` and a long output
+    /// folder (issue 41, items 5, 6, 9 and 12's NO_COLOR): the build's 203 warnings are the first few in
+    /// full and each message once with its count; the status line counts results in one unit (passed +
+    /// failed = done ≤ total, a parameterized test's cases each one) and names the test that runs long;
+    /// no colour at all; every line of the final screen fits, the reports' line with its long path too.
+    func testAFloodOfWarningsALongTestAndNoColor() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Warnings")
+        // A build folder of its own: the compiler prints its warnings only when it compiles the files.
+        let scratch = output.appendingPathComponent("scratch")
+        let folder = output.appendingPathComponent("a-folder-with-a-rather-long-name/and-another-one-inside-it/the-reports-of-this-run")
+        let (captures, end) = try inTmux(["run", "--package-path", package.path, "--scratch-path", scratch.path, "--output", folder.path],
+                                         environment: ["NO_COLOR=1"], escapes: true)
+        let final = try XCTUnwrap(end, "testscope did not finish in 15 minutes:\n\(captures.last ?? "")")
+        XCTAssertTrue(final.contains("TESTSCOPE-EXIT=0"), final)
+        // NO_COLOR (no-color.org: any non-empty value): not one escape sequence on the screen.
+        XCTAssertFalse(final.contains("\u{1B}["), "colour with NO_COLOR=1:\n\(final.debugDescription)")
+        let lines = final.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let exit = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("TESTSCOPE-EXIT=") }, final)
+        let screen = Array(lines[..<exit].drop { !$0.contains("testscope") })
+
+        // 5. The build's warnings, as the log has them all.
+        let log = try String(contentsOf: folder.appendingPathComponent("swift-test.log"), encoding: .utf8)
+        let warnings = Set(log.split(separator: "\n").filter { $0.contains(": warning: ") })
+        let messages = Dictionary(grouping: warnings) { $0.components(separatedBy: ": warning: ")[1] }
+        let top = try XCTUnwrap(messages.max { $0.value.count < $1.value.count })
+        XCTAssertGreaterThan(top.value.count, 100, "the fixture's build repeats one warning")
+        XCTAssertEqual(screen.filter { $0.contains(": warning:") }.count, min(5, messages.count), final)
+        XCTAssertTrue(screen.contains { $0.hasPrefix("testscope: the build printed \(warnings.count) warnings (\(messages.count) different messages, ") }, final)
+        XCTAssertTrue(screen.contains { $0.hasPrefix("  \(top.value.count)× \(top.key.prefix(40))") }, final)
+        XCTAssertLessThan(screen.count, 100, "the screen is not flooded:\n\(final)")
+
+        // 6. Every status line: passed + failed = done ≤ total; the denominator never below the results, and
+        // at most the run's results (tests.json); the test that runs long named.
+        let results = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("tests.json"))) as? [String: Any])?["tests"] as? [Any]).count
+        let status = try NSRegularExpression(pattern: #"^Testing (\d+)/(\d+) · (\d+) passed · (\d+) failed"#, options: .anchorsMatchLines)
+        var seen = 0
+        for capture in captures {
+            for match in status.matches(in: capture, range: NSRange(capture.startIndex..., in: capture)) {
+                let n = (1...4).map { Int(capture[Range(match.range(at: $0), in: capture)!])! }
+                XCTAssertEqual(n[2] + n[3], n[0], "passed + failed = done: \(capture)")
+                XCTAssertLessThanOrEqual(n[0], n[1], "done ≤ total: \(capture)")
+                XCTAssertLessThanOrEqual(n[1], results, "the run has \(results) results: \(capture)")
+                seen += 1
+            }
+        }
+        XCTAssertGreaterThan(seen, 0, "no capture showed the tests' status line")
+        XCTAssertTrue(captures.contains { $0.range(of: #"LegacyTests/testTakesLong \([5-9]s\)"#, options: .regularExpression) != nil },
+                      "the test running 7 s is named with its time:\n\(captures.last { $0.contains("Testing ") } ?? "")")
+
+        // 9. Every line fits; the reports' line shortens the folder's path in its middle.
+        for line in screen { XCTAssertLessThanOrEqual(line.count, 100, "wrapped: \(line)") }
+        let reports = try XCTUnwrap(screen.last { !$0.isEmpty }, final)
+        XCTAssertTrue(reports.hasPrefix("HTML report: /") && reports.contains("…") && reports.contains("index.html"), reports)
     }
 
     /// `flaky` in a terminal: the status line, then a final screen that starts with the verdict, fits

@@ -55,3 +55,20 @@ final class HistoryAnalysisTests: XCTestCase {
         XCTAssertEqual(s.state, .healthy)
     }
 }
+
+/// `testscope history`'s text after a few runs: the tests that passed every run are one line, not a row each.
+final class HistoryTextTests: XCTestCase {
+    func testTestsThatPassedTheirFewRunsAreCountedOnOneLine() {
+        let records = (0..<2).map { i -> HistoryRecord in
+            let run = HistoryRun(command: "run", startedAt: Date(timeIntervalSince1970: Double(i) * 60), finishedAt: Date(timeIntervalSince1970: Double(i) * 60 + 1), exitStatus: 1)
+            return HistoryRecord(run: run, executions: (0..<200).map { HistoryExecution(test: "M.C/test\($0)", outcome: "passed", duration: 0.01) }
+                                 + [HistoryExecution(test: "M.C/testFails", outcome: "failed", duration: 0.01, message: "boom")])
+        }
+        let text = HistoryText(path: "h.sqlite").render(records)
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("  too-few-runs ") }.count, 1, "only the failing test keeps its row:\n\(text)")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  too-few-runs ") && $0.hasSuffix(" M.C/testFails") }, text)
+        XCTAssertTrue(lines.contains("  too-few-runs: 200 tests passed every run so far (2 of the 5 runs a verdict needs): record 3 more runs with --history"), text)
+        XCTAssertLessThan(lines.count, 20, text)
+    }
+}

@@ -105,6 +105,23 @@ final class TerminalScreenTests: XCTestCase {
         }
     }
 
+    /// A long output folder (issue 41: 101 columns at a width of 100): on a terminal the path loses its
+    /// middle; off a terminal it stays whole.
+    func testTheReportsLineOfALongFolderFitsTheTerminal() throws {
+        let folder = "/home/someone/work/a-project-with-a-long-name/build-output/coverage-and-tests/testscope-run-of-today"
+        let written = ["index.html", "tests.html", "coverage.json", "junit.xml"].map { "\(folder)/\($0)" }
+        for width in [40, 60, 80, 100, 120] {
+            let terminal = Terminal(useColor: false, showProgress: false, quiet: false, columns: width, console: CapturedConsole())
+            let line = try XCTUnwrap(ResultScreen(terminal: terminal, packageRoot: "/").reportsLine(written: written, folder: folder, testsOnly: false))
+            XCTAssertLessThanOrEqual(line.count, width, line)
+            XCTAssertTrue(line.hasPrefix("HTML report: /home/"), line)
+            if width >= 60 { XCTAssertTrue(line.contains("index.html"), "the file's name is kept: \(line)") }
+        }
+        let plain = Terminal(useColor: false, showProgress: false, quiet: false, console: CapturedConsole())
+        let line = try XCTUnwrap(ResultScreen(terminal: plain, packageRoot: "/").reportsLine(written: written, folder: folder, testsOnly: false))
+        XCTAssertTrue(line.hasPrefix("HTML report: \(folder)/index.html"), line)
+    }
+
     func testTheStatusLineNeverReachesTheLastColumn() {
         var status = LiveStatus(phase: .testing)
         (status.done, status.total, status.passed, status.failed, status.skipped) = (120, 400, 117, 2, 1)
@@ -122,14 +139,55 @@ final class TerminalScreenTests: XCTestCase {
                        "Testing 120/400 · 117 passed · 2 failed · 1 skipped · 1m30s · ~45s left · InventoryCoreTests/testAVeryLongTestNameThatGoesOnAndOnAboutDiscounts (+3)",
                        "the running test without its module")
         XCTAssertEqual(status.heartbeat, "testscope: 120/400 tests, 2 failed, 1m30s, about 45s left")
+        // A test running long is named with its time, before the estimate and the elapsed time.
+        status.runningFor = 32
+        for width in 10...200 { XCTAssertLessThan(status.line(width: width).count, max(11, width), "\(width)") }
+        XCTAssertEqual(status.line(width: 80), "Testing 120/400 · 117 passed · 2 failed · InventoryCore…outDiscounts (32s) (+3)")
+        XCTAssertTrue(status.heartbeat.hasSuffix(", InventoryCoreTests.InventoryCoreTests/testAVeryLongTestNameThatGoesOnAndOnAboutDiscounts running for 32s"),
+                      status.heartbeat)
     }
 
-    func testTheEstimateUsesEarlierDurationsThenThePace() {
-        XCTAssertNil(LiveStatus.estimate(elapsed: 5, done: 0, total: 10, priorRemaining: nil))
-        XCTAssertEqual(LiveStatus.estimate(elapsed: 5, done: 0, total: 10, priorRemaining: 30), 30)
-        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, done: 20, total: 40, priorRemaining: nil), 10)
-        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, done: 20, total: 40, priorRemaining: 99), 10, "enough tests finished: the pace")
-        XCTAssertNil(LiveStatus.estimate(elapsed: 10, done: 40, total: 40, priorRemaining: 3))
+    /// One unit (issue 41: "Testing 2442/2696 · 2588 passed"): a parameterized test's cases are results as the
+    /// final screen counts them; on every status line passed + failed + skipped = done ≤ total, and the
+    /// last one says N/N with N the run's results.
+    func testTheStatusLineCountsEachCaseAsAResult() throws {
+        let recorded = ReportGoldenTests.repoRoot.appendingPathComponent("sample-profiles/recorded/Shapes")
+        let list = TestList.parse(try String(contentsOf: recorded.appendingPathComponent("test-list.txt"), encoding: .utf8))
+        let tests = try TestResultImporter.combined(logs: [recorded.appendingPathComponent("swift-test.log")],
+                                                    streams: [recorded.appendingPathComponent("swift-testing-events.jsonl")],
+                                                    junit: [], testList: list)
+        XCTAssertGreaterThan(tests.results.count, Set(tests.results.map(\.id)).count, "the recording has a parameterized test's cases")
+        let console = CapturedConsole()
+        let view = LiveView(terminal: Terminal(useColor: false, showProgress: true, quiet: false, columns: 200, console: console), packageRoot: "/")
+        view.testsSelected(list.xctest + list.swiftTesting)
+        for result in tests.results {
+            view.test(.started(result.id))
+            view.test(.finished(result))
+            view.print(["after \(result.id)"])
+        }
+        let pattern = try NSRegularExpression(pattern: #"^Testing (\d+)/(\d+) · (\d+) passed · (\d+) failed(?: · (\d+) skipped)?"#)
+        var last: [Int] = []
+        for line in Self.screenLines(console.diagnosticsText) {
+            guard let match = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else { continue }
+            let n = (1...5).map { Range(match.range(at: $0), in: line).flatMap { Int(line[$0]) } ?? 0 }
+            XCTAssertEqual(n[2] + n[3] + n[4], n[0], "passed + failed + skipped = done: \(line)")
+            XCTAssertLessThanOrEqual(n[0], n[1], "done ≤ total: \(line)")
+            last = n
+        }
+        XCTAssertEqual(last.prefix(2), [tests.results.count, tests.results.count], "the last status line counts every result")
+    }
+
+    func testTheEstimateWeighsTestsByTheirEarlierTimes() {
+        XCTAssertNil(LiveStatus.estimate(elapsed: 5, workDone: 0, work: 0), "no earlier run: no estimate")
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 0.5, workDone: 1, work: 100), 99, "before this run's pace: the earlier run's times")
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 20, work: 40), 10)
+        // Many short tests done, the long ones left: the count of tests would say 10 s, their earlier times 90 s.
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 10, work: 100), 90)
+        // A 7 s test (by the earlier run) running for 3 s after the short ones: about 4 s left.
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 3, workDone: 0.02, work: 7.02, running: [(ran: 3, earlier: 7)]) ?? 0, 4, accuracy: 0.1)
+        XCTAssertEqual(LiveStatus.estimate(elapsed: 10, workDone: 20, work: 40, running: [(ran: 1, earlier: 31)]), 30, "what a running test still needs is a floor")
+        XCTAssertNil(LiveStatus.estimate(elapsed: 10, workDone: 40, work: 40))
+        XCTAssertNil(LiveStatus.estimate(elapsed: 10, workDone: 10, work: 12, running: [(ran: 5, earlier: 2)]), "a test past its earlier time, nothing else left: no guess")
     }
 
     /// Lines SwiftPM 6.3 printed building a fixture: progress, a compiler warning with its source lines, noise.
@@ -162,6 +220,54 @@ final class TerminalScreenTests: XCTestCase {
         XCTAssertEqual(BuildLine.classify(huge, afterDiagnostic: false), .noise)
     }
 
+    /// The Warnings fixture's recorded fresh build (issue 41: GRDB's 316 warnings, 178 with one message,
+    /// scrolled ~1,890 lines by): the first few warnings in full, then each message once with its count
+    /// and the log that has them all; on a terminal, every line within the width.
+    func testAFloodOfBuildWarningsIsCountedByMessage() throws {
+        let build = try String(contentsOf: ReportGoldenTests.repoRoot.appendingPathComponent("sample-profiles/recorded/Warnings/build.log"), encoding: .utf8)
+        let lines = build.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let warnings = lines.filter { $0.contains(": warning: ") }
+        let messages = Dictionary(grouping: warnings) { $0.components(separatedBy: ": warning: ")[1] }
+        let top = try XCTUnwrap(messages.max { $0.value.count < $1.value.count })
+        XCTAssertGreaterThan(top.value.count, 100, "the recording repeats one message")
+        let root = String(try XCTUnwrap(warnings.first?.components(separatedBy: "/Sources/").first))
+        // `--quiet`: errors and failures only, so not the summary either.
+        let quiet = CapturedConsole()
+        let quietView = LiveView(terminal: Terminal(useColor: false, showProgress: false, quiet: true, console: quiet), packageRoot: root, buildLog: "swift-test.log")
+        for line in lines { quietView.buildLine(line) }
+        quietView.testsSelected([])
+        quietView.finish()
+        XCTAssertEqual(quiet.diagnosticsText, "", "--quiet prints no warning")
+        for columns in [nil, 100] {
+            let console = CapturedConsole()
+            let terminal = Terminal(useColor: false, showProgress: columns != nil, quiet: false, columns: columns, console: console)
+            let view = LiveView(terminal: terminal, packageRoot: root, buildLog: ".testscope/swift-test.log")
+            for line in lines { view.buildLine(line) }
+            view.testsSelected([])
+            view.finish()
+            let screen = Self.screenLines(console.diagnosticsText).filter { !$0.isEmpty && !$0.hasPrefix("Building") && !$0.hasPrefix("Testing") }
+            let inFull = screen.filter { $0.contains(": warning:") }
+            XCTAssertEqual(inFull.count, min(messages.count, 5), "the first few, each message once:\n\(screen.joined(separator: "\n"))")
+            XCTAssertLessThan(screen.count, 60, "not the build's \(lines.count) lines:\n\(screen.joined(separator: "\n"))")
+            let summary = "testscope: the build printed \(warnings.count) warnings (\(messages.count) different messages, \(inFull.count) shown above):"
+            XCTAssertTrue(screen.contains(summary), screen.joined(separator: "\n"))
+            XCTAssertEqual(screen.last, "  every one of them is in .testscope/swift-test.log")
+            if let columns {
+                for line in screen { XCTAssertLessThanOrEqual(line.count, columns, line) }
+                XCTAssertTrue(screen.contains { $0.hasPrefix("  \(top.value.count)× \(top.key.prefix(40))") }, screen.joined(separator: "\n"))
+            } else {
+                XCTAssertEqual(Set(inFull.map { $0.components(separatedBy: ": warning: ")[1] }).count, inFull.count)
+                // Every message once, with its count, the most frequent first.
+                let counted = screen.drop { $0 != summary }.dropFirst().dropLast()
+                XCTAssertEqual(counted.count, messages.count, screen.joined(separator: "\n"))
+                XCTAssertTrue(counted.first?.hasPrefix("  \(top.value.count)× \(top.key) (Sources/") ?? false, counted.first ?? "")
+                for (message, all) in messages {
+                    XCTAssertTrue(counted.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(all.count)× \(message)") }, message)
+                }
+            }
+        }
+    }
+
     func testPlainOutputHasFailuresAndHeartbeatsButNoCarriageReturnOrEscape() throws {
         let console = CapturedConsole()
         let terminal = Terminal(useColor: true, showProgress: false, quiet: false, console: console)
@@ -190,9 +296,8 @@ final class TerminalScreenTests: XCTestCase {
                 XCTAssertTrue(text.contains("\((location.file as NSString).lastPathComponent):\(location.line): "), text)
             }
         }
-        let selected = Set(tests.results.map(\.id)).count
         let failed = tests.results.filter(\.outcome.isFailure).count
-        XCTAssertTrue(text.contains("testscope: \(selected)/\(selected) tests, \(failed) failed, "), text)
+        XCTAssertTrue(text.contains("testscope: \(tests.results.count)/\(tests.results.count) tests, \(failed) failed, "), text)
     }
 
     func testInteractiveOutputRedrawsOneStatusLineWithinTheWidth() throws {

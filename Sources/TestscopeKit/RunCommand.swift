@@ -57,8 +57,10 @@ extension Pipeline {
         let ownFolder = root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
         if request.atomicCounters {
             // Counters updated atomically, so parallel tests lose no increment (the counts do not depend
-            // on thread timing; measured: no slower on swift-algorithms, ~20% on a worst case, see
-            // docs/performance.md). In a build folder of their own: SwiftPM does not reliably recompile
+            // on thread timing; measured: no slower on swift-algorithms, ~20% of the CPU in swift-nio's
+            // per-byte debug code, see docs/performance.md). Not counter promotion: LLVM 21 leaves every
+            // counter it does not promote a plain update, which gave false covered lines on BigInt.
+            // In a build folder of their own: SwiftPM does not reliably recompile
             // every object when only this flag changes, so sharing `.build` with plain `swift test`
             // builds could mix atomic and plain objects.
             settings.scratchPath = request.selection.scratchPath ?? ownFolder

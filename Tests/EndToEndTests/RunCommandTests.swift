@@ -185,5 +185,34 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual(pass.status, 0, pass.stderr)
     }
 
+    #if os(Linux) && arch(x86_64)
+    /// `run` builds every counter update of the package's code as an atomic read-modify-write: a plain
+    /// `load; add; store` anywhere (a plain build, or counter promotion, which leaves branch counters
+    /// outside loops plain) loses increments under parallel tests and gives wrong coverage (BigInt:
+    /// 29 lines falsely covered with promotion; docs/performance.md, "Hot code").
+    func testRunUpdatesEveryCounterAtomically() throws {
+        let pkg = package("Concurrency")
+        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let objects = pkg.appendingPathComponent(".build/testscope/debug/Concurrency.build")
+        let files = try FileManager.default.contentsOfDirectory(atPath: objects.path).filter { $0.hasSuffix(".o") }
+        XCTAssertFalse(files.isEmpty, objects.path)
+        let objdump = try XCTUnwrap(shell(["sh", "-c", "dirname \"$(readlink -f \"$(command -v swift)\")\""])) + "/llvm-objdump"
+        var atomic = 0, plain: [String] = []
+        for file in files {
+            let text = try XCTUnwrap(shell([objdump, "-dr", "--no-show-raw-insn", objects.appendingPathComponent(file).path]))
+            // A relocation line follows its instruction; llvm-objdump prints a `lock` prefix on a line of its own.
+            var previous = "", instruction = ""
+            for line in text.split(separator: "\n") {
+                if line.first == " " { (previous, instruction) = (instruction, String(line)); continue }
+                guard line.contains("__profc_") else { continue }
+                if previous.hasSuffix("\tlock") { atomic += 1 } else { plain.append("\(file): \(instruction)") }
+            }
+        }
+        XCTAssertGreaterThan(atomic, 5)
+        XCTAssertEqual(plain, [], "counter updates that are not atomic")
+    }
+    #endif
+
     private func shell(_ arguments: [String]) throws -> String? { try TestscopeProcess.output(of: arguments) }
 }

@@ -109,6 +109,9 @@ extension Pipeline {
         guard let testBinary = run.testBinary else {
             throw CoverageError.noTests(package: root.path)
         }
+        // What a negative count can come from: a race needs counters that are not atomic and tests in parallel.
+        let atomic = request.atomicCounters || request.buildArguments.contains("-instrprof-atomic-counter-update-all")
+        settings.negativeCounts = NegativeCountCause(atomicCounters: atomic, parallelTests: run.testsRanInParallel)
         let shardManifest = request.shard.map {
             ShardManifest.make(shard: $0, timed: durations != nil, partitioned: run.partitioned, binary: testBinary,
                                swift: swift, packageRoot: root, tests: run.selected)
@@ -116,7 +119,7 @@ extension Pipeline {
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
-            try record(root: root, profiles: [], binaries: [testBinary], log: logURL, since: started, output: output)
+            try record(root: root, profiles: [], binaries: [testBinary], log: logURL, since: started, output: output, negativeCounts: settings.negativeCounts)
             try shardManifest.write(into: output)
             return outcome
         }
@@ -134,7 +137,7 @@ extension Pipeline {
             if testsFailed {
                 if !tests.results.isEmpty {
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
-                    try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output)
+                    try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output, negativeCounts: settings.negativeCounts)
                     try shardManifest?.write(into: output)
                 }
                 terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
@@ -161,7 +164,7 @@ extension Pipeline {
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
-        try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output)
+        try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output, negativeCounts: settings.negativeCounts)
         try shardManifest?.write(into: output)
         if testsFailed || outcome.status == .testsFailed {
             // Failed tests are the final screen's verdict; an exit status without a failed test is said here.
@@ -175,14 +178,17 @@ extension Pipeline {
 
     /// `.testscope-run.json`: this run's inputs, for `testscope report` without inputs. The event streams are
     /// the ones this run wrote (a relaunch adds `-2`, `-3`…; older ones of an earlier run are left out).
-    private func record(root: URL, profiles: [URL], binaries: [URL], log: URL, since started: Date, output: OutputFolder) throws {
+    private func record(root: URL, profiles: [URL], binaries: [URL], log: URL, since started: Date, output: OutputFolder,
+                        negativeCounts: NegativeCountCause) throws {
         let files = (try? FileManager.default.contentsOfDirectory(at: output.url, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
         let streams = files.filter {
             $0.lastPathComponent.hasPrefix("swift-testing-events") && $0.pathExtension == "jsonl"
                 && ((try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) >= started
         }.sorted { $0.lastPathComponent.count == $1.lastPathComponent.count ? $0.lastPathComponent < $1.lastPathComponent : $0.lastPathComponent.count < $1.lastPathComponent.count }
         let list = output.url.appendingPathComponent("test-list.txt")
-        try LastRun(packageRoot: root, profiles: profiles, binaries: binaries, testLogs: [log], eventStreams: streams,
-                    testList: FileManager.default.fileExists(atPath: list.path) ? list : nil, output: output).write(into: output)
+        var run = LastRun(packageRoot: root, profiles: profiles, binaries: binaries, testLogs: [log], eventStreams: streams,
+                          testList: FileManager.default.fileExists(atPath: list.path) ? list : nil, output: output)
+        run.negativeCounts = negativeCounts
+        try run.write(into: output)
     }
 }

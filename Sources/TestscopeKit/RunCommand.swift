@@ -119,7 +119,8 @@ extension Pipeline {
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
-            try record(root: root, profiles: [], binaries: [testBinary], log: logURL, since: started, output: output, negativeCounts: settings.negativeCounts)
+            try record(root: root, profiles: [], binaries: [testBinary], log: logURL, since: started, output: output,
+                       negativeCounts: settings.negativeCounts)
             try shardManifest.write(into: output)
             return outcome
         }
@@ -137,7 +138,8 @@ extension Pipeline {
             if testsFailed {
                 if !tests.results.isEmpty {
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
-                    try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output, negativeCounts: settings.negativeCounts)
+                    try record(root: root, profiles: [], binaries: [], log: logURL, since: started, output: output,
+                               negativeCounts: settings.negativeCounts)
                     try shardManifest?.write(into: output)
                 }
                 terminal.error("no test process exited normally, so there is no coverage (see the output above and \(logURL.path))")
@@ -164,7 +166,8 @@ extension Pipeline {
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
-        try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output, negativeCounts: settings.negativeCounts)
+        try record(root: root, profiles: run.profiles, binaries: [binary], log: logURL, since: started, output: output,
+                   negativeCounts: settings.negativeCounts)
         try shardManifest?.write(into: output)
         if testsFailed || outcome.status == .testsFailed {
             // Failed tests are the final screen's verdict; an exit status without a failed test is said here.

@@ -19,6 +19,8 @@ public struct CoverageBuildOptions: Sendable {
     /// (`FileCoverage.regionStarts`, read only by the diff's classifier) is not collected and sorted
     /// (15 M instructions of a text report at 400 files).
     public var needsRegionStarts = true
+    /// How the profile was recorded, as far as known: what the warning about unknown counts names as their cause.
+    public var negativeCounts = NegativeCountCause.unknown
 
     public init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
                 demangler: SwiftDemangler = SwiftDemangler(tool: nil), toolchainDescription: String? = nil,
@@ -89,7 +91,7 @@ public struct CoverageBuilder {
 
     /// The model of llvm-cov JSON exports.
     public func build(exports: [URL]) throws -> CoverageReport {
-        try build(sources: exports.map(ExportDocument.init))
+        try build(sources: exports.map { ExportDocument($0) })
     }
 
     /// The model of the records of `sources` (exports, or the native engine's records).
@@ -211,13 +213,19 @@ public struct CoverageBuilder {
             files.sort { $0.relativePath < $1.relativePath }
             try onFiles(&files)
         }
-        return CoverageReport(files: files, metadata: metadata(sources: sources), warnings: (session?.fallbackWarning).map { [$0] + warnings } ?? warnings)
+        // Lines of unknown count: one warning for all files, after theirs (`NegativeCountCause`).
+        let demangling = (session?.fallbackWarning).map { [$0] } ?? []
+        return CoverageReport(files: files, metadata: metadata(sources: sources),
+                              warnings: demangling + warnings + [options.negativeCounts.warning(for: files)].compactMap { $0 })
     }
 
     /// Where the numbers come from: what every page and file of the report names.
     public func metadata(sources: [any CoverageRecordSource]) -> ReportMetadata {
-        ReportMetadata(packageRoot: options.packageRoot.path, inputs: sources.flatMap(\.inputs),
-                       toolchain: options.toolchainDescription, createdAt: UTCTimestamp.iso8601(options.createdAt))
+        var readers: [String] = []
+        for source in sources where !readers.contains(source.reader) { readers.append(source.reader) }
+        return ReportMetadata(packageRoot: options.packageRoot.path, inputs: sources.flatMap(\.inputs),
+                              toolchain: options.toolchainDescription, createdAt: UTCTimestamp.iso8601(options.createdAt),
+                              reader: readers.isEmpty ? nil : readers.joined(separator: "; "))
     }
 
     /// The native engine's one source, streamed: the included files in the report's order, a batch
@@ -301,7 +309,8 @@ public struct CoverageBuilder {
         if let session, names == nil { _ = session.finish() }
         PhaseTimer.mark("build model")
         let demangling = (session?.fallbackWarning).map { [$0] } ?? []
-        return CoverageReport(files: files, metadata: metadata(sources: [native]), warnings: demangling + dropped.warnings + warnings)
+        return CoverageReport(files: files, metadata: metadata(sources: [native]),
+                              warnings: demangling + dropped.warnings + warnings + [options.negativeCounts.warning(for: files)].compactMap { $0 })
     }
 
     /// Fills in the display names of a file's functions and closures.
@@ -351,13 +360,6 @@ public struct CoverageBuilder {
         if !excluded.isEmpty {
             excludedExecutable = lines.indices.map { lines.lineNumber(at: $0) }.filter { excluded.contains($0) }
             if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
-        }
-        let file = FileCoverage(path: path, relativePath: relative, target: nil, lines: lines, excludedLines: [], functions: [],
-                                summary: CoverageSummary(), sourceAvailable: true)
-        let unreliable = file.unreliableRanges
-        if let first = unreliable.first {
-            let count = unreliable.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound) + 1 }
-            warnings.append(.warning(file: relative, line: Int(first.lowerBound), "unreliable counts (a counter race: counters of tests running in parallel lost increments, and a counter expression went negative) on lines \(unreliable.lineRangesText); \(count > 1 ? "they are" : "it is") not counted as covered; build with atomic counters (`testscope run` does) for exact counts"))
         }
         let (functions, regionStarts) = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines,
                                                         keepsRegionStarts: options.needsRegionStarts).functionsAndRegions()

@@ -71,12 +71,12 @@ public struct LineCoverage: Equatable, Sendable {
         self.uncoveredSpans = uncoveredSpans
     }
 
-    /// The count llvm-cov export writes for a counter that went negative (a counter expression
-    /// `a − b` whose counters lost increments in a data race), and the native engine too: the real
-    /// count is unknown.
+    /// The count llvm-cov export writes for a counter expression that went negative (`a − b` below
+    /// zero: the compiler's mapping, or counters that lost increments in a data race;
+    /// `NegativeCountCause`), and the native engine too: the real count is unknown.
     public static let unreliableCount = UInt64(Int64.max)
 
-    /// The count is unknown (a counter race): such a line is executable but never counted as covered.
+    /// The count is unknown (a negative counter expression, `NegativeCountCause`): such a line is executable but never counted as covered.
     public var isUnreliable: Bool { count == Self.unreliableCount }
     public var isCovered: Bool { Self.isCovered(count: count) }
     public var isPartial: Bool { isCovered && !uncoveredSpans.isEmpty }
@@ -143,7 +143,7 @@ public struct FileCoverage: Equatable, Sendable {
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
     public var missingRanges: [ClosedRange<UInt32>] { kept?.missing ?? ranges { $0 == 0 } }
 
-    /// Ranges of lines whose count is unknown (a counter race), merged the same way.
+    /// Ranges of lines whose count is unknown (a negative counter expression), merged the same way.
     public var unreliableRanges: [ClosedRange<UInt32>] { kept?.unreliable ?? ranges { $0 == LineCoverage.unreliableCount } }
 
     /// True once `summaryOnly()` let go of the lines, functions and region starts.
@@ -209,12 +209,15 @@ public struct ReportMetadata: Equatable, Sendable {
     public var inputs: [String]
     public var toolchain: String?
     public var createdAt: String
+    /// What read the coverage data: the native engine, or llvm-cov (`CoverageRecordSource.reader`).
+    public var reader: String?
 
-    public init(packageRoot: String, inputs: [String], toolchain: String?, createdAt: String) {
+    public init(packageRoot: String, inputs: [String], toolchain: String?, createdAt: String, reader: String? = nil) {
         self.packageRoot = packageRoot
         self.inputs = inputs
         self.toolchain = toolchain
         self.createdAt = createdAt
+        self.reader = reader
     }
 }
 

@@ -10,6 +10,8 @@ public protocol CoverageRecordSource {
     var name: String { get }
     /// The files the report lists as its inputs.
     var inputs: [String] { get }
+    /// What read the coverage data, as the report's header names it (an export's: the llvm-cov that wrote it, when known).
+    var reader: String { get }
     func read(includeFile: @escaping (String) -> Bool,
               onFile: @escaping (ExportFile) throws -> Void,
               onFunction: @escaping (ExportFunction) throws -> Void) throws
@@ -17,14 +19,21 @@ public protocol CoverageRecordSource {
 
 extension CoverageRecordSource {
     public var inputs: [String] { [name] }
+    public var reader: String { "llvm-cov export" }
 }
 
 /// An `llvm-cov export` JSON document on disk.
 public struct ExportDocument: CoverageRecordSource {
     public let url: URL
     public var name: String { url.path }
+    /// The llvm-cov that wrote it, when Testscope ran it (nil: an export the user gave).
+    public var writtenBy: String?
+    public var reader: String { writtenBy.map { "llvm-cov export (\($0))" } ?? "llvm-cov export (given)" }
 
-    public init(_ url: URL) { self.url = url }
+    public init(_ url: URL, writtenBy: String? = nil) {
+        self.url = url
+        self.writtenBy = writtenBy
+    }
 
     public func read(includeFile: @escaping (String) -> Bool,
                      onFile: @escaping (ExportFile) throws -> Void,
@@ -68,6 +77,7 @@ public struct RecordsInMemory: CoverageRecordSource {
 /// their memory; a second read is a bug.
 public struct NativeRecordSource: CoverageRecordSource {
     public let name: String
+    public var reader: String { "Testscope's native engine (no llvm-cov)" }
     public let inputs: [String]
     private let records: Locked<Records?>
     /// The binaries, in the order of their `binaryIndex` (for messages about them).

@@ -48,7 +48,7 @@ public enum ChangedLineClass: String, Sendable, CaseIterable {
     case covered
     /// Ran, but a region on it never did (what a line-only tool calls covered).
     case partial
-    /// Never ran, or its count is unknown (a counter race).
+    /// Never ran, or its count is unknown (a negative counter expression).
     case uncovered
     /// Excluded by `testscope:ignore` markers.
     case excluded

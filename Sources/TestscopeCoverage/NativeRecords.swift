@@ -44,8 +44,9 @@ public struct CountedRegion: Sendable, Equatable {
     public var fileID: UInt32 { UInt32(fileID16) }
     public var expandedFileID: UInt32 { UInt32(expandedFileID16) }
     /// True when evaluating the region's counters went negative somewhere (the result or a
-    /// sub-expression): the profile's counters are inconsistent, typically lost updates from
-    /// tests running in parallel. The count is then not to be trusted ("counter race").
+    /// sub-expression): the compiler's mapping gave the region an expression below zero (Swift's
+    /// `for … where … { return … }`), or non-atomic counters lost increments of tests running in
+    /// parallel (`NegativeCountCause`). The count is then unknown.
     public var isUnreliable: Bool { flags & 1 != 0 }
     /// Branches: the true / false counter is the literal zero (constant-folded condition).
     public var trueFolded: Bool { flags & 2 != 0 }

@@ -43,7 +43,7 @@ struct CoverageCollection {
                 terminal.note("the native coverage engine does not read this input (\(error)); using llvm-cov instead")
             }
         }
-        return [ExportDocument(try llvmExport(profiles: profiles, binaries: binaries))]
+        return [ExportDocument(try llvmExport(profiles: profiles, binaries: binaries), writtenBy: try settings.toolchain().llvmCov.path)]
     }
 
     /// The raw profiles whose binary IDs name one of `binaries` (all of them when that cannot be told).

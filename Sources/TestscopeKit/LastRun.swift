@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeCoverage
 import TestscopeExecution
 
 /// `.testscope-run.json`: what the last `testscope run` into an output folder read its reports from (raw
@@ -14,6 +15,8 @@ public struct LastRun: Codable, Sendable, Equatable {
     public var testLogs: [String]
     public var eventStreams: [String]
     public var testList: String?
+    /// Whether the run's counters were atomic or its tests ran in parallel (absent in older records).
+    public var negativeCounts: NegativeCountCause?
 
     /// Records a run's inputs, naming the files inside `output` relative to it.
     init(packageRoot: URL, profiles: [URL], binaries: [URL], testLogs: [URL], eventStreams: [URL], testList: URL?, output: OutputFolder) {
@@ -72,6 +75,7 @@ public struct LastRun: Codable, Sendable, Equatable {
         (request.profiles, request.binaries) = (try profiles.map(url), withBinaries ? try binaries.map(url) : [])
         (request.testLogs, request.eventStreams) = (try testLogs.map(url), try eventStreams.map(url))
         request.testList = try testList.map(url)
+        request.settings.negativeCounts = negativeCounts ?? .unknown
         return request
     }
 }

@@ -27,6 +27,9 @@ extension Pipeline {
             tests.merge(results.results)
             (tests.relaunches, tests.warnings) = (tests.relaunches + results.relaunches, tests.warnings + results.warnings)
         }
+        // The shards' common way of recording (atomic counters, parallel tests), else unknown.
+        let causes = Set(shards.members.map { $0.run.negativeCounts ?? .unknown })
+        report.settings.negativeCounts = causes.count == 1 ? causes.first! : .unknown
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("shards", shards.members.map(\.manifest.shard).joined(separator: ", "))]
             + (shards.members.first?.manifest.swift.map { [("swift", $0)] } ?? [])

@@ -75,7 +75,7 @@ extension Pipeline {
             }
             let toolchain = try? request.settings.toolchain()
             let recorded = request.exports.map(BuildArtifacts.modified).max()
-            try coverage.report(sources: request.exports.map(ExportDocument.init), packageRoot: root, toolchain: toolchain, output: output,
+            try coverage.report(sources: request.exports.map { ExportDocument($0) }, packageRoot: root, toolchain: toolchain, output: output,
                                 dataRecordedAt: recorded, tests: tests, into: &outcome)
             return
         }

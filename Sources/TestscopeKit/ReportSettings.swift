@@ -38,6 +38,9 @@ public struct ReportSettings: Sendable {
     public var history: URL?
     /// The build folder `swift package describe` is given (`report --scratch-path`; `run` sets its own build folder).
     public var scratchPath: URL?
+    /// How the profiles were recorded (atomic counters, tests in parallel), when known: `run` sets it,
+    /// `report` of the last run reads it back; it names the cause of lines of unknown count.
+    public var negativeCounts = NegativeCountCause.unknown
 
     public init(formats: [ReportFormat]? = nil, output: URL? = nil) {
         self.formats = formats
@@ -72,10 +75,12 @@ public struct ReportSettings: Sendable {
     }
 
     func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?, layout: PackageLayout) throws -> CoverageBuildOptions {
-        CoverageBuildOptions(
+        var options = CoverageBuildOptions(
             packageRoot: packageRoot, layout: layout, filter: try sourceFilter(packageRoot: packageRoot, layout: layout),
             pathEquivalences: pathEquivalences, demangler: SwiftDemangler(tool: toolchain?.swiftDemangle),
             toolchainDescription: toolchain.map { $0.llvmCov.path }, dataRecordedAt: dataRecordedAt)
+        options.negativeCounts = negativeCounts
+        return options
     }
 }
 

@@ -116,6 +116,9 @@ extension Pipeline {
         guard let testBinary = run.testBinary else {
             throw CoverageError.noTests(package: root.path)
         }
+        // What a negative count can come from: a race needs counters that are not atomic and tests in parallel.
+        let atomic = request.atomicCounters || request.buildArguments.contains("-instrprof-atomic-counter-update-all")
+        settings.negativeCounts = NegativeCountCause(atomicCounters: atomic, parallelTests: run.testsRanInParallel)
         let shardManifest = request.shard.map {
             ShardManifest.make(shard: $0, timed: durations != nil, partitioned: run.partitioned, binary: testBinary,
                                swift: swift, packageRoot: root, tests: run.selected)
@@ -123,7 +126,7 @@ extension Pipeline {
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
-            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL)
+            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts)
             try shardManifest.write(into: output)
             return outcome
         }
@@ -141,7 +144,7 @@ extension Pipeline {
         guard !run.profiles.isEmpty, let binary = run.testBinary else {
             if testsFailed {
                 if !tests.results.isEmpty {
-                    _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL)
+                    _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts)
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
                     try shardManifest?.write(into: output)
                 }
@@ -152,7 +155,8 @@ extension Pipeline {
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
         // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
-        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [binary], log: logURL)
+        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [binary], log: logURL,
+                                  negativeCounts: settings.negativeCounts)
         var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
         coverage.htmlReport = html
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
@@ -184,16 +188,20 @@ extension Pipeline {
 
     /// Puts this run's artifacts in place of the earlier run's, with `.testscope-run.json` (its inputs, for
     /// `testscope report` without inputs); returns where `profiles` are now. The event streams are the
-    /// ones this run wrote (a relaunch adds `-2`, `-3`…), in the order they were written.
-    private func commit(_ staging: RunStaging, root: URL, profiles: [URL], binaries: [URL], log: URL) throws -> [URL] {
+    /// ones this run wrote (a relaunch adds `-2`, `-3`…), in the order they were written; `negativeCounts`:
+    /// what the run rules out as the cause of a negative count, for `report`'s warning.
+    private func commit(_ staging: RunStaging, root: URL, profiles: [URL], binaries: [URL], log: URL,
+                        negativeCounts: NegativeCountCause) throws -> [URL] {
         let files = (try? FileManager.default.contentsOfDirectory(at: staging.folder, includingPropertiesForKeys: nil)) ?? []
         let streams = files.filter {
             $0.lastPathComponent.hasPrefix("swift-testing-events") && $0.pathExtension == "jsonl"
         }.sorted { $0.lastPathComponent.count == $1.lastPathComponent.count ? $0.lastPathComponent < $1.lastPathComponent : $0.lastPathComponent.count < $1.lastPathComponent.count }
         let list = staging.folder.appendingPathComponent("test-list.txt")
         let final = (profiles: profiles.map(staging.final), streams: streams.map(staging.final))
-        try staging.commit(LastRun(packageRoot: root, profiles: final.profiles, binaries: binaries, testLogs: [log], eventStreams: final.streams,
-                                   testList: FileManager.default.fileExists(atPath: list.path) ? staging.final(list) : nil, output: staging.output))
+        var run = LastRun(packageRoot: root, profiles: final.profiles, binaries: binaries, testLogs: [log], eventStreams: final.streams,
+                          testList: FileManager.default.fileExists(atPath: list.path) ? staging.final(list) : nil, output: staging.output)
+        run.negativeCounts = negativeCounts
+        try staging.commit(run)
         return final.profiles
     }
 }

@@ -73,7 +73,7 @@ public struct CoberturaReport: ReportRenderer {
         w.append("          </lines>\n        </class>\n")
     }
 
-    /// A line with its real count; a counter race's unknown count is 0 here (and a warning on stderr).
+    /// A line with its real count; an unknown count (a negative counter expression) is 0 here (and a warning on stderr).
     static func writeLine(_ line: LineCoverage, to w: inout ByteWriter) {
         w.append("<line number=\""); w.append(int: line.line)
         // `branch` is left to the DTD's default ("false"): 17 bytes a line, 4.6 MB on the 400-file package.

@@ -80,7 +80,9 @@ enum HTMLModels {
             facts.append(FactModel(label: metadata.inputs.count == 1 ? "Input" : "Inputs", value: names.joined(separator: ", "),
                                    detail: metadata.inputs.joined(separator: "\n")))
         }
-        facts.append(FactModel(label: "Toolchain", value: metadata.toolchain ?? "unknown", detail: metadata.toolchain ?? "not recorded"))
+        // What read the data: the native engine reads profiles without llvm-cov, so naming llvm-cov's path was wrong.
+        let reader = metadata.reader ?? "unknown"
+        facts.append(FactModel(label: "Read by", value: reader, detail: "what read the coverage data"))
         facts.append(FactModel(label: "Generator", value: generator, detail: generator))
         return facts
     }

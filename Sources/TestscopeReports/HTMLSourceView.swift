@@ -28,7 +28,7 @@ struct HTMLSourceView {
         var uncoveredLines = 0
         var partialLines = 0
         var excludedLines = 0
-        /// Lines whose count a counter race left unknown.
+        /// Lines whose count is unknown (a negative counter expression).
         var unreliableLines = 0
     }
 
@@ -53,11 +53,11 @@ struct HTMLSourceView {
 
         static let excludedText: StaticString = "excluded by a testscope:ignore marker"
         static let unreliableText: StaticString =
-            "unknown: a counter race (tests running in parallel lost counter increments); not counted as covered"
+            "unknown: a counter expression went negative (see the run's warning for why); not counted as covered"
         static let uncoveredText: StaticString = "0: never ran"
         static let partialText: StaticString = ": ran, but the highlighted part never did"
 
-        /// The abbreviated count ("" where there is none, "?" for a counter race).
+        /// The abbreviated count ("" where there is none, "?" where it is unknown).
         var count: String {
             switch state {
             case .none, .excluded: return ""

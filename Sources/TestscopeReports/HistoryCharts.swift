@@ -114,18 +114,23 @@ public enum HistoryCharts {
         open(label) + "<text x=\"\(fmt(width / 2))\" y=\"\(fmt(height / 2))\" text-anchor=\"middle\" class=\"axis\">no data</text></svg>"
     }
 
-    /// Three horizontal grid lines with their values, and the first and last run's dates under the x axis.
+    /// Three horizontal grid lines, each labelled with its value unless the text repeats a label
+    /// below it (counts from 0 to 1 round the middle to "1"; a narrow range of percentages prints one
+    /// value thrice); the first and last run's dates under the x axis, the last only when it differs.
     static func axes(low: Double, high: Double, runs: [String], format: (Double) -> String) -> String {
         var svg = ""
+        var labels: Set<String> = []
         for fraction in [0.0, 0.5, 1.0] {
             let value = low + (high - low) * fraction, yy = y(value, low, high)
             svg += "<line x1=\"\(fmt(left))\" x2=\"\(fmt(width - right))\" y1=\"\(fmt(yy))\" y2=\"\(fmt(yy))\" class=\"grid\"/>"
-            svg += "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(yy + 4))\" text-anchor=\"end\" class=\"axis\">\(HTMLEscaping.escape(format(value)))</text>"
+            let text = format(value)
+            guard labels.insert(text).inserted else { continue }
+            svg += "<text x=\"\(fmt(left - 6))\" y=\"\(fmt(yy + 4))\" text-anchor=\"end\" class=\"axis\">\(HTMLEscaping.escape(text))</text>"
         }
         if let first = runs.first {
             svg += "<text x=\"\(fmt(left))\" y=\"\(fmt(height - 6))\" class=\"axis\">\(HTMLEscaping.escape(first))</text>"
         }
-        if runs.count > 1, let last = runs.last {
+        if runs.count > 1, let last = runs.last, last != runs.first {
             svg += "<text x=\"\(fmt(width - right))\" y=\"\(fmt(height - 6))\" text-anchor=\"end\" class=\"axis\">\(HTMLEscaping.escape(last))</text>"
         }
         return svg

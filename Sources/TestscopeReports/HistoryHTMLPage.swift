@@ -43,7 +43,7 @@ public struct HistoryHTMLPage: ReportRenderer {
     func model(_ records: [HistoryRecord], package: String) -> HistoryPageModel {
         let analysis = HistoryAnalysis(records)
         let shown = Array(records.suffix(chartRuns))
-        let labels = shown.map { Self.short($0.run.startedAt) }
+        let labels = Self.axisLabels(shown.map(\.run.startedAt))
         func point(_ index: Int, _ value: Double, _ text: String) -> HistoryCharts.Point {
             let run = shown[index].run
             return HistoryCharts.Point(run: index, value: value, title: "\(UTCTimestamp.iso8601(run.startedAt)) \(run.command): \(text)", href: "#run-\(run.uuid)")
@@ -109,9 +109,16 @@ public struct HistoryHTMLPage: ReportRenderer {
     }
 
     /// `11-23 14:05`: the axis labels.
-    static func short(_ date: Date) -> String {
+    static func short(_ date: Date, seconds: Bool = false) -> String {
         let text = UTCTimestamp.iso8601(date)
-        guard text.count >= 16 else { return text }
-        return String(text.dropFirst(5).prefix(11)).replacingOccurrences(of: "T", with: " ")
+        guard text.count >= 19 else { return text }
+        return String(text.dropFirst(5).prefix(seconds ? 14 : 11)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// The x axis's run dates (`MM-DD HH:MM`), with seconds when the first and last run share a minute.
+    static func axisLabels(_ dates: [Date]) -> [String] {
+        let minutes = dates.map { short($0) }
+        guard minutes.count > 1, minutes.first == minutes.last else { return minutes }
+        return dates.map { short($0, seconds: true) }
     }
 }

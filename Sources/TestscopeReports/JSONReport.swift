@@ -64,7 +64,7 @@ public struct JSONReport: ReportRenderer {
         for position in lines.indices {
             if position > 0 { w.append(", ") }
             w.append("{\"line\": "); w.append(int: lines.lineNumber(at: position))
-            // A counter race leaves the count unknown: null, and the line listed in unreliableLines.
+            // A negative counter expression leaves the count unknown: null, and the line listed in unreliableLines.
             let count = lines.count(at: position)
             if count == LineCoverage.unreliableCount { w.append(", \"count\": null, \"unreliable\": true}") } else { w.append(", \"count\": "); w.append(int: count); w.append("}") }
         }

@@ -40,7 +40,7 @@ public struct LCOVReport: ReportRenderer {
             w.append("\nFNH:"); w.append(int: file.summary.functions.covered); w.append("\n")
             let lines = file.lines
             for position in lines.indices {
-                // LCOV has no "unknown": a counter race's line is 0 here (and a warning on stderr).
+                // LCOV has no "unknown": a line of unknown count (a negative counter expression) is 0 here (and a warning on stderr).
                 let count = lines.count(at: position)
                 w.append("DA:"); w.append(int: lines.lineNumber(at: position)); w.append(",")
                 w.append(int: count == LineCoverage.unreliableCount ? 0 : count); w.append("\n")

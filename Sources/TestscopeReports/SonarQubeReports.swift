@@ -19,7 +19,7 @@ public struct SonarQubeCoverageReport: ReportRenderer {
         for file in report.files {
             w.append("  <file path=\""); w.append(string: XMLText.attribute(RepositoryRoot.relative(file.path, to: sourceRoot))); w.append("\">\n")
             for line in file.lines {
-                // A counter race's unknown count is not "covered" (as in every format; a warning says so).
+                // An unknown count (a negative counter expression) is not "covered" (as in every format; a warning says so).
                 w.append("    <lineToCover lineNumber=\""); w.append(int: line.line)
                 if line.isCovered { w.append("\" covered=\"true\"/>\n") } else { w.append("\" covered=\"false\"/>\n") }
                 try w.flush(to: &out)

@@ -98,8 +98,12 @@ struct TestsHTMLModel {
     }
 
     func failure(_ r: TestCaseResult, index: Int) -> FailureModel {
+        // The lines around a place once per test: a loop of assertions failing on one line showed the
+        // same snippet for each (the issue still names its line).
+        var shown = Set<String>()
         let issues = r.issues.enumerated().filter { $0.element.isFailure }.map { k, issue in
-            self.issue(issue, anchor: "\(anchor(index))-\(k + 1)", snippet: true)
+            let place = issue.location.map { "\($0.file):\($0.line)" }
+            return self.issue(issue, anchor: "\(anchor(index))-\(k + 1)", snippet: place.map { shown.insert($0).inserted } ?? false)
         }
         let warnings = r.issues.filter { $0.kind == .warning }.map { issue($0, anchor: "", snippet: false) }
         return FailureModel(names: names(r), anchor: anchor(index), framework: r.framework.rawValue,

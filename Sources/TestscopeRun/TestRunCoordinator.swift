@@ -57,6 +57,8 @@ public struct TestRunOutput: Sendable {
     public var selected = TestList()
     /// How many tests the shards were cut from (after --filter/--skip and the disabled libraries).
     public var partitioned = 0
+    /// True when tests ran at the same time: Swift Testing's, unless `--no-parallel` (XCTest's run one at a time).
+    public var testsRanInParallel = false
 }
 
 /// What a live view hears from `run`: every line of the build, the tests selected to run (before the
@@ -209,9 +211,11 @@ public struct TestRunCoordinator: Sendable {
             results.warnings += process.warnings
         }
         results.relaunches += xctest.relaunches + swiftTesting.relaunches
-        return TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
-                             testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,
-                             buildFailed: false, selected: selected, partitioned: wanted.xctest.count + wanted.swiftTesting.count)
+        var output = TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
+                                   testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,
+                                   buildFailed: false, selected: selected, partitioned: wanted.xctest.count + wanted.swiftTesting.count)
+        output.testsRanInParallel = !serialSwiftTesting && !selected.swiftTesting.isEmpty
+        return output
     }
 
     /// Arguments after `--` go to `swift build`, except the testing-library switches, which choose the phases.

@@ -47,6 +47,29 @@ struct Chromium {
         return (try? FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int) ?? 0
     }
 
+    /// Layout as Chromium computes it: `page` in a `width`×`height` frame of a wrapper page (file pages may read
+    /// each other with `--allow-file-access-from-files`), `expression` evaluated with `doc` as the page's
+    /// document once it loaded; its string value. The report's pages stay as they are (no script added).
+    static func measure(_ page: URL, fragment: String? = nil, width: Int, height: Int = 900, expression: String, in folder: URL) throws -> String {
+        let wrapper = folder.appendingPathComponent("measure-\(UUID().uuidString).html")
+        let src = page.absoluteString + (fragment.map { "#" + $0 } ?? "")
+        try """
+        <!DOCTYPE html><html><body style="margin:0">
+        <iframe id="f" src="\(src)" style="border:0;width:\(width)px;height:\(height)px"></iframe>
+        <pre id="out"></pre>
+        <script>
+        document.getElementById('f').addEventListener('load', () => {
+          const doc = document.getElementById('f').contentDocument;
+          let value;
+          try { value = String(\(expression)); } catch (e) { value = 'error: ' + e; }
+          document.getElementById('out').textContent = value;
+        });
+        </script></body></html>
+        """.write(to: wrapper, atomically: true, encoding: .utf8)
+        let loaded = try load(wrapper, in: folder, extraArguments: ["--allow-file-access-from-files"])
+        return try loaded.text("//pre[@id='out']")
+    }
+
     /// A PNG's size and the colour of one pixel, decoded by Python's zlib (8-bit RGB or RGBA, as Chromium writes).
     static func pixel(of png: URL, x: Int, y: Int) throws -> (width: Int, height: Int, rgb: [Int]) {
         let script = """

@@ -102,6 +102,17 @@ final class HistoryCommandTests: XCTestCase {
             XCTAssertEqual(try page.text("count(//figure[@data-chart='tests']//*[local-name()='a'][@href='#run-\(record.run.uuid)'])"), "1")
         }
         XCTAssertEqual(try page.text("count(//table[contains(@class,'h-tests')]/tbody/tr)"), String(all.count))
+        // Each chart's axis labels say something: no y value twice (a failure count of 0–1 printed "1"
+        // twice), and the two runs, a few seconds apart, under two different x labels (not one minute twice).
+        for chart in ["coverage", "tests", "duration", "failing", "slowest"] {
+            let axis = "//figure[@data-chart='\(chart)']//*[local-name()='text'][@class='axis']"
+            let count = try XCTUnwrap(Int(try page.text("count(\(axis))")), chart)
+            let labels = try (1...max(count, 1)).map { try page.text("(\(axis))[\($0)]") }
+            XCTAssertEqual(Set(labels).count, labels.count, "\(chart): \(labels)")
+            guard labels != ["no data"] else { continue }
+            let xLabels = try page.text("count(//figure[@data-chart='\(chart)']//*[local-name()='text'][@class='axis'][@y='194.0'])")
+            XCTAssertEqual(xLabels, "2", "\(chart): a label under the first and the last run: \(labels)")
+        }
         for (name, width, height, dark) in [("history-light.png", 1200, 1600, false), ("history-dark.png", 1200, 1600, true), ("history-phone.png", 390, 2200, false)] {
             let png = output.appendingPathComponent(name)
             XCTAssertGreaterThan(try Chromium.screenshot(output.appendingPathComponent("history.html"), theme: dark ? "dark" : "light", width: width, height: height, to: png, in: folder), 20_000, name)

@@ -4,15 +4,15 @@ import XCTest
 import TestscopeExecution
 @testable import TestscopeReports
 
-/// A counter that went negative (a counter race) is unknown, not covered: llvm-cov export writes
-/// 2^63−1 for it. On the recorded Shapes export with one region's count replaced by that value (as
-/// export writes it), every format says so instead of inventing a count.
+/// A counter expression that went negative (the compiler's mapping, or a counter race) is unknown,
+/// not covered: llvm-cov export writes 2^63−1 for it. On the recorded Shapes export with one region's
+/// count replaced by that value (as export writes it), every format says so instead of inventing a count.
 final class UnreliableCountTests: XCTestCase {
     static let repoRoot = ReportGoldenTests.repoRoot
 
     /// The recorded Shapes export with the first counted region entry of `Shape.swift` past line 30
     /// given export's value for a negative counter; returns the model and the line it starts on.
-    func raceReport() throws -> (CoverageReport, UInt32, URL) {
+    func raceReport(_ cause: NegativeCountCause = .unknown) throws -> (CoverageReport, UInt32, URL) {
         let recorded = Self.repoRoot.appendingPathComponent("sample-profiles/recorded/Shapes")
         var export = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("coverage.json"))) as? [String: Any])
         var data = try XCTUnwrap(export["data"] as? [[String: Any]])
@@ -31,10 +31,11 @@ final class UnreliableCountTests: XCTestCase {
 
         let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("meta.json"))) as? [String: Any]
         let root = Self.repoRoot.appendingPathComponent("sample-profiles/packages/Shapes")
-        let options = CoverageBuildOptions(
+        var options = CoverageBuildOptions(
             packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
             pathEquivalences: [PathEquivalence(from: try XCTUnwrap(meta?["packageRoot"] as? String), to: root.path)],
             createdAt: Date(timeIntervalSince1970: 0))
+        options.negativeCounts = cause
         return (try CoverageBuilder(options: options).build(exports: [url]), UInt32(try XCTUnwrap(segments[target][0] as? Int)), folder)
     }
 
@@ -50,8 +51,12 @@ final class UnreliableCountTests: XCTestCase {
         // Every raced line was covered in the real recording; now none of them counts as covered.
         XCTAssertEqual(file.summary.lines.covered, cleanFile.summary.lines.covered - raced.count)
         XCTAssertEqual(file.unreliableRanges.flatMap { Array($0) }.filter { r in raced.contains { $0.line == r } }.count, raced.count)
-        XCTAssertTrue(report.warnings.contains { $0.kind == .warning && $0.line == Int(raced[0].line) && $0.message.contains("counter race") },
-                      "\(report.warnings)")
+        // One warning names the lines and both possible causes (how the profile was recorded is not known).
+        let unknown = report.warnings.filter { $0.message.contains("unknown count") }
+        XCTAssertEqual(unknown.count, 1, "\(report.warnings)")
+        XCTAssertTrue(unknown.first?.message.contains("Sources/Shapes/Shape.swift:\(file.unreliableRanges.lineRangesText)") == true, "\(unknown)")
+        XCTAssertTrue(unknown.first?.message.contains("the compiler's coverage mapping") == true, "\(unknown)")
+        XCTAssertTrue(unknown.first?.message.contains("a counter race") == true, "\(unknown)")
 
         let json = try JSONReport(generatorVersion: "test").renderString(report)
         XCTAssertTrue(json.contains("{\"line\": \(line), \"count\": null, \"unreliable\": true}"))
@@ -70,10 +75,27 @@ final class UnreliableCountTests: XCTestCase {
         XCTAssertTrue(sonar.contains("<lineToCover lineNumber=\"\(line)\" covered=\"false\"/>"), sonar)
 
         let html = try HTMLTestSupport.htmlReport(singleFile: true).renderString(report)
-        XCTAssertTrue(html.contains("L\(line)\" class=\"unr\"><td class=\"ln\">\(line)</td><td class=\"cnt\" title=\"unknown: a counter race"),
+        XCTAssertTrue(html.contains("L\(line)\" class=\"unr\"><td class=\"ln\">\(line)</td><td class=\"cnt\" title=\"unknown: a counter expression went negative"),
                       "no unknown-count row for line \(line)")
         XCTAssertFalse(html.contains("L\(line)\" class=\"cov\""))
-        XCTAssertTrue(html.contains("unknown (counter race)"))
+        XCTAssertTrue(html.contains(">\(raced.count) unknown</span>"))
+    }
+
+    /// The warning says which cause the run left: atomic counters and serial tests rule a race out (then
+    /// it is the compiler's mapping); a build without them whose tests ran in parallel may have raced.
+    func testTheWarningNamesOnlyTheCausesTheRunLeaves() throws {
+        for (cause, race, reason) in [(NegativeCountCause.atomicCounters, false, "updated atomically"),
+                                      (.serialTests, false, "ran one at a time"), (.parallelTests, true, "ran in parallel")] {
+            let (report, _, folder) = try raceReport(cause)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let warnings = report.warnings.filter { $0.message.contains("unknown count") }
+            XCTAssertEqual(warnings.count, 1, "\(cause): \(report.warnings)")
+            let message = warnings.first?.message ?? ""
+            XCTAssertTrue(message.contains("the compiler's coverage mapping"), message)
+            XCTAssertTrue(message.contains(reason), message)
+            XCTAssertEqual(message.contains("not a counter race"), !race, message)
+            XCTAssertEqual(message.contains("or a counter race"), race, message)
+        }
     }
 
     /// The real thing: the Concurrency fixture's racy run (recorded by record-native.sh), where
@@ -105,5 +127,6 @@ final class UnreliableCountTests: XCTestCase {
         let json = try JSONReport(generatorVersion: "test").renderString(report)
         XCTAssertTrue(json.contains("\"count\": null, \"unreliable\": true"))
         XCTAssertTrue(report.warnings.contains { $0.message.contains("counter race") })
+        XCTAssertEqual(report.metadata.reader, "llvm-cov export (given)")
     }
 }

@@ -213,10 +213,10 @@ public struct CoverageBuilder {
             files.sort { $0.relativePath < $1.relativePath }
             try onFiles(&files)
         }
-        // Lines of unknown count: one warning for all files, after theirs (`NegativeCountCause`).
-        let demangling = (session?.fallbackWarning).map { [$0] } ?? []
+        // The demangler's fallback first; lines of unknown count: one warning for all files, after theirs (`NegativeCountCause`).
+        let fallback = (session?.fallbackWarning).map { [$0] } ?? []
         return CoverageReport(files: files, metadata: metadata(sources: sources),
-                              warnings: demangling + warnings + [options.negativeCounts.warning(for: files)].compactMap { $0 })
+                              warnings: fallback + warnings + [options.negativeCounts.warning(for: files)].compactMap { $0 })
     }
 
     /// Where the numbers come from: what every page and file of the report names.

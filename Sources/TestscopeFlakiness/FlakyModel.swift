@@ -101,6 +101,8 @@ public struct RunTally: Sendable, Equatable {
     public var failed: Int
     public var skipped: Int
     public var relaunches: Int
+    /// Tests of the order that never ran (a process that ended early and could not be relaunched for them).
+    public var notRun: Int
     public var seconds: Double
 
     public init(_ execution: ExecutedOrder) {
@@ -109,13 +111,15 @@ public struct RunTally: Sendable, Equatable {
         failed = verdicts.filter { $0 == .fail }.count
         skipped = verdicts.filter { $0 == .skip }.count
         relaunches = execution.relaunches
+        notRun = execution.notRun.count
         seconds = execution.seconds
     }
 
-    /// `3 passed`, `1 failed`, then `2 skipped` and `1 relaunch` when there are any.
+    /// `3 passed`, `1 failed`, then `2 skipped`, `4 not run` and `1 relaunch` when there are any.
     public var counts: [String] {
         var parts = ["\(passed) passed", "\(failed) failed"]
         if skipped > 0 { parts.append("\(skipped) skipped") }
+        if notRun > 0 { parts.append("\(notRun) not run") }
         if relaunches > 0 { parts.append("\(relaunches) relaunch\(relaunches == 1 ? "" : "es")") }
         return parts
     }

@@ -219,9 +219,18 @@ struct FlakyReplay {
                 terminal.printLine("   \(message)")
             }
         }
-        if executions.contains(where: { $0.relaunches > 0 }) { terminal.printLine("(the binary was relaunched after a crash or a timeout)") }
+        if executions.contains(where: { $0.relaunches > 0 }) {
+            terminal.printLine("(the binary was relaunched after a crash, a timeout or an early exit)")
+        }
+        // A reproduction that did not run its tests reproduced nothing: never a silent success.
+        let unrun = order.filter { id in executions.contains { $0.results[id] == nil } }
+        if !unrun.isEmpty {
+            let when = count > 1 ? " in some of the \(count) runs" : ""
+            terminal.emit(.warning("\(unrun.count) test(s) of the order did not run\(when) (first: \(unrun[0])); "
+                + "nothing was reproduced for them"))
+        }
         var outcome = Outcome()
-        if anyFailed { outcome.status = .testsFailed }
+        if anyFailed || !unrun.isEmpty { outcome.status = .testsFailed }
         return outcome
     }
 }

@@ -134,7 +134,10 @@ public struct FlakyReport: Sendable {
     public var orders: [PlannedOrder]
     public var executions: [ExecutedOrder]
     public var findings: [TestFinding]
+    /// The most detection runs that ran at the same time.
     public var jobs: Int
+    /// The runs started at once, and the most allowed while the CPUs sit idle (nil: `--jobs` fixed it).
+    public var jobLimits: (start: Int, max: Int?)?
     public var packageRoot: String
     public var binary: String
     public var swiftTestingMethod: DetectionMethod
@@ -158,6 +161,11 @@ public struct FlakyReport: Sendable {
         self.swiftTestingMethod = swiftTestingMethod
         self.startedAt = startedAt
         self.reproduction = reproduction
+    }
+
+    /// `2 jobs (up to 8 while the CPUs sit idle)`, or `2 jobs` for a fixed `--jobs`: the terminal's words and the HTML's.
+    public static func jobsText(start: Int, max: Int?) -> String {
+        "\(start) job\(start == 1 ? "" : "s")" + (max.map { " (up to \($0) while the CPUs sit idle)" } ?? "")
     }
 
     /// Each detection run's counts, in the order of `orders`.

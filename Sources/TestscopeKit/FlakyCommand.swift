@@ -90,10 +90,7 @@ extension Pipeline {
             try OrderFile.validate(givenOrder.tests, known: known, source: givenOrder.source)
             return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector)
         }
-        let jobsText = request.jobs == nil
-            ? "\(jobs) job\(jobs == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobs) while the CPUs sit idle)"
-            : "\(jobs) job\(jobs == 1 ? "" : "s")"
-        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(jobsText)"])
+        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
         let quiet = terminal.quiet
         let columns = terminal.columns  // a run's line is cut to a terminal's width (a CI log keeps it whole)
@@ -159,8 +156,8 @@ extension Pipeline {
         }
         guard !terminal.quiet else { return }
         terminal.printLine("\n" + screen.replayLine(report))
-        terminal.note(String(format: "build %.1f s, %d runs %.1f s, analysis %.1f s", report.buildSeconds, report.orders.count,
-                             report.detectionSeconds, report.analysisSeconds))
+        terminal.note(String(format: "build %.1f s, %d runs %.1f s (at most %d at once), analysis %.1f s", report.buildSeconds,
+                             report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds))
         let reports = ResultScreen(terminal: terminal, packageRoot: request.packageRoot.path)
         if let line = reports.reportsLine(written: written, folder: output.url.path, testsOnly: false) { terminal.printLine(line) }
     }

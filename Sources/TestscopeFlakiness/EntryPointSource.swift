@@ -46,12 +46,18 @@ public enum EntryPointSource {
     @main
     @available(*, deprecated, message: "Not deprecated: allows deprecated tests without warnings")
     struct TestscopeEntryPoint {
+        /// True in the child process a Swift Testing exit test starts from this binary: it inherits the
+        /// parent's environment (the order, the event stream) and, on Linux, no `--testing-library`
+        /// argument unless the parent had one; Swift Testing's entry point finds the exit test by this variable.
+        static let isExitTestChild = ["SWT_EXIT_TEST_ID", "SWT_EXPERIMENTAL_EXIT_TEST_SOURCE_LOCATION"]
+            .contains { ProcessInfo.processInfo.environment[$0] != nil }
+
         static func main() {
             let environment = ProcessInfo.processInfo.environment
-            if let order = TestscopeOrder.read(environment) {
+            if !isExitTestChild, let order = TestscopeOrder.read(environment) {
                 TestscopeOrder.run(order, eventStream: environment["TESTSCOPE_EVENT_STREAM"])
             }
-            var library = "xctest"
+            var library = isExitTestChild ? "swift-testing" : "xctest"
             var arguments = CommandLine.arguments.makeIterator()
             while let argument = arguments.next() {
                 if argument == "--testing-library", let name = arguments.next() { library = name.lowercased() }

@@ -118,10 +118,13 @@ struct CandidateAnalysis {
         let failingPrefix = executions[fails[0]].prefix(of: id) ?? []
         let passingPrefix = executions[passes[0]].prefix(of: id) ?? []
         guard let failing = try repeated(failingPrefix + [id], label: "failing prefix of run \(fails[0]), rerun") else { return budgetSpent() }
+        guard !failing.isEmpty else { return unconfirmed("failing prefix of run \(fails[0])") }
         guard failing.allSatisfy({ $0 == .fail }) else { return classified(.nod) }
         guard let passing = try repeated(passingPrefix + [id], label: "passing prefix of run \(passes[0]), rerun") else { return budgetSpent() }
+        guard !passing.isEmpty else { return unconfirmed("passing prefix of run \(passes[0])") }
         guard passing.allSatisfy({ $0 == .pass }) else { return classified(.nod) }
         guard let alone = try repeated([id], label: "alone") else { return budgetSpent() }
+        guard !alone.isEmpty else { return unconfirmed("run alone") }
         guard Set(alone).count == 1, alone[0] != .skip else { return classified(.nod) }
         known[failingPrefix + [id]] = .fail
         known[passingPrefix + [id]] = .pass
@@ -148,6 +151,7 @@ struct CandidateAnalysis {
         }
         let label = victim ? "minimal order (polluter, victim)" : "minimal order (setter, brittle)"
         guard let verified = try repeated(first + [id], label: label) else { return budgetSpent() }
+        guard !verified.isEmpty else { return unconfirmed(label) }
         guard verified.allSatisfy({ $0 == wanted }) else { return classified(.nod) }
         guard victim else {
             finding.setterGroups = groups
@@ -220,20 +224,30 @@ struct CandidateAnalysis {
     mutating func verdict(_ order: [String]) throws -> Verdict? {
         if let cached = known[order] { return cached }
         guard let execution = try execute(order) else { return nil }
-        let verdict = execution.verdict(id) ?? .skip
+        // Not run (its process ended before it): not this order's verdict, so not remembered as one.
+        guard let verdict = execution.verdict(id) else { return .skip }
         known[order] = verdict
         return verdict
     }
 
-    /// Runs `order` `c` times and records the step as evidence.
+    /// Runs `order` `c` times and records the step as evidence: the verdicts of the runs in which the
+    /// test ran (none when it never did; nil when the budget is spent).
     mutating func repeated(_ order: [String], label: String) throws -> [Verdict]? {
         var verdicts: [Verdict] = []
         for _ in 0..<c {
             guard let execution = try execute(order) else { return nil }
-            verdicts.append(execution.verdict(id) ?? .skip)
+            if let verdict = execution.verdict(id) { verdicts.append(verdict) }
         }
-        finding.evidence.append(EvidenceStep(label: label, order: order, verdicts: verdicts))
+        let ran = verdicts.count == c ? "" : " (it ran in \(verdicts.count) of \(c))"
+        finding.evidence.append(EvidenceStep(label: label + ran, order: order, verdicts: verdicts))
         return verdicts
+    }
+
+    /// A test whose confirmation runs never ran it: NOD by the detection runs it did run in (it passed
+    /// and failed there), with a note that the step could not be checked.
+    mutating func unconfirmed(_ step: String) -> TestFinding {
+        note("not confirmed: the test did not run in the reruns of the \(step) (its process ended before it)")
+        return classified(.nod)
     }
 
     mutating func execute(_ order: [String]) throws -> ExecutedOrder? {

@@ -83,6 +83,7 @@ public final class FlakyDetector: Sendable {
                                  jobs: max(result.peakJobs, 1), packageRoot: packageRoot, binary: binary.binary.path,
                                  swiftTestingMethod: selected.swiftTesting.isEmpty ? .inProcessOrder : method,
                                  startedAt: started, reproduction: reproduction)
+        report.jobLimits = (options.jobs, options.maxJobs)
         report.detectionSeconds = detectionSeconds
         report.analysisSeconds = Date().timeIntervalSince(analysisStart)
         return report

@@ -101,6 +101,8 @@ public struct RunTally: Sendable, Equatable {
     public var failed: Int
     public var skipped: Int
     public var relaunches: Int
+    /// Tests of the order that never ran (a process that ended early and could not be relaunched for them).
+    public var notRun: Int
     public var seconds: Double
 
     public init(_ execution: ExecutedOrder) {
@@ -109,13 +111,15 @@ public struct RunTally: Sendable, Equatable {
         failed = verdicts.filter { $0 == .fail }.count
         skipped = verdicts.filter { $0 == .skip }.count
         relaunches = execution.relaunches
+        notRun = execution.notRun.count
         seconds = execution.seconds
     }
 
-    /// `3 passed`, `1 failed`, then `2 skipped` and `1 relaunch` when there are any.
+    /// `3 passed`, `1 failed`, then `2 skipped`, `4 not run` and `1 relaunch` when there are any.
     public var counts: [String] {
         var parts = ["\(passed) passed", "\(failed) failed"]
         if skipped > 0 { parts.append("\(skipped) skipped") }
+        if notRun > 0 { parts.append("\(notRun) not run") }
         if relaunches > 0 { parts.append("\(relaunches) relaunch\(relaunches == 1 ? "" : "es")") }
         return parts
     }
@@ -130,7 +134,10 @@ public struct FlakyReport: Sendable {
     public var orders: [PlannedOrder]
     public var executions: [ExecutedOrder]
     public var findings: [TestFinding]
+    /// The most detection runs that ran at the same time.
     public var jobs: Int
+    /// The runs started at once, and the most allowed while the CPUs sit idle (nil: `--jobs` fixed it).
+    public var jobLimits: (start: Int, max: Int?)?
     public var packageRoot: String
     public var binary: String
     public var swiftTestingMethod: DetectionMethod
@@ -154,6 +161,11 @@ public struct FlakyReport: Sendable {
         self.swiftTestingMethod = swiftTestingMethod
         self.startedAt = startedAt
         self.reproduction = reproduction
+    }
+
+    /// `2 jobs (up to 8 while the CPUs sit idle)`, or `2 jobs` for a fixed `--jobs`: the terminal's words and the HTML's.
+    public static func jobsText(start: Int, max: Int?) -> String {
+        "\(start) job\(start == 1 ? "" : "s")" + (max.map { " (up to \($0) while the CPUs sit idle)" } ?? "")
     }
 
     /// Each detection run's counts, in the order of `orders`.

@@ -51,6 +51,8 @@ public final class OrderExecutor: Sendable {
     let swiftTestingRanks: [String: Int]
     let workDirectory: URL
     let supervisor: TestSupervisor
+    /// Hears of processes that ended early (and, through the supervisor, of tests that left a process running).
+    let warn: (@Sendable (Diagnostic) -> Void)?
     private let counter = Locked(0)
 
     /// `flaky`'s policy: the order is the experiment, so after a crash the rest of the order runs (a test
@@ -58,7 +60,8 @@ public final class OrderExecutor: Sendable {
     /// test is blamed on the one in flight.
     public static let policy = SupervisionPolicy(relaunch: .restOfOrder, blameFirstInFlight: true)
 
-    /// `warn` hears of tests that left a process running (killed when their process ended).
+    /// `warn` hears of tests that left a process running (killed when their process ended) and of
+    /// processes that exited before the end of their order.
     public init(binary: FlakyTestBinary, workDirectory: URL, testTimeout: Double?,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 warn: (@Sendable (Diagnostic) -> Void)? = nil) {
@@ -66,6 +69,7 @@ public final class OrderExecutor: Sendable {
         self.testTimeout = testTimeout
         self.swiftTestingRanks = binary.swiftTestingRanks
         self.workDirectory = workDirectory
+        self.warn = warn
         var env = environment
         env.removeValue(forKey: EntryPointSource.orderVariable)
         supervisor = TestSupervisor(binary: binary.binary, environment: TestSupervisor.testEnvironment(env, noColor: true),
@@ -99,6 +103,7 @@ public final class OrderExecutor: Sendable {
                 throw FlakinessError.testBinaryFailed(binary: self.binary.path, detail: "it ran no test and exited with \(process.result.status)"
                     + (process.lastLines.isEmpty ? "" : ": " + process.lastLines.suffix(3).joined(separator: " / ")))
             }
+            if !process.interrupted, let warning = Self.endedEarly(process, log: log) { self.warn?(warning) }
         })
         var executed = ExecutedOrder(order: order)
         executed.processes = run.processes.map(\.reported)
@@ -128,6 +133,18 @@ public final class OrderExecutor: Sendable {
         executed.notRun = tests.filter { executed.results[$0] == nil }
         executed.seconds = Date().timeIntervalSince(started)
         return executed
+    }
+
+    /// The warning for a process that exited without a crash before the end of its order: the tests
+    /// after the last one that reported never ran (the supervisor relaunches the binary for them).
+    static func endedEarly(_ process: SupervisedProcess, log: LineLog?) -> Diagnostic? {
+        let reported = process.reported
+        let lastIndex = reported.last.flatMap { process.tests.firstIndex(of: $0) } ?? -1
+        let unrun = process.tests.count - lastIndex - 1
+        guard unrun > 0 else { return nil }
+        let next = reported.isEmpty ? "not relaunched: it ran none of them" : "relaunched for the \(unrun) after \(reported.last!)"
+        return .warning("the test process exited (status \(process.result.status), no crash) after \(reported.count) of \(process.tests.count) test(s) "
+            + "of an order; \(next)" + (log.map { " (log: \($0.path))" } ?? ""))
     }
 
     /// The entry point exits with its own status, after a marker line, when Swift Testing's ABI entry point is missing.

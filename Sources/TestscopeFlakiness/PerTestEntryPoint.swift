@@ -11,6 +11,8 @@
 /// The runtime's symbols are hidden from `dlsym` but link statically into a binary built with coverage,
 /// which this entry point only ever is. Swift Testing runs through the ABI entry point, serially (the
 /// counters are global), with `--filter`/`--skip`/`--event-stream-output-path` taken from the arguments.
+/// An exit test's body runs in a child process of the same binary: the parent names the test running
+/// in `<dir>/<pid>.running`, and the child writes everything it counted as that test's block at its exit.
 public enum PerTestEntryPoint {
     /// The folder the generated main writes per-test counts into.
     public static let directoryVariable = "TESTSCOPE_PER_TEST_DIR"
@@ -27,7 +29,7 @@ public enum PerTestEntryPoint {
 
     /// Lines of `EntryPointSource`'s main, and what goes before each.
     static let hooks = [
-        ("        if let order = TestscopeOrder.read(environment) {\n", "        TestscopePerTest.install()\n"),
+        ("        if !isExitTestChild, let order = TestscopeOrder.read(environment) {\n", "        TestscopePerTest.install()\n"),
         ("            Task.detached {\n                let status: CInt = await Testing.__swiftPMEntryPoint()",
          "            if let perTest = TestscopePerTest.shared { perTest.runSwiftTesting() }\n"),
     ]
@@ -64,6 +66,10 @@ public enum PerTestEntryPoint {
         private let snapshot: UnsafeMutablePointer<UInt64>
         private let count: Int
         private let file: UnsafeMutablePointer<FILE>
+        /// `<dir>/<pid>.running`: the context of the test running now, which an exit test's child reads.
+        private let runningPath: String
+        /// In an exit test's child: the context of the test that started it (all its counts are that test's).
+        let exitTestContext: String?
         private var functions: Set<String> = []
         private var parameterized: Set<String> = []
         private var cases: [String: Int] = [:]
@@ -71,7 +77,7 @@ public enum PerTestEntryPoint {
         static func install() {
             guard shared != nil else { return }
             XCTestObservationCenter.shared.addTestObserver(TestscopeTestObserver())
-            atexit { TestscopePerTest.shared?.flush(context: "") }
+            atexit { TestscopePerTest.shared.map { $0.flush(context: $0.exitTestContext ?? "") } }
         }
 
         init?(directory: String) {
@@ -82,6 +88,9 @@ public enum PerTestEntryPoint {
             snapshot = UnsafeMutablePointer<UInt64>.allocate(capacity: max(count, 1))
             snapshot.initialize(repeating: 0, count: max(count, 1))
             let base = directory + "/" + String(getpid())
+            runningPath = base + ".running"
+            exitTestContext = TestscopeEntryPoint.isExitTestChild
+                ? (try? String(contentsOfFile: directory + "/" + String(getppid()) + ".running", encoding: .utf8)) : nil
             let size = Int(testscopeProfileSize())
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(size, 8), alignment: 8)
             defer { buffer.deallocate() }
@@ -142,14 +151,27 @@ public enum PerTestEntryPoint {
             let isFunction = functions.contains(id), isParameterized = parameterized.contains(id)
             lock.unlock()
             switch kind {
-            case "testStarted" where isFunction: flush(context: "")
-            case "testCaseStarted" where isParameterized: flush(context: id, keepEmpty: false)
+            case "testStarted" where isFunction:
+                flush(context: "")
+                running(id)
+            case "testCaseStarted" where isParameterized:
+                flush(context: id, keepEmpty: false)
+                lock.lock(); let number = (cases[id] ?? 0) + 1; lock.unlock()
+                running(id + "\t" + String(number))
             case "testCaseEnded" where isParameterized:
                 lock.lock(); let number = (cases[id] ?? 0) + 1; cases[id] = number; lock.unlock()
                 flush(context: id + "\t" + String(number))
-            case "testEnded" where isFunction: flush(context: id)
+                running(id)
+            case "testEnded" where isFunction:
+                flush(context: id)
+                running("")
             default: break
             }
+        }
+
+        /// Names the context running now for an exit test's child (tests run one at a time here).
+        private func running(_ context: String) {
+            try? Data(context.utf8).write(to: URL(fileURLWithPath: runningPath), options: .atomic)
         }
 
         /// Swift Testing through the ABI entry point, serially, writing the event stream itself.

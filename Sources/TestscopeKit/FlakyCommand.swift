@@ -92,10 +92,7 @@ extension Pipeline {
             try OrderFile.validate(givenOrder.tests, known: known, source: givenOrder.source)
             return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector)
         }
-        let jobsText = request.jobs == nil
-            ? "\(jobs) job\(jobs == 1 ? "" : "s") (up to \(FlakyDefaults.maxJobsPerCore * jobs) while the CPUs sit idle)"
-            : "\(jobs) job\(jobs == 1 ? "" : "s")"
-        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(jobsText)"])
+        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
         let quiet = terminal.quiet
         let columns = terminal.columns  // a run's line is cut to a terminal's width (a CI log keeps it whole)
@@ -161,8 +158,8 @@ extension Pipeline {
         }
         guard !terminal.quiet else { return }
         terminal.printLine("\n" + screen.replayLine(report))
-        terminal.note(String(format: "build %.1f s, %d runs %.1f s, analysis %.1f s", report.buildSeconds, report.orders.count,
-                             report.detectionSeconds, report.analysisSeconds))
+        terminal.note(String(format: "build %.1f s, %d runs %.1f s (at most %d at once), analysis %.1f s", report.buildSeconds,
+                             report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds))
         let reports = ResultScreen(terminal: terminal, packageRoot: request.packageRoot.path)
         if let line = reports.reportsLine(written: written, folder: output.url.path, testsOnly: false) { terminal.printLine(line) }
     }
@@ -221,9 +218,18 @@ struct FlakyReplay {
                 terminal.printLine("   \(message)")
             }
         }
-        if executions.contains(where: { $0.relaunches > 0 }) { terminal.printLine("(the binary was relaunched after a crash or a timeout)") }
+        if executions.contains(where: { $0.relaunches > 0 }) {
+            terminal.printLine("(the binary was relaunched after a crash, a timeout or an early exit)")
+        }
+        // A reproduction that did not run its tests reproduced nothing: never a silent success.
+        let unrun = order.filter { id in executions.contains { $0.results[id] == nil } }
+        if !unrun.isEmpty {
+            let when = count > 1 ? " in some of the \(count) runs" : ""
+            terminal.emit(.warning("\(unrun.count) test(s) of the order did not run\(when) (first: \(unrun[0])); "
+                + "nothing was reproduced for them"))
+        }
         var outcome = Outcome()
-        if anyFailed { outcome.status = .testsFailed }
+        if anyFailed || !unrun.isEmpty { outcome.status = .testsFailed }
         return outcome
     }
 }

@@ -14,7 +14,8 @@ public struct SupervisionPolicy: Sendable, Equatable {
         case everyUnreported
         /// The tests after the last one that reported (`flaky`: the order is the experiment, so a test
         /// skipped by the crash stays unrun). When the process died between tests, the first test that
-        /// did not report is blamed, so the order moves on.
+        /// did not report is blamed, so the order moves on. A process that exits without a crash before
+        /// the end of its order is relaunched for the rest too: its tests were never run.
         case restOfOrder
     }
 
@@ -181,8 +182,7 @@ public struct TestSupervisor: Sendable {
                     break
                 }
                 run.notRun += remaining[...last].filter { !reported.contains($0) }
-                let rest = Array(remaining[(last + 1)...])
-                if process.interrupted { remaining = rest } else { run.notRun += rest; remaining = [] }
+                remaining = Array(remaining[(last + 1)...])
             }
         }
         return run

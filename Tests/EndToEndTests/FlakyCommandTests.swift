@@ -164,6 +164,30 @@ final class FlakyCommandTests: XCTestCase {
         XCTAssertTrue(passing.stdout.contains("2. FlakyTests.SessionTests/testProfileOfSignedInUser: passed"), passing.stdout)
     }
 
+    /// The ExitTests fixture: Swift Testing exit tests are stable, not "failed in every run", and every
+    /// test runs in every run; a reproduction command whose tests did not run says so and exits 1.
+    func testExitTestsAreStableAndAReproductionThatRanNothingFails() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/ExitTests").path
+        let detect = try TestscopeProcess.run(["flaky", "--package-path", package, "--runs", "4", "--seed", "3", "--jobs", "2",
+                                               "--output", output.path])
+        XCTAssertEqual(detect.status, 0, detect.stdout + detect.stderr)
+        XCTAssertTrue(detect.stdout.contains("no flaky or failing tests, 7 stable (4 runs)"), detect.stdout)
+        let tests = try XCTUnwrap(try json()["tests"] as? [[String: Any]])
+        XCTAssertEqual(tests.count, 7)
+        for test in tests { XCTAssertEqual(test["outcomes"] as? [String], Array(repeating: "passed", count: 4), "\(test["id"] ?? "?")") }
+        let exitTest = "ExitsTests.ExitSuite/deepInputExitsCleanly()"
+        let reproduce = try TestscopeProcess.run(["flaky", "--package-path", package, "--order", exitTest, "--output", output.path])
+        XCTAssertEqual(reproduce.status, 0, reproduce.stderr)
+        XCTAssertTrue(reproduce.stdout.contains("1. \(exitTest): passed"), reproduce.stdout)
+        // The class's setUp ends the process before any test reports: nothing ran, nothing was reproduced.
+        let nothing = try TestscopeProcess.run(["flaky", "--package-path", package, "--order", "ExitsTests.QuittingXCTests/testRunsBeforeTheProcessEnds,"
+                                                + exitTest, "--output", output.path], environment: ["EXITS_QUIT": "setUp"])
+        XCTAssertEqual(nothing.status, 1, nothing.stdout + nothing.stderr)
+        XCTAssertTrue(nothing.stdout.contains("2. \(exitTest): not-run"), nothing.stdout)
+        XCTAssertTrue(nothing.errorLines.contains("testscope: warning: 2 test(s) of the order did not run (first: "
+            + "ExitsTests.QuittingXCTests/testRunsBeforeTheProcessEnds); nothing was reproduced for them"), nothing.stderr)
+    }
+
     func testAHangIsKilledAfterTheTestTimeout() throws {
         let result = try flaky(["--filter", "ShutdownTests", "--runs", "2", "--seed", "1", "--test-timeout", "1", "--output", output.path, "--quiet"],
                                environment: ["FLAKY_HANG": "1"])

@@ -78,4 +78,28 @@ final class HTMLLayoutBrowserTests: XCTestCase {
         XCTAssertTrue(try index.text("//details[@id='numbers']/summary").contains("llvm-cov report"))
         XCTAssertEqual(try index.text("count(//details[@id='numbers'][@open])"), "0")
     }
+
+    /// flaky.html at desktop width: the findings table (long reproduction commands) fits the page rather
+    /// than running past its right edge, and the Jobs fact says what the terminal said.
+    func testFlakyFindingsFitThePageAndTheJobsAreTheTerminals() throws {
+        let output = folder.appendingPathComponent("flaky")
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Flaky")
+        let result = try TestscopeProcess.run(["flaky", "--package-path", package.path, "--filter", "CacheTests", "--runs", "4", "--seed", "7",
+                                               "--output", output.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let jobs = try XCTUnwrap(result.stdout.split(separator: "\n").first?.components(separatedBy: " runs, ").last, result.stdout)
+        XCTAssertTrue(jobs.hasSuffix(" while the CPUs sit idle)"), jobs)
+        let html = try String(contentsOf: output.appendingPathComponent("flaky.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("testscope flaky --package-path \(package.path) --filter CacheTests --order"), "a long command to fit")
+        // Measured in the page: how far the findings table's box runs past the right edge of its frame.
+        let measure = """
+            <script>addEventListener('load', () => { const wrap = document.querySelector('.fl-findings').closest('.table-wrap');
+            document.body.setAttribute('data-overflow', String(wrap.scrollWidth - wrap.clientWidth)); });</script></body>
+            """
+        let measured = output.appendingPathComponent("flaky-measured.html")
+        try html.replacingOccurrences(of: "</body>", with: measure).write(to: measured, atomically: true, encoding: .utf8)
+        let page = try Chromium.load(measured, in: folder, extraArguments: ["--window-size=1280,900"])
+        XCTAssertEqual(try page.text("string(//body/@data-overflow)"), "0", "the Reproduce column is cut off at the right")
+        XCTAssertEqual(try page.text("string(//dt[.='Jobs']/following-sibling::dd)"), jobs, "the terminal's words")
+    }
 }

@@ -181,4 +181,27 @@ final class PerTestCoverageTests: XCTestCase {
         XCTAssertTrue(ids.contains("CrashyTests.LaterXCTests/testRunsAfterTheCrash"), "in the relaunched process: \(ids)")
         XCTAssertFalse(ids.contains("CrashyTests.CrashyXCTests/testB_crashes"))
     }
+
+    /// An exit test's body runs in a child process of the test binary: what it ran is the exit test's
+    /// (hummingbird's `testOverflow()`), not "outside tests", and the counts add up to the aggregate.
+    func testWhatAnExitTestsChildProcessRanIsTheExitTests() throws {
+        let output = folder.appendingPathComponent("exit-tests")
+        let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", package("ExitTests").path,
+                                            "--output", output.path, "--format", "json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let data = try perTest(output)
+        XCTAssertEqual(data.lost, [])
+        let file = "Sources/Exits/Exits.swift"
+        let lines = try XCTUnwrap(data.lines[file]), counts = try XCTUnwrap(data.counts[file])
+        func context(_ id: String) throws -> Int { try XCTUnwrap(data.contexts.firstIndex { $0.id == "ExitsTests.ExitSuite/" + id }, id) }
+        // `giveUp()` (lines 19-21) runs only in `givingUpExitsWithAFailure()`'s child.
+        XCTAssertEqual(lines[try context("givingUpExitsWithAFailure()")], [19, 20, 21])
+        XCTAssertNil(lines[0], "nothing ran outside tests: \(lines[0] ?? [])")
+        // The 800-deep input is refused at the 33rd "[": the loop (line 10) ran 65 times, in the child.
+        XCTAssertEqual(counts[try context("deepInputExitsCleanly()")]?[10], 65)
+        let aggregate = try XCTUnwrap(lineCounts(output)[file])
+        for line in lines.values.reduce(Set(), { $0.union($1) }) {
+            XCTAssertEqual(counts.values.reduce(UInt64(0)) { $0 + ($1[line] ?? 0) }, UInt64(aggregate[line] ?? -1), "line \(line)")
+        }
+    }
 }

@@ -102,6 +102,31 @@ final class ClassificationTests: XCTestCase {
         XCTAssertEqual(suite.runCount, 0)
     }
 
+    /// A rerun whose process ended before the test is no verdict (it used to count as "skip", and so as a
+    /// confirmation that failed): the test is judged by the runs it ran in, and the note says so.
+    func testRerunsInWhichTheTestDidNotRunGiveNoVerdict() throws {
+        struct EndsBeforeIt: OrderRunning {
+            func run(_ order: [String]) throws -> ExecutedOrder {
+                var execution = ExecutedOrder(order: order)
+                execution.notRun = order
+                return execution
+            }
+        }
+        let id = "M.X/t"
+        var pass = ExecutedOrder(order: ["M.A/a", id])
+        pass.results[id] = TestCaseResult(id: id, framework: .xctest, module: "M", suite: "X", name: "t", outcome: .passed)
+        pass.processes = [["M.A/a", id]]
+        var fail = ExecutedOrder(order: ["M.B/b", id])
+        fail.results[id] = TestCaseResult(id: id, framework: .xctest, module: "M", suite: "X", name: "t", outcome: .failed)
+        fail.processes = [["M.B/b", id]]
+        let found = try FlakinessAnalyzer(runner: EndsBeforeIt(), defaultOrder: ["M.A/a", "M.B/b", id])
+            .analyze([AnalyzedTest(id: id, framework: .xctest, method: .inProcessOrder)], executions: [pass, fail], jobs: 1)
+        XCTAssertEqual(found[0].evidence.map(\.label), ["failing prefix of run 1, rerun (it ran in 0 of 3)"])
+        XCTAssertEqual(found[0].evidence[0].verdicts, [])
+        XCTAssertEqual(found[0].note, "not confirmed: the test did not run in the reruns of the failing prefix of run 1 (its process ended before it)")
+        XCTAssertEqual(found[0].classification, .nod, "it passed and failed in the runs it ran in")
+    }
+
     func testARunBudgetStopsTheSearchAndSaysSo() throws {
         let suite = suite()
         let orders = OrderPlan(seed: 7, defaultOrder: tests).orders(count: 4)

@@ -15,18 +15,17 @@ enum FlakyFixture {
         return environment["TESTSCOPE_SWIFT"].map { URL(fileURLWithPath: $0) } ?? Toolchain.findInPath("swift", environment: environment)!
     }
 
-    private static let built = Locked<Result<FlakyTestBinary, Error>?>(nil)
+    private static let built = Locked<[URL: Result<FlakyTestBinary, Error>]>([:])
 
-    /// Builds the fixture on first use (a no-op build when nothing changed).
-    static func binary() throws -> FlakyTestBinary {
+    /// Builds the fixture (or another fixture package) on first use (a no-op build when nothing changed).
+    static func binary(of package: URL = package) throws -> FlakyTestBinary {
         try built.withLock { built in
-            if built == nil {
-                built = Result {
-                    try FlakyBuilder(swift: swift, packageRoot: package, scratchPath: FlakyBuilder.defaultScratchPath(packageRoot: package))
-                        .build(log: nil, echo: false)
-                }
+            let result = built[package] ?? Result {
+                try FlakyBuilder(swift: swift, packageRoot: package, scratchPath: FlakyBuilder.defaultScratchPath(packageRoot: package))
+                    .build(log: nil, echo: false)
             }
-            return try built!.get()
+            built[package] = result
+            return try result.get()
         }
     }
 

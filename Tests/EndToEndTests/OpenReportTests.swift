@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestscopeExecution
 
 /// `--open`: the HTML report goes to the desktop's opener found on PATH; without one, a note and status 0.
 final class OpenReportTests: XCTestCase {
@@ -35,15 +36,17 @@ final class OpenReportTests: XCTestCase {
         let output = scratch.appendingPathComponent("report")
         let empty = scratch.appendingPathComponent("empty-bin")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        // The toolchain named directly: without it on PATH the names would be mangled, with a warning of its own.
+        let swift = try XCTUnwrap(Toolchain.findInPath("swift", environment: ProcessInfo.processInfo.environment), "no swift on PATH")
         let missing = try TestscopeProcess.run(try TestscopeProcess.recordedReportArguments("Shapes") + ["--output", output.path, "--open", "--quiet"],
-                                               environment: ["PATH": empty.path])
+                                               environment: ["PATH": empty.path, "TESTSCOPE_SWIFT": swift.path])
         XCTAssertEqual(missing.status, 0, missing.stderr)
         XCTAssertEqual(missing.errorLines.count, 1, missing.stderr)
         XCTAssertTrue(missing.stderr.contains("is not on PATH; open \(output.path)/index.html in a browser"), missing.stderr)
 
         let (bin, record) = try fakeOpener(status: 3)
         let failing = try TestscopeProcess.run(try TestscopeProcess.recordedReportArguments("Shapes") + ["--output", output.path, "--open", "--quiet"],
-                                               environment: ["PATH": bin.path])
+                                               environment: ["PATH": bin.path, "TESTSCOPE_SWIFT": swift.path])
         XCTAssertEqual(failing.status, 0, failing.stderr)
         XCTAssertTrue(failing.stderr.contains("exited with status 3"), failing.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: record.path))

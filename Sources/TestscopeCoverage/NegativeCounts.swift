@@ -4,18 +4,19 @@ import TestscopeExecution
 /// `18.4E`), so that the warning names a cause the run has not ruled out. Two causes give them:
 /// the compiler's coverage mapping (deterministic: Swift maps `for x in xs where cond(x) { return … }`
 /// so that the code after the loop gets entry − iterations, below zero whenever the filter skips
-/// an element), and lost increments of non-atomic counters updated by tests running in parallel.
+/// an element), and lost increments of non-atomic counters updated from two threads at once — tests
+/// running in parallel, or one test's own threads (so only atomic counters rule a race out).
 public enum NegativeCountCause: String, Codable, Sendable, Equatable {
     /// The build updated its counters atomically: no increment was lost.
     case atomicCounters = "atomic-counters"
-    /// A build without atomic counters whose tests ran one at a time.
+    /// A build without atomic counters whose tests ran one at a time: a test's own threads can still race.
     case serialTests = "serial-tests"
     /// A build without atomic counters whose tests ran in parallel: a race is possible.
     case parallelTests = "parallel-tests"
     /// Not known how the profile was recorded (`report` of profiles or exports it did not record).
     case unknown
 
-    /// How `run` records it: atomic counters rule a race out, then serial tests.
+    /// How `run` records it: only atomic counters rule a race out.
     public init(atomicCounters: Bool, parallelTests: Bool) {
         self = atomicCounters ? .atomicCounters : parallelTests ? .parallelTests : .serialTests
     }
@@ -39,17 +40,17 @@ public enum NegativeCountCause: String, Codable, Sendable, Equatable {
         switch self {
         case .atomicCounters:
             return .warning("\(what) (\(list)): \(mapping); not a counter race: the counters were updated atomically; \(shownAs)")
-        case .serialTests:
-            return .warning("\(what) (\(list)): \(mapping); not a counter race: the tests ran one at a time; \(shownAs)")
-        case .parallelTests:
+        case .serialTests, .parallelTests:
+            let who = self == .serialTests
+                ? "the tests ran one at a time, but without atomic counters a test's own threads lose increments"
+                : "tests ran in parallel without atomic counters and lost increments"
             return .warning("\(what) (\(list)): a counter expression went negative: either the compiler's coverage mapping "
-                + "(as after `for … where … { return … }`; the same in every run) or a counter race (tests ran in parallel "
-                + "without atomic counters and lost increments; varies between runs); \(shownAs); "
-                + "`testscope run` with atomic counters (its default) rules a race out")
+                + "(as after `for … where … { return … }`; the same in every run) or a counter race (\(who); varies between runs); "
+                + "\(shownAs); `testscope run` with atomic counters (its default) rules a race out")
         case .unknown:
             return .warning("\(what) (\(list)): a counter expression went negative: the compiler's coverage mapping "
-                + "(as after `for … where … { return … }`; the same in every run) or, in a build without atomic counters "
-                + "whose tests ran in parallel, a counter race; \(shownAs)")
+                + "(as after `for … where … { return … }`; the same in every run) or, in a build without atomic counters, "
+                + "a counter race; \(shownAs)")
         }
     }
 }

@@ -133,6 +133,27 @@ enum TestscopeProcess {
 
     private static let copiedFixtures = Locked<Set<String>>([])
 
+    /// `testscope run` with `arguments` (without `--output`) once per test process, its output folder copied
+    /// to `output` for each caller: tests that read the same run share its build and its tests. The runs are
+    /// kept in one folder per checkout, emptied by a process's first call.
+    static func sharedRun(_ arguments: [String], output: URL) throws -> Result {
+        let files = FileManager.default
+        let (folder, result) = try sharedRuns.withLock { runs -> (URL, Result) in
+            if let done = runs.first(where: { $0.arguments == arguments }) { return (done.folder, done.result) }
+            let checkout = repoRoot.path.utf8.reduce(UInt64(5381)) { ($0 &* 33) ^ UInt64($1) }
+            let root = files.temporaryDirectory.appendingPathComponent("testscope-shared-runs-\(String(checkout, radix: 36))")
+            if runs.isEmpty { try? files.removeItem(at: root) }
+            let folder = root.appendingPathComponent("\(runs.count)")
+            let result = try run(arguments + ["--output", folder.path])
+            runs.append((arguments, folder, result))
+            return (folder, result)
+        }
+        try files.copyItem(at: folder, to: output)
+        return result
+    }
+
+    private static let sharedRuns = Locked<[(arguments: [String], folder: URL, result: Result)]>([])
+
     /// A fresh temporary folder, removed by the caller's teardown.
     static func temporaryDirectory(_ name: String = "testscope-tests") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")

@@ -113,7 +113,8 @@ enum TestscopeProcess {
     /// A copy of a fixture package for tests that write into it (git, `.testscope`, CI steps), at one path
     /// per checkout that keeps its `.build`: the copy is built once per test run, not once per test. Each
     /// call removes what the last test left (everything but the sources and `.build`); a test process's
-    /// first call copies the sources afresh. The copy is shared: a test's other files go elsewhere.
+    /// first call copies the sources afresh. The copy is shared: a test's other files go elsewhere. One test
+    /// process per checkout at a time (as `.ci/run` runs them; not `swift test --parallel`).
     static func fixtureCopy(_ name: String) throws -> URL {
         let files = FileManager.default
         let checkout = repoRoot.path.utf8.reduce(UInt64(5381)) { ($0 &* 33) ^ UInt64($1) }
@@ -135,7 +136,7 @@ enum TestscopeProcess {
 
     /// `testscope run` with `arguments` (without `--output`) once per test process, its output folder copied
     /// to `output` for each caller: tests that read the same run share its build and its tests. The runs are
-    /// kept in one folder per checkout, emptied by a process's first call.
+    /// kept in one folder per checkout, emptied by a process's first call (one test process at a time, as above).
     static func sharedRun(_ arguments: [String], output: URL) throws -> Result {
         let files = FileManager.default
         let (folder, result) = try sharedRuns.withLock { runs -> (URL, Result) in

@@ -75,7 +75,8 @@ let package = Package(
         ),
         // Helpers shared by the test targets (golden files, seeded mutations).
         .target(name: "TestscopeTestSupport", path: "Tests/Support"),
-        // One test target per module, plus the executable end to end.
+        // Three layers by cost. `Testscope<Module>Tests`: one per module, hermetic (recorded inputs only; no
+        // swift build/test, no llvm tools, no fixture builds), seconds: `swift test --filter '^Testscope'`.
         .testTarget(name: "TestscopeExecutionTests", dependencies: ["TestscopeExecution"]),
         .testTarget(name: "TestscopeProfileDataTests", dependencies: ["TestscopeProfileData", "TestscopeExecution", "TestscopeTestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "TestscopeCoverageTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeProfileData", "TestscopeTestSupport"]),
@@ -101,6 +102,13 @@ let package = Package(
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
+        // `FixtureTests`: the libraries in-process on real builds of the fixture packages (each built once per
+        // run) and the toolchain's llvm tools as oracles, minutes.
+        .testTarget(name: "FixtureTests", dependencies: [
+            "TestscopeKit", "TestscopeFlakiness", "TestscopeProfileData", "TestscopeCoverage", "TestscopeReports", "TestscopeTestResults",
+            "TestscopeExecution",
+        ]),
+        // `EndToEndTests`: the `testscope` executable itself (exit statuses, stderr, the plugin, Chromium, tmux), minutes.
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory", "TestscopeReports", "TestscopeTestSupport"]),
     ]
 )

@@ -6,16 +6,15 @@ import XCTest
 /// the install step, and every file their upload steps name checked to exist.
 final class CIExamplesTests: XCTestCase {
     private var workspace: URL!
+    private var scratch: URL!
     private static let docs = TestscopeProcess.repoRoot.appendingPathComponent("docs/ci")
 
     override func setUpWithError() throws {
-        let scratch = try TestscopeProcess.temporaryDirectory("ci-examples")
-        workspace = scratch.appendingPathComponent("Shapes")
-        try FileManager.default.copyItem(at: TestscopeProcess.samples.appendingPathComponent("packages/Shapes"), to: workspace)
-        for leftover in [".build", ".testscope"] { try? FileManager.default.removeItem(at: workspace.appendingPathComponent(leftover)) }
+        scratch = try TestscopeProcess.temporaryDirectory("ci-examples")
+        workspace = try TestscopeProcess.fixtureCopy("Shapes")
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: workspace.deletingLastPathComponent()) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
 
     /// The YAML file as JSON values, read by PyYAML (`.ci/run` installs it).
     private func yaml(_ name: String) throws -> [String: Any] {
@@ -29,7 +28,7 @@ final class CIExamplesTests: XCTestCase {
     private func shell(_ script: String, environment extra: [String: String]) throws -> (status: Int32, output: String) {
         var environment = extra
         environment["PATH"] = TestscopeProcess.binDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let log = workspace.deletingLastPathComponent().appendingPathComponent("step-\(UUID().uuidString).log")
+        let log = scratch.appendingPathComponent("step-\(UUID().uuidString).log")
         return try TestscopeProcess.runLogged(["bash", "-e", "-c", script], limit: 600, in: workspace, environment: environment, log: log)
     }
 
@@ -46,7 +45,7 @@ final class CIExamplesTests: XCTestCase {
         let steps = try XCTUnwrap(job["steps"] as? [[String: Any]])
         XCTAssertEqual(steps.filter { $0["name"] as? String == "Install Testscope" }.count, 1, "the install step is named \"Install Testscope\"")
         var environment = (job["env"] as? [String: String]) ?? [:]
-        let summary = workspace.deletingLastPathComponent().appendingPathComponent("step-summary.md")
+        let summary = scratch.appendingPathComponent("step-summary.md")
         _ = FileManager.default.createFile(atPath: summary.path, contents: nil)
         environment["GITHUB_ACTIONS"] = "true"
         environment["GITHUB_STEP_SUMMARY"] = summary.path

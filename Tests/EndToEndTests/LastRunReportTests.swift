@@ -5,14 +5,14 @@ import XCTest
 /// with other formats and gates; a clear bad-input error when there was no run.
 final class LastRunReportTests: XCTestCase {
     private var package: URL!
+    private var scratch: URL!
 
     override func setUpWithError() throws {
-        package = try TestscopeProcess.temporaryDirectory("last-run").appendingPathComponent("Shapes")
-        try FileManager.default.copyItem(at: TestscopeProcess.samples.appendingPathComponent("packages/Shapes"), to: package)
-        for leftover in [".build", ".testscope"] { try? FileManager.default.removeItem(at: package.appendingPathComponent(leftover)) }
+        scratch = try TestscopeProcess.temporaryDirectory("last-run")
+        package = try TestscopeProcess.fixtureCopy("Shapes")
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: package.deletingLastPathComponent()) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
 
     private func json(_ name: String) throws -> [String: Any] {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: package.appendingPathComponent(".testscope/\(name)"))) as? [String: Any])
@@ -83,7 +83,7 @@ final class LastRunReportTests: XCTestCase {
         XCTAssertEqual(try outcomes(), runOutcomes, "the same test results as the run's")
 
         // The same run into another folder (`--from`: where the run is; `--output`: where the reports go).
-        let elsewhere = package.deletingLastPathComponent().appendingPathComponent("strict")
+        let elsewhere = scratch.appendingPathComponent("strict")
         let strict = try TestscopeProcess.run(["report", "--from", ".testscope", "--output", elsewhere.path, "--format", "junit,json", "--junit-strict"], in: package)
         XCTAssertEqual(strict.status, 0, strict.stderr)
         XCTAssertTrue(strict.stderr.contains("reporting the last run in \(package.path)/.testscope again"), strict.stderr)
@@ -95,7 +95,7 @@ final class LastRunReportTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent(".testscope-run.json").path), "the record stays with the run")
         // From another working directory, without --package-path: the package is the one the run recorded.
         let away = try TestscopeProcess.run(["report", "--from", package.appendingPathComponent(".testscope").path, "--output", elsewhere.path, "--format", "json"],
-                                            in: package.deletingLastPathComponent())
+                                            in: scratch)
         XCTAssertEqual(away.status, 0, away.stderr)
         let awayCoverage = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: elsewhere.appendingPathComponent("coverage.json"))) as? [String: Any])
         XCTAssertEqual(awayCoverage["totals"] as? NSDictionary, runTotals as NSDictionary, "the run's package, not the working directory")

@@ -21,8 +21,9 @@ final class NativeEngineTests: XCTestCase {
     /// `run` (native) and `report` of the llvm-cov export the same run kept: identical reports.
     func assertEnginesAgree(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         let native = folder.appendingPathComponent("\(name)-native"), llvm = folder.appendingPathComponent("\(name)-llvm")
-        let run = try TestscopeProcess.run(["run", "--package-path", package(name).path, "--output", native.path,
-                                            "--format", "json", "--keep-llvm-artifacts", "--quiet"])
+        // One run per fixture for the whole class (five tests compare Shapes'), copied into `native`.
+        let run = try TestscopeProcess.sharedRun(["run", "--package-path", package(name).path, "--format", "json", "--keep-llvm-artifacts", "--quiet"],
+                                                 output: native)
         XCTAssertTrue([0, 1].contains(run.status), run.stderr, file: file, line: line)
         XCTAssertFalse(run.stderr.contains("using llvm-cov instead"), run.stderr, file: file, line: line)
         let report = try TestscopeProcess.run(["report", "--export", native.appendingPathComponent("llvm-cov-export.json").path,

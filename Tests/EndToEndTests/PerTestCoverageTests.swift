@@ -68,9 +68,9 @@ final class PerTestCoverageTests: XCTestCase {
     func testPerTestRunKeepsTheAggregateAndAnswersWhichTestsRanALine() throws {
         let shapes = package("Shapes")
         let plain = folder.appendingPathComponent("plain"), perTestOutput = folder.appendingPathComponent("per-test")
-        let normal = try TestscopeProcess.run(["run", "--package-path", shapes.path, "--output", plain.path, "--format", "json"])
+        let normal = try TestscopeProcess.sharedRun(["run", "--package-path", shapes.path, "--format", "json,html"], output: plain)
         XCTAssertEqual(normal.status, 0, normal.stderr)
-        let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", shapes.path, "--output", perTestOutput.path, "--format", "json,html"])
+        let run = try TestscopeProcess.sharedRun(["run", "--per-test-coverage", "--package-path", shapes.path, "--format", "json,html"], output: perTestOutput)
         XCTAssertEqual(run.status, 0, run.stderr)
         // The file pages' lazily loaded data, and the pages that load it.
         let script = try String(contentsOf: perTestOutput.appendingPathComponent("files/Sources.Shapes.Shape.swift.tests.js"), encoding: .utf8)

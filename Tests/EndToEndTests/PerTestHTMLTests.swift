@@ -55,9 +55,9 @@ final class PerTestHTMLTests: XCTestCase {
     func testLinksFunctionColumnOnlyByFilterAndTestsPageCoverage() throws {
         let shapes = TestscopeProcess.samples.appendingPathComponent("packages/Shapes")
         let plain = folder.appendingPathComponent("plain"), output = folder.appendingPathComponent("per-test")
-        let normal = try TestscopeProcess.run(["run", "--package-path", shapes.path, "--output", plain.path, "--format", "json,html"])
+        let normal = try TestscopeProcess.sharedRun(["run", "--package-path", shapes.path, "--format", "json,html"], output: plain)
         XCTAssertEqual(normal.status, 0, normal.stderr)
-        let run = try TestscopeProcess.run(["run", "--per-test-coverage", "--package-path", shapes.path, "--output", output.path, "--format", "json,html"])
+        let run = try TestscopeProcess.sharedRun(["run", "--per-test-coverage", "--package-path", shapes.path, "--format", "json,html"], output: output)
         XCTAssertEqual(run.status, 0, run.stderr)
         let data = try JSONDecoder().decode(PerTestCoverage.self, from: Data(contentsOf: output.appendingPathComponent("per-test.json")))
         let file = try XCTUnwrap(data.files.first { $0.path == Self.file })

@@ -158,33 +158,6 @@ final class RunCommandTests: XCTestCase {
         XCTAssertEqual((fromProfile?["totals"] as? [String: [String: Any]])?["lines"]?["total"] as? Int, fromRun?["lines"]?["total"] as? Int)
     }
 
-    func testMergingTwoExportsAddsCounts() throws {
-        let args = try TestscopeProcess.recordedReportArguments("Shapes")
-        let single = try TestscopeProcess.run(args + ["--output", output.path, "--format", "json"])
-        XCTAssertEqual(single.status, 0, single.stderr)
-        let one = try coverageJSON()
-        let export = TestscopeProcess.samples.appendingPathComponent("recorded/Shapes/coverage.json").path
-        let double = try TestscopeProcess.run(args + ["--export", export, "--output", output.path, "--format", "json"])
-        XCTAssertEqual(double.status, 0, double.stderr)
-        let two = try coverageJSON()
-        let a = try XCTUnwrap((one["files"] as? [[String: Any]])?.first?["lines"] as? [[String: Any]])
-        let b = try XCTUnwrap((two["files"] as? [[String: Any]])?.first?["lines"] as? [[String: Any]])
-        XCTAssertEqual(a.count, b.count)
-        for (x, y) in zip(a, b) {
-            XCTAssertEqual((x["count"] as! NSNumber).uint64Value * 2, (y["count"] as! NSNumber).uint64Value)
-        }
-    }
-
-    func testGatePerFileAndPassingGate() throws {
-        let args = try TestscopeProcess.recordedReportArguments("Inventory")
-        let fail = try TestscopeProcess.run(args + ["--output", output.path, "--fail-under-file", "60", "--format", "json"])
-        XCTAssertEqual(fail.status, 2)
-        XCTAssertTrue(fail.stderr.contains("--fail-under-file"), fail.stderr)
-        XCTAssertTrue(fail.stderr.contains("CSVImporter.swift 0.00%"), fail.stderr)
-        let pass = try TestscopeProcess.run(args + ["--output", output.path, "--fail-under-lines", "10", "--fail-under-functions", "10", "--fail-under-regions", "10", "--format", "json"])
-        XCTAssertEqual(pass.status, 0, pass.stderr)
-    }
-
     #if os(Linux) && arch(x86_64)
     /// `run` builds every counter update of the package's code as an atomic read-modify-write: a plain
     /// `load; add; store` anywhere (a plain build, or counter promotion, which leaves branch counters

@@ -6,21 +6,21 @@ import XCTest
 /// fixture with the built `testscope` on PATH, the artifacts they name checked, then the merge job's script run.
 final class ShardExamplesTests: XCTestCase {
     private var workspace: URL!
+    private var scratch: URL!
 
     override func setUpWithError() throws {
-        workspace = try TestscopeProcess.temporaryDirectory("shard-examples").appendingPathComponent("Shapes")
-        try FileManager.default.copyItem(at: TestscopeProcess.samples.appendingPathComponent("packages/Shapes"), to: workspace)
-        for leftover in [".build", ".testscope"] { try? FileManager.default.removeItem(at: workspace.appendingPathComponent(leftover)) }
+        scratch = try TestscopeProcess.temporaryDirectory("shard-examples")
+        workspace = try TestscopeProcess.fixtureCopy("Shapes")
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: workspace.deletingLastPathComponent()) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: scratch) }
 
     /// The n-th ```yaml block of docs/shards.md, as JSON values read by PyYAML.
     private func yamlBlock(_ index: Int) throws -> [String: Any] {
         let text = try String(contentsOf: TestscopeProcess.repoRoot.appendingPathComponent("docs/shards.md"), encoding: .utf8)
         let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         XCTAssertEqual(blocks.count, 2, "docs/shards.md has a GitHub Actions and a GitLab CI example")
-        let file = workspace.deletingLastPathComponent().appendingPathComponent("example-\(index).yml")
+        let file = scratch.appendingPathComponent("example-\(index).yml")
         try blocks[index].write(to: file, atomically: true, encoding: .utf8)
         let script = "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)"
         let json = try XCTUnwrap(try TestscopeProcess.output(of: ["python3", "-c", script, file.path]), "PyYAML could not parse block \(index)")
@@ -31,7 +31,7 @@ final class ShardExamplesTests: XCTestCase {
     private func shell(_ script: String, environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
         var environment = extra
         environment["PATH"] = TestscopeProcess.binDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let log = workspace.deletingLastPathComponent().appendingPathComponent("step-\(UUID().uuidString).log")
+        let log = scratch.appendingPathComponent("step-\(UUID().uuidString).log")
         return try TestscopeProcess.runLogged(["bash", "-e", "-c", script], limit: 600, in: workspace, environment: environment, log: log)
     }
 

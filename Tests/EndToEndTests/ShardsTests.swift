@@ -8,12 +8,14 @@ import XCTest
 /// but for the code a global of the test module runs once per test process; bad shards are one line and
 /// exit 65 (64 for usage), with no output folder.
 final class ShardsTests: XCTestCase {
-    /// The package copies, each with the folders of its unsharded run and of two shards, made once.
+    /// The package copies (TestscopeProcess.fixtureCopy), each with the folders of its unsharded run and
+    /// of two shards, made once; `root` is this class's own scratch folder.
     private nonisolated(unsafe) static var root: URL!
+    private nonisolated(unsafe) static var copies: [String: URL] = [:]
     private nonisolated(unsafe) static var setupError: String?
 
-    private var package: URL { Self.root.appendingPathComponent("Shapes") }
-    private var inventory: URL { Self.root.appendingPathComponent("Inventory") }
+    private var package: URL { Self.copies["Shapes"]! }
+    private var inventory: URL { Self.copies["Inventory"]! }
     private func folder(_ name: String) -> URL { package.appendingPathComponent(name) }
 
     override class func setUp() {
@@ -21,9 +23,8 @@ final class ShardsTests: XCTestCase {
         do {
             root = try TestscopeProcess.temporaryDirectory("shards")
             for name in ["Shapes", "Inventory"] {
-                let package = root.appendingPathComponent(name)
-                try FileManager.default.copyItem(at: TestscopeProcess.samples.appendingPathComponent("packages/\(name)"), to: package)
-                for leftover in [".build", ".testscope"] { try? FileManager.default.removeItem(at: package.appendingPathComponent(leftover)) }
+                let package = try TestscopeProcess.fixtureCopy(name)
+                copies[name] = package
                 for (output, shard) in [("whole", nil), ("two-1", "1/2"), ("two-2", "2/2")] as [(String, String?)] {
                     let run = try TestscopeProcess.run(["run", "--format", "json", "--quiet", "--output", output] + (shard.map { ["--shard", $0] } ?? []), in: package)
                     // Inventory has a deliberate failure in each library (exit 1 where one of them ran).
@@ -216,7 +217,7 @@ final class ShardsTests: XCTestCase {
 
     func testShardsFromAnotherMachineMapWithPathEquivalence() throws {
         // The package moved (another checkout path), the binary copied beside the shards: as a CI merge job sees them.
-        let elsewhere = package.deletingLastPathComponent().appendingPathComponent("checkout/Shapes")
+        let elsewhere = Self.root.appendingPathComponent("checkout/Shapes")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         for name in ["Package.swift", "Sources", "Tests"] {
             try FileManager.default.copyItem(at: package.appendingPathComponent(name), to: elsewhere.appendingPathComponent(name))

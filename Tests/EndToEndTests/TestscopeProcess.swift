@@ -110,6 +110,51 @@ enum TestscopeProcess {
         return URL(fileURLWithPath: try XCTUnwrap(inputs.first { $0.hasSuffix("PackageTests.xctest") }, "no test binary in \(inputs)"))
     }
 
+    /// A copy of a fixture package for tests that write into it (git, `.testscope`, CI steps), at one path
+    /// per checkout that keeps its `.build`: the copy is built once per test run, not once per test. Each
+    /// call removes what the last test left (everything but the sources and `.build`); a test process's
+    /// first call copies the sources afresh. The copy is shared: a test's other files go elsewhere. One test
+    /// process per checkout at a time (as `.ci/run` runs them; not `swift test --parallel`).
+    static func fixtureCopy(_ name: String) throws -> URL {
+        let files = FileManager.default
+        let checkout = repoRoot.path.utf8.reduce(UInt64(5381)) { ($0 &* 33) ^ UInt64($1) }
+        let copy = files.temporaryDirectory.appendingPathComponent("testscope-fixture-copies-\(String(checkout, radix: 36))/\(name)")
+        let source = samples.appendingPathComponent("packages/\(name)")
+        let sources = Set(try files.contentsOfDirectory(atPath: source.path).filter { !$0.hasPrefix(".") })
+        let first = copiedFixtures.withLock { $0.insert(name).inserted }
+        try files.createDirectory(at: copy, withIntermediateDirectories: true)
+        for entry in try files.contentsOfDirectory(atPath: copy.path) where entry != ".build" && (first || !sources.contains(entry)) {
+            try files.removeItem(at: copy.appendingPathComponent(entry))
+        }
+        for entry in sources where !files.fileExists(atPath: copy.appendingPathComponent(entry).path) {
+            try files.copyItem(at: source.appendingPathComponent(entry), to: copy.appendingPathComponent(entry))
+        }
+        return copy
+    }
+
+    private static let copiedFixtures = Locked<Set<String>>([])
+
+    /// `testscope run` with `arguments` (without `--output`) once per test process, its output folder copied
+    /// to `output` for each caller: tests that read the same run share its build and its tests. The runs are
+    /// kept in one folder per checkout, emptied by a process's first call (one test process at a time, as above).
+    static func sharedRun(_ arguments: [String], output: URL) throws -> Result {
+        let files = FileManager.default
+        let (folder, result) = try sharedRuns.withLock { runs -> (URL, Result) in
+            if let done = runs.first(where: { $0.arguments == arguments }) { return (done.folder, done.result) }
+            let checkout = repoRoot.path.utf8.reduce(UInt64(5381)) { ($0 &* 33) ^ UInt64($1) }
+            let root = files.temporaryDirectory.appendingPathComponent("testscope-shared-runs-\(String(checkout, radix: 36))")
+            if runs.isEmpty { try? files.removeItem(at: root) }
+            let folder = root.appendingPathComponent("\(runs.count)")
+            let result = try run(arguments + ["--output", folder.path])
+            runs.append((arguments, folder, result))
+            return (folder, result)
+        }
+        try files.copyItem(at: folder, to: output)
+        return result
+    }
+
+    private static let sharedRuns = Locked<[(arguments: [String], folder: URL, result: Result)]>([])
+
     /// A fresh temporary folder, removed by the caller's teardown.
     static func temporaryDirectory(_ name: String = "testscope-tests") throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")

@@ -106,7 +106,9 @@ final class OrderPlanTests: XCTestCase {
     }
 
     func testSwiftTestingSerialOrderFromTheRecordedListStream() throws {
-        let stream = try String(contentsOf: FlakyFixture.recorded.appendingPathComponent("swift-testing-list.jsonl"), encoding: .utf8)
+        let recorded = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("sample-profiles/recorded/Flaky")
+        let stream = try String(contentsOf: recorded.appendingPathComponent("swift-testing-list.jsonl"), encoding: .utf8)
         let ranks = SwiftTestingOrder.ranks(fromListStream: stream)
         // CounterSuite (line 7) with its tests at lines 9 and 14, then the free functions at lines 21 and 26.
         XCTAssertEqual(ranks.sorted { $0.value < $1.value }.map(\.key), [

@@ -12,7 +12,7 @@ final class MutationTests: XCTestCase {
     static let seed = Mutator.seed
 
     func corpus(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: Fixtures.corpus.appendingPathComponent(name)))
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus/\(name)")))
     }
 
     /// Runs `body`, accepting success or a typed error; returns false on an untyped error.

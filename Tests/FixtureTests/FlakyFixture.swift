@@ -12,7 +12,7 @@ enum FlakyFixture {
 
     static var swift: URL {
         let environment = ProcessInfo.processInfo.environment
-        return environment["TESTSCOPE_SWIFT"].map { URL(fileURLWithPath: $0) } ?? Toolchain.findInPath("swift", environment: environment)!
+        return environment["TESTSCOPE_SWIFT"].map { URL(fileURLWithPath: $0) } ?? TestscopeExecution.Toolchain.findInPath("swift", environment: environment)!
     }
 
     private static let built = Locked<[URL: Result<FlakyTestBinary, Error>]>([:])

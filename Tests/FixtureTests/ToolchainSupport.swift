@@ -99,5 +99,4 @@ enum Fixtures {
     static func recordedProfile(_ sample: String) -> String {
         repository.appendingPathComponent("sample-profiles/recorded/\(sample)/default.profdata").path
     }
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus")
 }

@@ -202,12 +202,12 @@ struct EncodedRecordStream {
                 if namingFiles[r] < 2 { namingFiles[r] += 1 }
             }
         }
-        // Every name the report may show, demangled from now on, before the first batch is built (a
+        // Every name the report may show, added before the first batch is built (a
         // display name depends on the modules of all of them): the records that name an included file.
         var nameIndex = [Int32](repeating: -1, count: names == nil ? 0 : encoded.count)
         if let names {
             // The records whose names the report may show, each given its index now; the names
-            // themselves read and handed over on the demangler's workers (`add(count:names:)`).
+            // themselves read in one pass (`add(count:names:)`).
             var named: [Int] = []
             encoded.forEachRecord(at: (0..<encoded.count).lazy.filter { firstBatch[$0] >= 0 }) { binary, position, i in
                 if binary.hasPGOName(at: i) { named.append(position) }
@@ -224,7 +224,6 @@ struct EncodedRecordStream {
         var free: [Int32] = []
         for batchNumber in 0..<batchCount {
             var result = try NativeFunctionRecords.build(encoded, positions: homed[batchNumber].sorted())
-            letGo(homed[batchNumber])
             homed[batchNumber] = []
             Self.add(result.diagnostics, to: &diagnostics)
             var evaluated = result.functions
@@ -290,16 +289,9 @@ struct EncodedRecordStream {
         while start < rest.count {
             let end = min(start + 4_096, rest.count)
             Self.add(try NativeFunctionRecords.build(encoded, positions: Array(rest[start..<end])).diagnostics, to: &diagnostics)
-            letGo(rest[start..<end])
             start = end
         }
         return diagnostics
-    }
-
-    /// The mapping bytes of records evaluated for the last time (each binary's are let go a piece at
-    /// a time as its records are evaluated).
-    private func letGo(_ positions: some Sequence<Int>) {
-        encoded.forEachRecord(at: positions) { binary, _, i in binary.letGo(record: i) }
     }
 
     /// What evaluation found; the name and profile checks were counted by `EncodedFunctionRecords.read`.

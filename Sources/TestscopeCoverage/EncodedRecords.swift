@@ -122,12 +122,11 @@ public struct EncodedFunctionRecords: Sendable {
         }
     }
 
-    /// `body` given the bytes of the name each record at `positions` will carry (a local symbol's
-    /// file prefix dropped as llvm drops it), for those that have one, in order.
-    func withDisplayNames(of positions: some Sequence<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    /// The name each record at `positions` will carry (a local symbol's file prefix dropped as llvm
+    /// drops it), for those that have one, in order.
+    func displayNames(of positions: some Sequence<Int>, _ body: (String) -> Void) {
         forEachRecord(at: positions) { binary, position, i in
-            let first = filenames[position].first
-            _ = binary.withPGOName(at: i) { NativeFunctionRecords.withDisplayName(ofPGOName: $0, firstFilename: first, body) }
+            if let name = binary.pgoName(at: i) { body(NativeFunctionRecords.displayName(name, firstFilename: filenames[position].first)) }
         }
     }
 }
@@ -146,15 +145,12 @@ extension NativeFunctionRecords {
                 try encoded.counters.withPool { pool in try encoded.forEachRecord(at: positions[range]) { binary, position, i in
                     binaryIndex = binary.binaryIndex
                     let header = try binary.decodeMapping(at: i, cache: &filenames, scratch: &scratch)
-                    let name = binary.pgoNameRange(at: i)
                     let entry = encoded.entries[position]
                     let counts: CounterEvaluator.Counts = entry == ProfileCounters.mismatchedEntry ? .hashMismatch
                         : encoded.counters.span(entry: entry).map { .found(UnsafeBufferPointer(rebasing: pool[$0])) } ?? .unknown
-                    binary.nameBytes.withUnsafeBufferPointer { names in
-                        chunk.load(pgoName: name.map { UnsafeBufferPointer(rebasing: names[$0]) }, filenames: header.filenames,
-                                   expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex, position: position,
-                                   counts: counts, evaluator: &evaluator)
-                    }
+                    chunk.load(pgoName: binary.pgoName(at: i), filenames: header.filenames,
+                               expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex, position: position,
+                               counts: counts, evaluator: &evaluator)
                 } }
                 return nil
             } catch {
@@ -213,7 +209,7 @@ struct EncodedRecordStream {
                 if binary.hasPGOName(at: i) { named.append(position) }
             }
             let encoded = self.encoded, positions = named
-            let first = names.add(count: named.count) { range, body in encoded.withDisplayNames(of: positions[range], body) }
+            let first = names.add(count: named.count) { range, body in encoded.displayNames(of: positions[range], body) }
             for (k, r) in named.enumerated() { nameIndex[r] = first + Int32(k) }
         }
         var diagnostics = NativeRecordDiagnostics()

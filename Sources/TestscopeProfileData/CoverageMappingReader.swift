@@ -42,7 +42,7 @@ public struct CoverageMappingRecords: Sendable {
     let records: [Record]
     /// The covmap's filename lists that records name (`Record.filenameList`).
     let filenameLists: [[String]]
-    /// The names section's names, inflated, one after the other (`pgoNameRange(at:)`).
+    /// The names section's names, inflated, one after the other (`pgoName(at:)`).
     public let nameBytes: [UInt8]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
     public let buildID: String?
@@ -85,7 +85,7 @@ public struct CoverageMappingRecords: Sendable {
         return (header.nameRef, pgoName(at: index), header.funcHash, header.filenames)
     }
 
-    /// `decode(at:cache:scratch:)` without the PGO name (read it in place with `withPGOName`).
+    /// `decode(at:cache:scratch:)` without the PGO name (`pgoName(at:)` reads it).
     public func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
@@ -111,20 +111,6 @@ public struct CoverageMappingRecords: Sendable {
     private func name(of record: Record) -> String? {
         guard record.hasName else { return nil }
         return String(decoding: nameBytes[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameLength)], as: UTF8.self)
-    }
-
-    /// Where record `index`'s PGO name is in `nameBytes` (nil when the names section lacks it): for
-    /// a caller that reads the names of many records in place, without a closure per record.
-    public func pgoNameRange(at index: Int) -> Range<Int>? {
-        let (start, length) = (Int(records[index].nameStart), records[index].nameLength)
-        guard length != Record.absentName else { return nil }
-        return start..<start + Int(length)
-    }
-
-    /// `body` given record `index`'s PGO name as bytes, in place; nil when the names section lacks it.
-    public func withPGOName<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        guard let range = pgoNameRange(at: index) else { return nil }
-        return nameBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// Record `index`'s filenames, read from its file-id map only (its regions are not decoded);

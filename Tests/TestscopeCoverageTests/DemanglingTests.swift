@@ -28,23 +28,22 @@ final class DemanglingTests: XCTestCase {
         XCTAssertNil(session.fallbackWarning)
     }
 
-    /// Names added in bulk (as the native engine reads them from the names section) get the indices and
+    /// Names added in bulk (as the native engine adds them) get the indices and
     /// display names they get one at a time, before and after names added singly; a name repeated is
     /// demangled once and shown the same.
     func testNamesAddedInBulkAreTheNamesAddedOneAtATime() throws {
         let names = ["Calc.swift:$s6Shapes4CalcV3addyS2i_SitFZ", "$s6Shapes4RectV4areaSdvg", "$s6Shapes4CalcV3addyS2i_SitFZ", "main"]
-            .map { Array($0.utf8) }
         let demangler = try toolchainDemangler()
         let single = demangler.session()
-        let singleIndices = names.map { name in name.withUnsafeBufferPointer { single.add(bytes: $0) } }
+        let singleIndices = names.map { single.add($0) }
         let mixed = demangler.session()
-        let first = mixed.add(names[0].withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) })
-        let bulk = mixed.add(count: 2) { range, body in for k in range { names[1 + k].withUnsafeBufferPointer { body($0) } } }
-        let last = names[3].withUnsafeBufferPointer { mixed.add(bytes: $0) }
+        let first = mixed.add(names[0])
+        let bulk = mixed.add(count: 2) { range, body in for k in range { body(names[1 + k]) } }
+        let last = mixed.add(names[3])
         XCTAssertEqual([first, bulk, bulk + 1, last], singleIndices)
         let (a, b) = (single.finish(), mixed.finish())
-        let shown = names.indices.map { b.displayName(at: singleIndices[$0], mangled: String(decoding: names[$0], as: UTF8.self)) }
-        XCTAssertEqual(shown, names.indices.map { a.displayName(at: singleIndices[$0], mangled: String(decoding: names[$0], as: UTF8.self)) })
+        let shown = names.indices.map { b.displayName(at: singleIndices[$0], mangled: names[$0]) }
+        XCTAssertEqual(shown, names.indices.map { a.displayName(at: singleIndices[$0], mangled: names[$0]) })
         XCTAssertEqual(shown, ["static Calc.add(_:_:) -> Int", "Rect.area.getter", "static Calc.add(_:_:) -> Int", "main"])
     }
 

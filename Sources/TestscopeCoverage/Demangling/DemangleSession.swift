@@ -1,87 +1,127 @@
 import Foundation
 import TestscopeExecution
 
-/// The names of one report, demangled by the toolchain's library: each name added gets an index (the
-/// names may be added while the records are read, on any thread); `finish()` demangles each distinct
-/// symbol once, on every core, and returns the display names. Without the library the names stay
-/// mangled, and `fallbackWarning` says so once.
+/// The names of one report, demangled by the toolchain's library: each name added gets an index, and
+/// the names are demangled a chunk at a time on Dispatch's workers while the caller goes on reading
+/// (the library takes microseconds a name: done only in `finish()`, the other core idled meanwhile);
+/// `finish()` returns the display names. Without the library the names stay mangled, and
+/// `fallbackWarning` says so once.
 public final class DemangleSession: Sendable {
     private let library: URL?
-    /// The symbols added, by index.
-    private let symbols = Locked<[String]>([])
-    /// Why the names stay mangled, once `finish()` found it out.
-    private let failure = Locked<String?>(nil)
+    /// Names added so far, and the symbols not yet handed to a worker.
+    private let state = Locked<(count: Int, pending: [String])>((0, []))
+    /// Demangled chunks by the index of their first name, in the order the workers finished them.
+    private let chunks = Locked<[(start: Int, names: [DemanglerLibrary.Demangled])]>([])
+    /// Chunks submitted and not yet taken, oldest first: a worker takes the oldest, and `finish()`
+    /// takes what is left itself instead of waiting.
+    private let jobs = Locked<(items: [Job?], next: Int)>(([], 0))
+    private let group = DispatchGroup()
 
-    init(library: URL?) { self.library = library }
+    private struct Job: Sendable {
+        let start: Int
+        let library: DemanglerLibrary
+        let symbols: @Sendable () -> [String]
+    }
+
+    static let chunkSize = 1024
+
+    /// The library loaded, or why not (nil: no toolchain).
+    private let loaded: Result<DemanglerLibrary, DemanglerLibrary.LoadFailure>?
+
+    /// A session is made only when a report shows function names: the library is loaded now.
+    init(library: URL?) {
+        self.library = library
+        loaded = library.map { DemanglerLibrary.load($0) }
+    }
+
+    /// The library (nil: the names stay mangled).
+    private var demangler: DemanglerLibrary? { try? loaded?.get() }
 
     /// Queues a name (a profile name: a file prefix is dropped); its display name will be at the
     /// returned index of `finish()`'s result.
     @discardableResult
     public func add(_ mangled: String) -> Int32 {
+        guard let demangler else { return state.withLock { state in defer { state.count += 1 }; return Int32(state.count) } }
         let symbol = SwiftDemangler.symbol(in: mangled)
-        return symbols.withLock { symbols in
-            symbols.append(symbol)
-            return Int32(symbols.count - 1)
+        let (index, chunk) = state.withLock { state -> (Int, (start: Int, symbols: [String])?) in
+            defer { state.count += 1 }
+            state.pending.append(symbol)
+            guard state.pending.count >= Self.chunkSize else { return (state.count, nil) }
+            defer { state.pending = [] }
+            return (state.count, (state.count + 1 - state.pending.count, state.pending))
         }
-    }
-
-    /// The same for a name's bytes as a names section holds them (bytes that are not valid UTF-8
-    /// repaired, as a `String` made of them is).
-    @discardableResult
-    public func add(bytes mangled: UnsafeBufferPointer<UInt8>) -> Int32 {
-        add(String(decoding: mangled, as: UTF8.self))
+        if let chunk { submit(chunk.start, demangler) { chunk.symbols } }
+        return Int32(index)
     }
 
     /// Adds `count` names at once and returns the index of the first (name `k` is at that plus `k`).
-    /// `names(range, body)` hands the bytes of the names in `range` to `body`, in order.
-    public func add(count: Int, names: (Range<Int>, (UnsafeBufferPointer<UInt8>) -> Void) -> Void) -> Int32 {
-        var added: [String] = []
-        added.reserveCapacity(count)
-        names(0..<count) { added.append(SwiftDemangler.symbol(in: String(decoding: $0, as: UTF8.self))) }
-        return symbols.withLock { symbols in
-            defer { symbols += added }
-            return Int32(symbols.count)
+    /// `names(range, body)` hands the names in `range` to `body`, in order; it is called on the
+    /// workers, a chunk at a time.
+    public func add(count: Int, names: @escaping @Sendable (Range<Int>, (String) -> Void) -> Void) -> Int32 {
+        let (first, pending) = state.withLock { state in
+            defer { state.count += count; state.pending = [] }
+            return (state.count, (start: state.count - state.pending.count, symbols: state.pending))
         }
+        guard let demangler else { return Int32(first) }
+        if !pending.symbols.isEmpty { submit(pending.start, demangler) { pending.symbols } }
+        for start in stride(from: 0, to: count, by: Self.chunkSize) {
+            let range = start..<min(start + Self.chunkSize, count)
+            submit(first + start, demangler) {
+                var symbols: [String] = []
+                symbols.reserveCapacity(range.count)
+                names(range) { symbols.append(SwiftDemangler.symbol(in: $0)) }
+                return symbols
+            }
+        }
+        return Int32(first)
+    }
+
+    /// Demangles on a worker the chunk of names from index `start` that `symbols` gives.
+    private func submit(_ start: Int, _ library: DemanglerLibrary, _ symbols: @escaping @Sendable () -> [String]) {
+        jobs.withLock { $0.items.append(Job(start: start, library: library, symbols: symbols)) }
+        DispatchQueue.global().async(group: group) { [self] in _ = runOldestJob() }
+    }
+
+    /// Takes the oldest chunk not yet taken and demangles it; false when there was none.
+    private func runOldestJob() -> Bool {
+        let job = jobs.withLock { jobs -> Job? in
+            guard jobs.next < jobs.items.count else { return nil }
+            defer { jobs.items[jobs.next] = nil; jobs.next += 1 }
+            return jobs.items[jobs.next]
+        }
+        guard let job else { return false }
+        let names = job.symbols().map(job.library.demangle)
+        chunks.withLock { $0.append((job.start, names)) }
+        return true
     }
 
     /// Why the names added stay mangled, when the library could not be used: without it, a report
     /// with every function as `$s6Shapes4area…` said nothing of why (no toolchain on `PATH`).
     public var fallbackWarning: Diagnostic? {
-        guard symbols.withLock({ !$0.isEmpty }), let why = failure.withLock({ $0 }) ?? (library == nil ? Self.noToolchain : nil) else { return nil }
+        guard state.withLock({ $0.count > 0 }) else { return nil }
+        let why: String
+        switch loaded {
+        case nil: why = "no Swift toolchain was found to demangle them (its lib/libswiftDemangle)"
+        case .failure(let failure): why = failure.reason
+        case .success: return nil
+        }
         return .warning("function names are shown mangled: \(why); put the toolchain's swift on PATH or set TESTSCOPE_SWIFT to it")
     }
-
-    private static let noToolchain = "no Swift toolchain was found to demangle them (its lib/libswiftDemangle)"
 
     /// The display names: the simplified name, plus ` -> ` and the return type (the modules of the
     /// report's functions and the known ones stripped) for functions.
     public func finish() -> DemangledNames {
-        let symbols = self.symbols.withLock { $0 }
-        guard let library, !symbols.isEmpty else { return DemangledNames(display: []) }
-        let demangler: DemanglerLibrary
-        switch DemanglerLibrary.load(library) {
-        case .success(let loaded): demangler = loaded
-        case .failure(let failure):
-            self.failure.withLock { $0 = failure.reason }
-            return DemangledNames(display: [])
-        }
-        // Each distinct symbol once (a symbol's display name depends only on it and the modules).
-        var distinct: [String: Int32] = [:]
-        var unique: [String] = []
-        let slot = symbols.map { symbol -> Int32 in
-            if let known = distinct[symbol] { return known }
-            unique.append(symbol)
-            distinct[symbol] = Int32(unique.count - 1)
-            return Int32(unique.count - 1)
-        }
-        distinct = [:]
-        let demangled = Parallel.chunkedMap(unique.count) { demangler.demangle(unique[$0]) }
+        let rest = state.withLock { state in defer { state.pending = [] }; return (start: state.count - state.pending.count, symbols: state.pending) }
+        if let demangler, !rest.symbols.isEmpty { submit(rest.start, demangler) { rest.symbols } }
+        while runOldestJob() {}
+        group.wait()
+        let sorted = chunks.withLock { chunks in defer { chunks = [] }; return chunks }.sorted { $0.start < $1.start }
         var modules = SwiftDemangler.knownModules
-        for name in demangled { if let module = name.module { modules.insert(module) } }
-        let display = Parallel.chunkedMap(demangled.count) {
-            SwiftDemangler.displayName(simplified: demangled[$0].name, returnType: demangled[$0].returnType, modules: modules)
+        for chunk in sorted { for name in chunk.names { if let module = name.module { modules.insert(module) } } }
+        let display = Parallel.map(sorted.count) { k in
+            sorted[k].names.map { SwiftDemangler.displayName(simplified: $0.name, returnType: $0.returnType, modules: modules) }
         }
-        return DemangledNames(display: slot.map { display[Int($0)] })
+        return DemangledNames(display: Array(display.joined()))
     }
 }
 
@@ -96,7 +136,7 @@ public struct DemangledNames: Sendable {
     public func displayName(at index: Int32, mangled: String) -> String {
         guard index >= 0, Int(index) < display.count else { return mangled }
         let name = display[Int(index)]
-        return name.utf8.elementsEqual(SwiftDemangler.symbol(in: mangled).utf8) ? mangled : name
+        return SwiftDemangler.symbolIs(name, in: mangled) ? mangled : name
     }
 
     public var isEmpty: Bool { display.isEmpty }

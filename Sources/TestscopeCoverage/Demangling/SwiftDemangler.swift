@@ -29,6 +29,13 @@ public struct SwiftDemangler: Sendable {
         return String(name[dollar...])
     }
 
+    /// Whether `name` is the symbol inside the profile name `mangled` (compared as bytes, nothing copied).
+    static func symbolIs(_ name: String, in mangled: String) -> Bool {
+        let bytes = mangled.utf8
+        let start = bytes.first == UInt8(ascii: "$") ? bytes.startIndex : bytes.firstIndex(of: UInt8(ascii: "$")) ?? bytes.startIndex
+        return bytes[start...].elementsEqual(name.utf8)
+    }
+
     /// True for closures and autoclosures, by demangled name.
     public static func isClosure(_ name: String) -> Bool {
         name.hasPrefix("closure #") || name.hasPrefix("implicit closure #")
@@ -47,15 +54,24 @@ public struct SwiftDemangler: Sendable {
     /// The module of a plain function's full name (`Shapes` of `Shapes.f(…)`): the text before the
     /// first `.`, when no space or bracket comes first.
     static func module(ofFull full: String) -> String? {
-        guard let end = full.utf8.firstIndex(where: { ". ([<".utf8.contains($0) }),
-              full.utf8[end] == UInt8(ascii: "."), end > full.utf8.startIndex else { return nil }
-        return String(full[..<end])
+        for index in full.utf8.indices {
+            switch full.utf8[index] {
+            case UInt8(ascii: "."): return index > full.utf8.startIndex ? String(full[..<index]) : nil
+            case UInt8(ascii: " "), UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "<"): return nil
+            default: continue
+            }
+        }
+        return nil
     }
 
     /// The text after the last top-level ` -> ` of a full demangled function name, trimmed of
     /// spaces and tabs; nil when there is none.
     static func returnType(ofFull full: String) -> String? {
-        let bytes = Array(full.utf8)
+        var full = full
+        return full.withUTF8 { bytes in returnType(ofFull: bytes) }
+    }
+
+    private static func returnType(ofFull bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var depth = 0
         var start: Int? = nil
         for i in bytes.indices {
@@ -73,11 +89,12 @@ public struct SwiftDemangler: Sendable {
         var last = bytes.count
         while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
         while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
-        return first < last ? String(decoding: bytes[first..<last], as: UTF8.self) : nil
+        return first < last ? String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<last]), as: UTF8.self) : nil
     }
 
     /// `type` without the `Module.` qualifiers of `modules`.
     static func stripModules(_ type: String, modules: Set<String>) -> String {
+        guard type.utf8.contains(UInt8(ascii: ".")) else { return type }
         let bytes = Array(type.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

@@ -23,7 +23,7 @@ public struct CoverageBuildOptions: Sendable {
     public var negativeCounts = NegativeCountCause.unknown
 
     public init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
-                demangler: SwiftDemangler = SwiftDemangler(tool: nil), toolchainDescription: String? = nil,
+                demangler: SwiftDemangler = SwiftDemangler(library: nil), toolchainDescription: String? = nil,
                 dataRecordedAt: Date? = nil, createdAt: Date = Date()) {
         self.packageRoot = packageRoot
         self.layout = layout
@@ -176,7 +176,7 @@ public struct CoverageBuilder {
             linesByFile[path] = (LineTable(Self.mergedLines(lists, source: source)), source.map(SourceFacts.init))
         }
         segmentsByFile = [:]
-        // Demangling ran beside the reading (names fed as records came); it finishes beside the
+        // The names were added as the records came; they are demangled beside the
         // model building, and the names are filled in afterwards.
         let names = Locked<DemangledNames?>(nil)
         let demangling = session.map { session in BlockingTask { let map = session.finish(); names.withLock { $0 = map } } }
@@ -305,7 +305,7 @@ public struct CoverageBuilder {
         var last = held.map { [$0] } ?? []
         held = nil
         try build(&last)
-        // No batch: the session is still ended (its processes, when it has them).
+        // No batch: the session is still ended (its warning, when the library cannot be used).
         if let session, names == nil { _ = session.finish() }
         PhaseTimer.mark("build model")
         let demangling = (session?.fallbackWarning).map { [$0] } ?? []

@@ -122,12 +122,11 @@ public struct EncodedFunctionRecords: Sendable {
         }
     }
 
-    /// `body` given the bytes of the name each record at `positions` will carry (a local symbol's
-    /// file prefix dropped as llvm drops it), for those that have one, in order.
-    func withDisplayNames(of positions: some Sequence<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    /// The name each record at `positions` will carry (a local symbol's file prefix dropped as llvm
+    /// drops it), for those that have one, in order.
+    func displayNames(of positions: some Sequence<Int>, _ body: (String) -> Void) {
         forEachRecord(at: positions) { binary, position, i in
-            let first = filenames[position].first
-            _ = binary.withPGOName(at: i) { NativeFunctionRecords.withDisplayName(ofPGOName: $0, firstFilename: first, body) }
+            if let name = binary.pgoName(at: i) { body(NativeFunctionRecords.displayName(name, firstFilename: filenames[position].first)) }
         }
     }
 }
@@ -146,15 +145,12 @@ extension NativeFunctionRecords {
                 try encoded.counters.withPool { pool in try encoded.forEachRecord(at: positions[range]) { binary, position, i in
                     binaryIndex = binary.binaryIndex
                     let header = try binary.decodeMapping(at: i, cache: &filenames, scratch: &scratch)
-                    let name = binary.pgoNameRange(at: i)
                     let entry = encoded.entries[position]
                     let counts: CounterEvaluator.Counts = entry == ProfileCounters.mismatchedEntry ? .hashMismatch
                         : encoded.counters.span(entry: entry).map { .found(UnsafeBufferPointer(rebasing: pool[$0])) } ?? .unknown
-                    binary.nameBytes.withUnsafeBufferPointer { names in
-                        chunk.load(pgoName: name.map { UnsafeBufferPointer(rebasing: names[$0]) }, filenames: header.filenames,
-                                   expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex, position: position,
-                                   counts: counts, evaluator: &evaluator)
-                    }
+                    chunk.load(pgoName: binary.pgoName(at: i), filenames: header.filenames,
+                               expressions: scratch.expressions, regions: scratch.regions, binaryIndex: binaryIndex, position: position,
+                               counts: counts, evaluator: &evaluator)
                 } }
                 return nil
             } catch {
@@ -202,18 +198,18 @@ struct EncodedRecordStream {
                 if namingFiles[r] < 2 { namingFiles[r] += 1 }
             }
         }
-        // Every name the report may show, demangled from now on, before the first batch is built (a
+        // Every name the report may show, added before the first batch is built (a
         // display name depends on the modules of all of them): the records that name an included file.
         var nameIndex = [Int32](repeating: -1, count: names == nil ? 0 : encoded.count)
         if let names {
             // The records whose names the report may show, each given its index now; the names
-            // themselves read and handed over on the demangler's workers (`add(count:names:)`).
+            // themselves read in one pass (`add(count:names:)`).
             var named: [Int] = []
             encoded.forEachRecord(at: (0..<encoded.count).lazy.filter { firstBatch[$0] >= 0 }) { binary, position, i in
                 if binary.hasPGOName(at: i) { named.append(position) }
             }
             let encoded = self.encoded, positions = named
-            let first = names.add(count: named.count) { range, body in encoded.withDisplayNames(of: positions[range], body) }
+            let first = names.add(count: named.count) { range, body in encoded.displayNames(of: positions[range], body) }
             for (k, r) in named.enumerated() { nameIndex[r] = first + Int32(k) }
         }
         var diagnostics = NativeRecordDiagnostics()
@@ -224,7 +220,6 @@ struct EncodedRecordStream {
         var free: [Int32] = []
         for batchNumber in 0..<batchCount {
             var result = try NativeFunctionRecords.build(encoded, positions: homed[batchNumber].sorted())
-            letGo(homed[batchNumber])
             homed[batchNumber] = []
             Self.add(result.diagnostics, to: &diagnostics)
             var evaluated = result.functions
@@ -290,16 +285,9 @@ struct EncodedRecordStream {
         while start < rest.count {
             let end = min(start + 4_096, rest.count)
             Self.add(try NativeFunctionRecords.build(encoded, positions: Array(rest[start..<end])).diagnostics, to: &diagnostics)
-            letGo(rest[start..<end])
             start = end
         }
         return diagnostics
-    }
-
-    /// The mapping bytes of records evaluated for the last time (each binary's are let go a piece at
-    /// a time as its records are evaluated).
-    private func letGo(_ positions: some Sequence<Int>) {
-        encoded.forEachRecord(at: positions) { binary, _, i in binary.letGo(record: i) }
     }
 
     /// What evaluation found; the name and profile checks were counted by `EncodedFunctionRecords.read`.

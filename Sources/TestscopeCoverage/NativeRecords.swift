@@ -298,21 +298,6 @@ public struct NativeFunctionRecords: Sendable {
                  counts: counts, evaluator: &evaluator)
         }
 
-        /// The same with the PGO name's bytes, in place: the record's name is the one `String` made
-        /// (a `String` of the PGO name first, per record, was a block made on one core and freed on
-        /// another, and its reference counting).
-        mutating func load(pgoName bytes: UnsafeBufferPointer<UInt8>?, filenames: [String],
-                           expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
-                           counts: CounterEvaluator.Counts, evaluator: inout CounterEvaluator) {
-            guard let bytes, !bytes.isEmpty else { diagnostics.unnamed += 1; return }
-            let name = NativeFunctionRecords.withDisplayName(ofPGOName: bytes, firstFilename: filenames.first) {
-                String(decoding: $0, as: UTF8.self)
-            }
-            load(name: name, pgoName: { String(decoding: bytes, as: UTF8.self) },
-                 filenames: filenames, expressions: expressions, regions: regions, binaryIndex: binaryIndex, position: position,
-                 counts: counts, evaluator: &evaluator)
-        }
-
         /// What `loadFunctionRecord` does with a named record; `pgoName` is made only for a diagnostic.
         private mutating func load(name: String, pgoName: () -> String, filenames: [String],
                                    expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int, position: Int,
@@ -395,17 +380,6 @@ public struct NativeFunctionRecords: Sendable {
     static func displayName(_ pgoName: String, firstFilename: String?) -> String {
         let start = ByteString.withBytes(pgoName) { displayNameStart($0, firstFilename: firstFilename) }
         return start == 0 ? pgoName : String(decoding: pgoName.utf8.dropFirst(start), as: UTF8.self)
-    }
-
-    /// `body` given the bytes of `displayName` of a PGO name's bytes: in place for an ASCII name;
-    /// otherwise the name is made a `String` first, as the evaluated record's name is made (its bytes
-    /// repaired before the file prefix is compared with the repaired filename).
-    static func withDisplayName<R>(ofPGOName name: UnsafeBufferPointer<UInt8>, firstFilename: String?,
-                                   _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        guard !name.contains(where: { $0 >= 0x80 }) else {
-            return ByteString.withBytes(displayName(String(decoding: name, as: UTF8.self), firstFilename: firstFilename), body)
-        }
-        return body(UnsafeBufferPointer(rebasing: name[displayNameStart(name, firstFilename: firstFilename)...]))
     }
 
     /// Where `displayName` starts in the PGO name's bytes: after the first filename and its separator

@@ -287,18 +287,6 @@ public enum ByteString {
 
     static func equal(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compare(a, b) == 0 }
 
-    /// Whether `s`'s bytes start with `prefix`'s (the generic `starts(with:)` over two UTF-8 views
-    /// was 2 % of a text report's instructions, in `displayName`).
-    static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
-        withBytes(s) { x in
-            withBytes(prefix) { y in
-                guard y.count <= x.count else { return false }
-                guard y.count > 0, let p = x.baseAddress, let q = y.baseAddress else { return true }
-                return memcmp(p, q, y.count) == 0
-            }
-        }
-    }
-
     /// An in-process hash of `s`'s bytes, 8 at a time, folded into `seed`: only to pick candidates
     /// that are then compared (FNV-1a a byte at a time and `Hasher.combine(bytes:)` were 4.5 % of a
     /// text report's instructions). Not stable across versions: never written anywhere.

@@ -21,37 +21,15 @@ public struct SourceFilter: Sendable {
     public func relativePath(_ path: String) -> String? {
         let standardized = Self.normalized(path)
         if root == "/" { return String(standardized.dropFirst()) }
-        if let relative = Self.asciiRelativePath(standardized, root: root) { return relative }
         guard standardized.hasPrefix(root + "/") else { return nil }
         return String(standardized.dropFirst(root.count + 1))
-    }
-
-    /// `relativePath` on the bytes when both texts are ASCII without `\r` (nil otherwise): there a
-    /// byte is a character, so the byte comparison is `hasPrefix` and the byte count `dropFirst`'s
-    /// (comparing and dropping characters was 9,000 instructions a path, asked three times a file).
-    static func asciiRelativePath(_ path: String, root: String) -> String?? {
-        var path = path, root = root
-        return path.withUTF8 { path in
-            root.withUTF8 { root -> String?? in
-                func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { !bytes.contains { $0 >= 0x80 || $0 == UInt8(ascii: "\r") } }
-                guard isPlain(path), isPlain(root) else { return nil }
-                guard path.count > root.count, path[root.count] == UInt8(ascii: "/"), path.starts(with: root) else { return .some(nil) }
-                return .some(String(decoding: UnsafeBufferPointer(rebasing: path[(root.count + 1)...]), as: UTF8.self))
-            }
-        }
     }
 
     /// Removes `.` and `..` components and repeated slashes, without touching the file system
     /// (symlinks are not resolved: the paths are llvm's, and may not exist here).
     public static func normalized(_ path: String) -> String {
-        // A byte scan first: Foundation's `contains` for these two was 1.5 % of a text report's
-        // instructions. It decides only when the bytes hold a candidate (it compares whole
-        // characters: a `.` joined by a combining mark is not a `.` there).
-        var previous: UInt8 = 0
-        guard path.utf8.contains(where: { byte in
-            defer { previous = byte }
-            return previous == UInt8(ascii: "/") && (byte == UInt8(ascii: ".") || byte == UInt8(ascii: "/"))
-        }), path.contains("/.") || path.contains("//") else { return path }
+        // Compared as characters: a `.` joined by a combining mark is a name, not a `.`.
+        guard path.contains("/.") || path.contains("//") else { return path }
         var parts: [Substring] = []
         for component in path.split(separator: "/", omittingEmptySubsequences: true) {
             if component == "." { continue }
@@ -71,44 +49,14 @@ public struct SourceFilter: Sendable {
         return Self.isOwnSource(relative, testDirectories: testDirectories)
     }
 
+    /// Not under a test folder, `.build*`, `.swiftpm` or a `.derived` folder.
     static func isOwnSource(_ relative: String, testDirectories: [String]) -> Bool {
-        asciiIsOwnSource(relative, testDirectories: testDirectories) ?? stringIsOwnSource(relative, testDirectories: testDirectories)
-    }
-
-    /// `isOwnSource` on `String`s: for any text.
-    static func stringIsOwnSource(_ relative: String, testDirectories: [String]) -> Bool {
         let components = relative.split(separator: "/")
         if components.contains(where: { $0.hasPrefix(".build") || $0 == ".swiftpm" || $0.hasSuffix(".derived") }) {
             return false
         }
         for dir in testDirectories where relative == dir || relative.hasPrefix(dir + "/") { return false }
         return true
-    }
-
-    /// `isOwnSource` on the bytes, when every text is ASCII (nil otherwise): there a byte comparison
-    /// is the `String` comparison, and splitting into `Substring`s cost 25,000 instructions a file
-    /// (11 M at 400 files, before any batch is built, with the other core idle).
-    static func asciiIsOwnSource(_ relative: String, testDirectories: [String]) -> Bool? {
-        var relative = relative
-        return relative.withUTF8 { path -> Bool? in
-            guard !path.contains(where: { $0 >= 0x80 || $0 == UInt8(ascii: "\r") }) else { return nil }
-            var start = 0
-            while start < path.count {
-                var end = start
-                while end < path.count, path[end] != UInt8(ascii: "/") { end += 1 }
-                let component = UnsafeBufferPointer(rebasing: path[start..<end])
-                if component.starts(with: ".build".utf8) || component.elementsEqual(".swiftpm".utf8)
-                    || (component.count >= 8 && component[(component.count - 8)...].elementsEqual(".derived".utf8)) {
-                    return false
-                }
-                start = end + 1
-            }
-            for dir in testDirectories {
-                guard dir.utf8.allSatisfy({ $0 < 0x80 && $0 != UInt8(ascii: "\r") }) else { return nil }
-                if path.starts(with: dir.utf8), path.count == dir.utf8.count || path[dir.utf8.count] == UInt8(ascii: "/") { return false }
-            }
-            return true
-        }
     }
 }
 

@@ -5,14 +5,15 @@ public struct Toolchain: Sendable, Equatable {
     public var swift: URL?
     public var llvmCov: URL
     public var llvmProfdata: URL
-    /// `swift-demangle`, when the toolchain has one; names stay mangled without it.
-    public var swiftDemangle: URL?
+    /// The toolchain's demangler library, `lib/libswiftDemangle` beside the `bin` of `swift` (or of
+    /// `llvm-cov`); names stay mangled when it is not there.
+    public var demangler: URL?
 
-    public init(swift: URL?, llvmCov: URL, llvmProfdata: URL, swiftDemangle: URL?) {
+    public init(swift: URL?, llvmCov: URL, llvmProfdata: URL, demangler: URL?) {
         self.swift = swift
         self.llvmCov = llvmCov
         self.llvmProfdata = llvmProfdata
-        self.swiftDemangle = swiftDemangle
+        self.demangler = demangler
     }
 
     /// What the user may override: command-line options win over environment variables.
@@ -60,12 +61,16 @@ public struct Toolchain: Sendable, Equatable {
 
         let cov = try tool("llvm-cov", override: overrides.llvmCov, envKey: "TESTSCOPE_LLVM_COV")
         let profdata = try tool("llvm-profdata", override: overrides.llvmProfdata, envKey: "TESTSCOPE_LLVM_PROFDATA")
-        var demangle: URL? = nil
-        for dir in [toolDir, cov.resolvingSymlinksInPath().deletingLastPathComponent()].compactMap({ $0 }) {
-            let candidate = dir.appendingPathComponent("swift-demangle")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { demangle = candidate; break }
-        }
-        return Toolchain(swift: swift, llvmCov: cov, llvmProfdata: profdata, swiftDemangle: demangle)
+        #if os(macOS)
+        let library = "lib/libswiftDemangle.dylib"
+        #else
+        let library = "lib/libswiftDemangle.so"
+        #endif
+        // The first that exists, else the one beside `swift` (the warning then names it).
+        let candidates = [toolDir, cov.resolvingSymlinksInPath().deletingLastPathComponent()].compactMap { $0 }
+            .map { $0.deletingLastPathComponent().appendingPathComponent(library) }
+        let demangler = candidates.first { FileManager.default.fileExists(atPath: $0.path) } ?? candidates.first
+        return Toolchain(swift: swift, llvmCov: cov, llvmProfdata: profdata, demangler: demangler)
     }
 
     /// The directory that holds the toolchain's own tools, for messages that say which tool to use.

@@ -79,7 +79,7 @@ extension Pipeline {
                                 dataRecordedAt: recorded, tests: tests, into: &outcome)
             return
         }
-        // The native engine needs no llvm tool; `swift` (for the package layout and swift-demangle) is optional.
+        // The native engine needs no llvm tool; `swift` (for the package layout and the demangler library) is optional.
         let toolchain = request.settings.engine == .native ? try? request.settings.toolchain() : try request.settings.toolchain()
         var profiles = request.profiles
         var binaries = request.binaries

@@ -77,7 +77,7 @@ public struct ReportSettings: Sendable {
     func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?, layout: PackageLayout) throws -> CoverageBuildOptions {
         var options = CoverageBuildOptions(
             packageRoot: packageRoot, layout: layout, filter: try sourceFilter(packageRoot: packageRoot, layout: layout),
-            pathEquivalences: pathEquivalences, demangler: SwiftDemangler(tool: toolchain?.swiftDemangle),
+            pathEquivalences: pathEquivalences, demangler: SwiftDemangler(library: toolchain?.demangler),
             toolchainDescription: toolchain.map { $0.llvmCov.path }, dataRecordedAt: dataRecordedAt)
         options.negativeCounts = negativeCounts
         return options

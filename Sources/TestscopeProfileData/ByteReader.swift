@@ -8,29 +8,23 @@ public struct ByteReader: Sendable {
     public let end: Int
     /// Names the input in error messages ("profraw header", "covfun record", …).
     public var context: String
-    /// Where `bytes` start in the input the messages name (a piece of a section: `MappingBytes`).
-    public let origin: Int
 
     public init(_ bytes: [UInt8], context: String = "input") {
         self.bytes = bytes
         self.offset = 0
         self.end = bytes.count
         self.context = context
-        self.origin = 0
     }
 
-    /// A reader over `bytes[start..<end]`, offsets still absolute; `origin` is where `bytes` start in
-    /// the input (added to the offsets the messages give).
-    public init(_ bytes: [UInt8], start: Int, end: Int, context: String = "input", origin: Int = 0) throws {
+    /// A reader over `bytes[start..<end]`, offsets still absolute.
+    public init(_ bytes: [UInt8], start: Int, end: Int, context: String = "input") throws {
         guard start >= 0, start <= end, end <= bytes.count else {
-            throw ProfileDataError.truncated("\(context): range \(start + origin)..<\(end + origin) outside \(bytes.count) bytes"
-                + (origin == 0 ? "" : " from offset \(origin)"))
+            throw ProfileDataError.truncated("\(context): range \(start)..<\(end) outside \(bytes.count) bytes")
         }
         self.bytes = bytes
         self.offset = start
         self.end = end
         self.context = context
-        self.origin = origin
     }
 
     public var remaining: Int { end - offset }
@@ -39,21 +33,21 @@ public struct ByteReader: Sendable {
     /// Throws unless `count` more bytes are available; count may come straight from the input.
     public func require(_ count: Int, _ what: @autoclosure () -> String) throws {
         guard count >= 0, count <= remaining else {
-            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(origin + offset), \(remaining) left")
+            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
     }
 
     /// The same as `require` for an unsigned 64-bit count read from the input.
     public func require(_ count: UInt64, _ what: @autoclosure () -> String) throws -> Int {
         guard count <= UInt64(remaining) else {
-            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(origin + offset), \(remaining) left")
+            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
         return Int(count)
     }
 
     public mutating func seek(to absolute: Int) throws {
         guard absolute >= 0, absolute <= end else {
-            throw ProfileDataError.truncated("\(context): offset \(origin + absolute) outside \(origin)..<\(origin + end)")
+            throw ProfileDataError.truncated("\(context): offset \(absolute) outside 0..<\(end)")
         }
         offset = absolute
     }
@@ -124,7 +118,7 @@ public struct ByteReader: Sendable {
         var shift: UInt64 = 0
         while true {
             guard offset < end else {
-                throw ProfileDataError.truncated("\(context): \(what()) runs past the end at offset \(origin + offset)")
+                throw ProfileDataError.truncated("\(context): \(what()) runs past the end at offset \(offset)")
             }
             let byte = bytes[offset]
             offset += 1
@@ -158,7 +152,7 @@ public struct ByteReader: Sendable {
     /// A reader limited to the next `count` bytes (offsets stay absolute); advances past them.
     public mutating func slice(_ count: UInt64, _ what: @autoclosure () -> String = "slice") throws -> ByteReader {
         let n = try require(count, what())
-        let sub = try ByteReader(bytes, start: offset, end: offset + n, context: context, origin: origin)
+        let sub = try ByteReader(bytes, start: offset, end: offset + n, context: context)
         offset += n
         return sub
     }
@@ -182,7 +176,7 @@ public struct ByteReader: Sendable {
     /// `count` little-endian u64s (`count` checked against what is left first).
     public mutating func u64s(_ count: Int, _ what: @autoclosure () -> String = "u64s") throws -> [UInt64] {
         guard count >= 0, count <= remaining / 8 else {
-            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) × 8 bytes at offset \(origin + offset), \(remaining) left")
+            throw ProfileDataError.truncated("\(context): \(what()) needs \(count) × 8 bytes at offset \(offset), \(remaining) left")
         }
         let at = offset
         let values = bytes.withUnsafeBytes { raw in

@@ -37,12 +37,12 @@ public struct CoverageMappingRecords: Sendable {
         var hasName: Bool { nameLength != Self.absentName }
     }
 
-    /// `__llvm_covfun`, whole or in pieces let go as the records are decoded (`MappingBytes`).
-    let covfun: MappingBytes
+    /// `__llvm_covfun` (several sections one after the other, each padded to 8 bytes).
+    let covfun: [UInt8]
     let records: [Record]
     /// The covmap's filename lists that records name (`Record.filenameList`).
     let filenameLists: [[String]]
-    /// The names section's names, inflated, one after the other (`pgoNameRange(at:)`).
+    /// The names section's names, inflated, one after the other (`pgoName(at:)`).
     public let nameBytes: [UInt8]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
     public let buildID: String?
@@ -85,12 +85,12 @@ public struct CoverageMappingRecords: Sendable {
         return (header.nameRef, pgoName(at: index), header.funcHash, header.filenames)
     }
 
-    /// `decode(at:cache:scratch:)` without the PGO name (read it in place with `withPGOName`).
+    /// `decode(at:cache:scratch:)` without the PGO name (`pgoName(at:)` reads it).
     public func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
-            try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
+            try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: Int(record.filenameCount), into: &scratch)
         return (record.nameRef, record.funcHash, cache.filenames(of: record, in: self, scratch.fileIndices))
     }
@@ -113,66 +113,15 @@ public struct CoverageMappingRecords: Sendable {
         return String(decoding: nameBytes[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameLength)], as: UTF8.self)
     }
 
-    /// Where record `index`'s PGO name is in `nameBytes` (nil when the names section lacks it): for
-    /// a caller that reads the names of many records in place, without a closure per record.
-    public func pgoNameRange(at index: Int) -> Range<Int>? {
-        let (start, length) = (Int(records[index].nameStart), records[index].nameLength)
-        guard length != Record.absentName else { return nil }
-        return start..<start + Int(length)
-    }
-
-    /// `body` given record `index`'s PGO name as bytes, in place; nil when the names section lacks it.
-    public func withPGOName<R>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        guard let range = pgoNameRange(at: index) else { return nil }
-        return nameBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
-    }
-
     /// Record `index`'s filenames, read from its file-id map only (its regions are not decoded);
     /// `indices` is scratch storage.
     public func filenames(at index: Int, cache: inout FilenameListCache, indices: inout [Int]) throws -> [String] {
         let record = records[index]
         let listCount = Int(record.filenameCount)
-        // The file-id map read in place (a `ByteReader` per record was 7 M instructions at 400 files);
-        // anything unusual, errors included, through the decoder.
-        let fast = covfun.withPiece(record: index, start: Int(record.mappingStart)) { bytes, origin -> Bool in
-            var offset = Int(record.mappingStart) - origin
-            let end = min(Int(record.mappingEnd) - origin, bytes.count)
-            guard offset >= 0 else { return false }
-            indices.removeAll(keepingCapacity: true)
-            var count = -1
-            while count != 0 {
-                var value = 0, shift = 0
-                while true {
-                    guard offset < end, shift < 35 else { return false }
-                    let byte = bytes[offset]
-                    offset += 1
-                    value |= Int(byte & 0x7F) << shift
-                    if byte < 0x80 { break }
-                    shift += 7
-                }
-                if count < 0 {
-                    // More file ids than bytes, or than the decoder takes (it says why): the decoder's path.
-                    guard value <= end - offset, value <= Int(UInt16.max) + 1 else { return false }
-                    count = value
-                } else {
-                    guard value < listCount else { return false }
-                    indices.append(value)
-                    count -= 1
-                }
-            }
-            return true
-        }
-        if fast { return cache.filenames(of: record, in: self, indices) }
         try MappingDecoder.fileIndices(
-            try covfun.reader(record: index, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
+            try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd), context: "coverage mapping"),
             filenameCount: listCount, into: &indices)
         return cache.filenames(of: record, in: self, indices)
-    }
-
-    /// Record `index` will not be decoded again: its piece of the mapping's bytes is let go with the
-    /// last of its records (`MappingBytes`), for a reader that decodes each record once, in any order.
-    public func letGo(record index: Int) {
-        covfun.letGo(record: index)
     }
 
     /// Every record decoded (on every core); the first error in covfun order is thrown.
@@ -235,7 +184,7 @@ public enum CoverageMappingReader {
         if let bits = elf.section(named: "__llvm_prf_bits"), bits.size > 0 {
             throw ProfileDataError.unsupported("MC/DC regions (clang -fcoverage-mcdc: \(path) has __llvm_prf_bits)")
         }
-        let covfun = try MappingBytes.read(covfunSections, of: elf)
+        let covfun = try elf.bytes(of: covfunSections, aligningEachTo: 8)
         let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
         return try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
                            buildID: try elf.buildID(), binaryIndex: binaryIndex)
@@ -250,20 +199,13 @@ public enum CoverageMappingReader {
     /// The records of the raw section bytes, headers and names checked, mappings not yet decoded.
     public static func records(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                                binaryIndex: Int = 0) throws -> CoverageMappingRecords {
-        try records(covmap: covmap, covfun: MappingBytes(covfun), names: names, buildID: buildID, binaryIndex: binaryIndex)
-    }
-
-    static func records(covmap: [UInt8], covfun: MappingBytes, names: [UInt8], buildID: String? = nil,
-                        binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let fileRanges = try readCovmap(covmap)
-        let pieces = covfun.all
-        let total = (pieces.last?.origin ?? 0) + (pieces.last?.bytes.count ?? 0)
-        guard total <= Int(UInt32.max) else { throw ProfileDataError.unsupported("__llvm_covfun of \(total) bytes") }
+        guard covfun.count <= Int(UInt32.max) else { throw ProfileDataError.unsupported("__llvm_covfun of \(covfun.count) bytes") }
         // insertFunctionRecordIfNeeded: first record per NameRef wins, unless it is a dummy and a
         // later one is not; the replacement keeps the first one's position.
         // Sized for every record at once (a pass over the headers): grown by doubling, the records and
         // their index were copied while the names were inflated, the peak of reading (4 MB at 800 files).
-        let recordCount = pieces.reduce(0) { $0 + countRecords($1.bytes) }
+        let recordCount = countRecords(covfun)
         var records: [CoverageMappingRecords.Record] = []
         records.reserveCapacity(recordCount)
         var indexOfName = UInt64Index(minimumCapacity: recordCount)
@@ -277,49 +219,47 @@ public enum CoverageMappingReader {
         // The filename lists the records name, each once, by the order they are first named.
         var lists: [[String]] = []
         var listOfRef: [UInt64: UInt32] = [:]
-        for piece in pieces {
-            var reader = try ByteReader(piece.bytes, start: 0, end: piece.bytes.count, context: "__llvm_covfun", origin: piece.origin)
-            while !reader.isAtEnd {
-                let nameRef = try reader.u64("NameRef")
-                let dataSize = try reader.u32("DataSize")
-                let funcHash = try reader.u64("FuncHash")
-                let filenamesRef = try reader.u64("FilenamesRef")
-                let start = piece.origin + reader.offset
-                try reader.skip(Int(dataSize), "encoded mapping")
-                reader.align(to: 8)
-                if filenamesRef != lastRef {
-                    lastRef = filenamesRef
-                    switch fileRanges[filenamesRef] {
-                    case nil: lastList = nil
-                    case .some(nil): lastList = .some(nil)
-                    case .some(.some(let filenames)):
-                        lastCount = UInt32(filenames.count)
-                        if let known = listOfRef[filenamesRef] {
-                            lastList = known
-                        } else {
-                            listOfRef[filenamesRef] = UInt32(lists.count)
-                            lastList = UInt32(lists.count)
-                            lists.append(filenames)
-                        }
+        var reader = ByteReader(covfun, context: "__llvm_covfun")
+        while !reader.isAtEnd {
+            let nameRef = try reader.u64("NameRef")
+            let dataSize = try reader.u32("DataSize")
+            let funcHash = try reader.u64("FuncHash")
+            let filenamesRef = try reader.u64("FilenamesRef")
+            let start = reader.offset
+            try reader.skip(Int(dataSize), "encoded mapping")
+            reader.align(to: 8)
+            if filenamesRef != lastRef {
+                lastRef = filenamesRef
+                switch fileRanges[filenamesRef] {
+                case nil: lastList = nil
+                case .some(nil): lastList = .some(nil)
+                case .some(.some(let filenames)):
+                    lastCount = UInt32(filenames.count)
+                    if let known = listOfRef[filenamesRef] {
+                        lastList = known
+                    } else {
+                        listOfRef[filenamesRef] = UInt32(lists.count)
+                        lastList = UInt32(lists.count)
+                        lists.append(filenames)
                     }
                 }
-                guard let list = lastList else {
-                    throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
-                }
-                // A hash collision between different filename lists: llvm skips such functions.
-                guard let filenameList = list else { continue }
-                let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenameList: filenameList,
-                                                           filenameCount: lastCount,
-                                                           mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
-                guard let existing = indexOfName[nameRef] else {
-                    indexOfName[nameRef] = Int32(records.count)
-                    records.append(record)
-                    continue
-                }
-                duplicates += 1
-                let old = records[Int(existing)]
-                if try isDummy(old, covfun), try !isDummy(record, covfun) { records[Int(existing)] = record }
             }
+            guard let list = lastList else {
+                throw ProfileDataError.corrupt("__llvm_covfun: filenames ref 0x\(String(filenamesRef, radix: 16)) not in __llvm_covmap")
+            }
+            // A hash collision between different filename lists: llvm skips such functions.
+            guard let filenameList = list else { continue }
+            let record = CoverageMappingRecords.Record(nameRef: nameRef, funcHash: funcHash, filenameList: filenameList,
+                                                       filenameCount: lastCount,
+                                                       mappingStart: UInt32(start), mappingEnd: UInt32(start + Int(dataSize)))
+            guard let existing = indexOfName[nameRef] else {
+                indexOfName[nameRef] = Int32(records.count)
+                records.append(record)
+                continue
+            }
+            duplicates += 1
+            let old = records[Int(existing)]
+            if try isDummy(old, covfun), try !isDummy(record, covfun) { records[Int(existing)] = record }
         }
         // Let go before the names are inflated and hashed (0.85 MB at 400 files, the peak of reading).
         indexOfName = UInt64Index()
@@ -336,7 +276,6 @@ public enum CoverageMappingReader {
             }
         }
         let kept = records.trimmed()
-        covfun.count(starts: kept.map(\.mappingStart))
         return CoverageMappingRecords(covfun: covfun, records: kept, filenameLists: lists, nameBytes: nameTable.bytes, buildID: buildID,
                                       duplicateRecords: duplicates, binaryIndex: binaryIndex)
     }
@@ -354,10 +293,10 @@ public enum CoverageMappingReader {
         return count
     }
 
-    private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: MappingBytes) throws -> Bool {
+    private static func isDummy(_ record: CoverageMappingRecords.Record, _ covfun: [UInt8]) throws -> Bool {
         guard record.funcHash == 0 else { return false }
-        return try MappingDecoder.isDummy(try covfun.reader(record: Int.max, start: Int(record.mappingStart), end: Int(record.mappingEnd),
-                                                            context: "coverage mapping"))
+        return try MappingDecoder.isDummy(try ByteReader(covfun, start: Int(record.mappingStart), end: Int(record.mappingEnd),
+                                                          context: "coverage mapping"))
     }
 
     /// FilenamesRef → the record's filenames (nil when two different lists share a ref).

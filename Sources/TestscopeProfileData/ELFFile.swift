@@ -113,28 +113,6 @@ public struct ELFFile: Sendable {
         return Int(section.size)
     }
 
-    /// Reads pieces of sections through one open file: `body` gets a function that returns
-    /// `count` bytes of a section from `start` (zeros past the section's end, up to `count`).
-    public func withPieces<R>(_ body: (_ read: (Section, Int, Int) throws -> [UInt8]) throws -> R) throws -> R {
-        let handle = try Self.open(path)
-        defer { close(handle) }
-        return try body { section, start, count in
-            let size = try size(of: section)
-            let available = max(0, min(count, size - start))
-            // Only the part past the section's end zeroed (zeroing every piece before reading it
-            // over was 4.8 M instructions at 400 files, before the mapping's records could be read);
-            // the read fills the rest or throws.
-            var bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                buffer.baseAddress!.advanced(by: available).initialize(repeating: 0, count: count - available)
-                initialized = count
-            }
-            if available > 0 {
-                try Self.read(handle, offset: section.offset + UInt64(start), count: available, into: &bytes, at: 0, path: path)
-            }
-            return bytes
-        }
-    }
-
     /// The GNU build ID (`.note.gnu.build-id`, NT_GNU_BUILD_ID) in lower-case hex, or nil without one.
     public func buildID() throws -> String? {
         guard let section = section(named: ".note.gnu.build-id") else { return nil }

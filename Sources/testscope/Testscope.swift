@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import TestscopeExecution
+import TestscopeKit
 
 /// The `testscope` command: coverage and test results for Swift packages.
 @main
 struct Testscope: ParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "testscope",
         abstract: "Run a Swift package's tests with coverage and report exact per-line, per-function coverage.",
@@ -14,7 +13,7 @@ struct Testscope: ParsableCommand {
         Exit status: 0 success; 1 tests failed; 2 coverage below a --fail-under threshold; 3 flaky tests (testscope flaky --fail-on-flaky); \
         64 bad usage; 65 bad input (missing, unreadable or invalid files, wrong toolchain); 70 internal error; 130 interrupted (SIGINT, SIGTERM or SIGHUP: the processes it started are stopped, its temporary files removed).
         """,
-        version: version,
+        version: TestscopeVersion.current,
         subcommands: [Run.self, Report.self, Merge.self, Flaky.self, History.self]
     )
 

@@ -212,7 +212,7 @@ final class HTMLBrowserTests: XCTestCase {
         let options = CoverageBuildOptions(
             packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
             pathEquivalences: [PathEquivalence(from: try TestscopeProcess.recordedRoot(sample), to: root.path)],
-            demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle))
+            demangler: SwiftDemangler(library: try Toolchain.locate().demangler))
         return try CoverageBuilder(options: options).build(exports: [TestscopeProcess.samples.appendingPathComponent("recorded/\(sample)/coverage.json")])
     }
 

@@ -325,7 +325,7 @@ extension BadInputTests {
         XCTAssertFalse(mangled.isEmpty)
         XCTAssertTrue(mangled.allSatisfy { $0.hasPrefix("$s") }, "\(mangled)")
         let warnings = bare.errorLines.filter { $0.contains("mangled") }
-        XCTAssertEqual(warnings, ["testscope: warning: function names are shown mangled: no Swift toolchain was found to demangle them (its swift-demangle); put the toolchain's swift on PATH or set TESTSCOPE_SWIFT to it"], bare.stderr)
+        XCTAssertEqual(warnings, ["testscope: warning: function names are shown mangled: no Swift toolchain was found to demangle them (its lib/libswiftDemangle); put the toolchain's swift on PATH or set TESTSCOPE_SWIFT to it"], bare.stderr)
 
         let withToolchain = try TestscopeProcess.run(arguments, in: box.cwd)
         XCTAssertFalse(try functionNames(withToolchain).contains { $0.hasPrefix("$s") })

@@ -11,7 +11,7 @@ final class NativeModelPathTests: XCTestCase {
         return CoverageBuildOptions(
             packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
             pathEquivalences: [PathEquivalence(from: try RecordedSamples.recordedRoot(sample), to: root.path)],
-            demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle), createdAt: Date(timeIntervalSince1970: 0))
+            demangler: SwiftDemangler(library: try Toolchain.locate().demangler), createdAt: Date(timeIntervalSince1970: 0))
     }
 
     /// The functions with one filenames array per run of equal lists, as the mapping decoder shares them.

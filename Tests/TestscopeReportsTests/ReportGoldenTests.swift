@@ -20,7 +20,7 @@ final class ReportGoldenTests: XCTestCase {
         let options = CoverageBuildOptions(
             packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
             pathEquivalences: [PathEquivalence(from: recordedRoot, to: root.path)],
-            demangler: SwiftDemangler(tool: toolchain.swiftDemangle),
+            demangler: SwiftDemangler(library: toolchain.demangler),
             createdAt: Date(timeIntervalSince1970: 0))
         return try CoverageBuilder(options: options).build(exports: [recorded.appendingPathComponent("coverage.json")])
     }

@@ -23,7 +23,7 @@ final class TestsHTMLReportTests: XCTestCase {
             packageRoot: root, layout: layout,
             filter: SourceFilter(root: root.path, testDirectories: layout.testDirectories, include: [try Glob("Sources/**"), try Glob("Tests/**")], exclude: []),
             pathEquivalences: [PathEquivalence(from: try XCTUnwrap(meta?["packageRoot"] as? String), to: root.path)],
-            demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle), createdAt: Date(timeIntervalSince1970: 0))
+            demangler: SwiftDemangler(library: try Toolchain.locate().demangler), createdAt: Date(timeIntervalSince1970: 0))
         return try CoverageBuilder(options: options).build(exports: [recorded.appendingPathComponent("coverage.json")])
     }
 

@@ -1,9 +1,10 @@
 import Foundation
 import TestscopeExecution
 
-/// An output format of `--format`, for every command (`run`, `report`, `flaky`).
+/// An output format of `--format`, for every command (`run`, `report`, `flaky`); what each writes is
+/// the Kit's table (`Outputs`). The cases are in writing order: HTML, whose index links the others, last.
 public enum ReportFormat: String, CaseIterable, Sendable {
-    case text, json, lcov, junit, html, cobertura, sonarqube, markdown
+    case text, json, lcov, junit, cobertura, sonarqube, markdown, html
 
     /// What `run` and `report` accept, in this order.
     public static let coverageFormats: [ReportFormat] = [.text, .json, .lcov, .junit, .html, .cobertura, .sonarqube, .markdown]

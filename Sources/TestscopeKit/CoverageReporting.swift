@@ -47,8 +47,10 @@ struct CoverageReporting {
     ///
     /// The streamed outputs (`Outputs.CoverageInput`) are written as the model's files are built
     /// (`StreamedReports`); the others, and the tails of the streamed files, once the model is complete.
-    func report(sources: [any CoverageRecordSource], toolchain: Toolchain?, output: OutputFolder,
-                dataRecordedAt: Date?, tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws {
+    /// Returns the whole model when per-test coverage or a whole-model output kept it.
+    @discardableResult
+    func report(sources: [any CoverageRecordSource], toolchain: Toolchain?, output: OutputFolder, dataRecordedAt: Date?,
+                tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws -> CoverageModel? {
         var html = try self.html?.value()
         terminal.progress("reading coverage from \(sources.map { URL(fileURLWithPath: $0.name).lastPathComponent }.joined(separator: ", "))")
         PhaseTimer.mark("start")
@@ -77,7 +79,7 @@ struct CoverageReporting {
         let streamed = StreamedReports(outputs: outputs, html: html, output: output, metadata: metadata, pullRequest: pullRequest,
                                        equivalences: settings.pathEquivalences, keepsDetail: perTest)
         if html != nil { terminal.progress("building the coverage model and writing the reports") }
-        var report = try builder.build(sources: sources, onFiles: { try streamed.add(&$0) })
+        var report = try builder.build(sources: sources, onFiles: { try streamed.add($0) })
         try streamed.start()
         report.metadata.packageName = metadata.packageName
         PhaseTimer.mark("model")
@@ -95,23 +97,23 @@ struct CoverageReporting {
         for warning in report.baseline?.warnings ?? [] { terminal.emit(warning) }
         // The whole-model outputs but HTML (independent files) are written side by side while the
         // others are put in place on this thread; `written` keeps the formats' order.
-        let finished = report
-        let (sent, screen, root) = (settings, terminal, packageRoot)
+        let model = streamed.model(report)
+        let root = packageRoot
         let background = outputs.coverageFormats(reading: .wholeModel).filter { $0 != .html }.map { format in
-            (format, Prefetched { try Outputs.write(format, finished, settings: sent, terminal: screen, html: nil, packageRoot: root, into: output) })
+            (format, Prefetched { try Outputs.write(format, whole: model!, html: nil, packageRoot: root, into: output) })
         }
         var written: [String] = []
         for format in outputs.formats {
             var files: WrittenFiles
-            if let task = background.first(where: { $0.0 == format })?.1 {
-                files = try task.value()
-            } else if outputs.coverage(format) == .streamed {
+            switch outputs.coverage(format) {
+            case nil: continue
+            case .summaries: files = try Outputs.write(format, summaries: report, settings: settings, terminal: terminal, into: output)
+            case .streamed:
                 if format == .html { terminal.progress("writing the HTML report") }
                 files = WrittenFiles(paths: try streamed.finish(format, report))
-            } else if outputs.coverage(format) != nil {
-                files = try Outputs.write(format, report, settings: settings, terminal: terminal, html: html, packageRoot: packageRoot, into: output)
-            } else {
-                continue
+            case .wholeModel:
+                files = try background.first { $0.0 == format }?.1.value()
+                    ?? Outputs.write(format, whole: model!, html: html, packageRoot: packageRoot, into: output)
             }
             if format == .html, let pages {
                 // The index only: the file pages are not listed.
@@ -128,6 +130,7 @@ struct CoverageReporting {
         outcome.gateFailures = failures
         outcome.written += written
         if !failures.isEmpty { outcome.status = .belowThreshold }
+        return model
     }
 
     /// `Coverage: lines 85.00% (17/20), functions …, regions …`.

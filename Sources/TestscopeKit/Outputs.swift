@@ -61,22 +61,30 @@ struct Outputs {
         }
     }
 
-    /// Writes a `.summaries` or `.wholeModel` coverage format.
-    static func write(_ format: ReportFormat, _ report: CoverageReport, settings: ReportSettings, terminal: Terminal,
-                      html: HTMLReport?, packageRoot: URL, into output: OutputFolder) throws -> WrittenFiles {
+    /// Writes a `.summaries` coverage format.
+    static func write(_ format: ReportFormat, summaries report: CoverageReport, settings: ReportSettings, terminal: Terminal,
+                      into output: OutputFolder) throws -> WrittenFiles {
         switch format {
         case .text:
             // The screen shows a fitted view of it at the end (`FinalScreen`); the file keeps every row.
             var plain = TextReport(terminal: terminal, watermarks: settings.watermarks, showMissing: settings.showMissing)
             plain.terminal.useColor = false
             return WrittenFiles(paths: [try plain.write(report, into: output)])
+        case .json, .lcov, .junit, .cobertura, .sonarqube, .markdown, .html: preconditionFailure("\(format) does not read the summaries only")
+        }
+    }
+
+    /// Writes a `.wholeModel` coverage format.
+    static func write(_ format: ReportFormat, whole model: CoverageModel, html: HTMLReport?, packageRoot: URL,
+                      into output: OutputFolder) throws -> WrittenFiles {
+        switch format {
         case .cobertura:
             let renderer = CoberturaReport(sourceRoot: RepositoryRoot.find(from: packageRoot).path, generatorVersion: TestscopeVersion.current)
-            return try CoberturaFiles(renderer: renderer).write(report, into: output)
+            return try CoberturaFiles(renderer: renderer).write(model, into: output)
         case .sonarqube:
-            return WrittenFiles(paths: [try SonarQubeCoverageReport(sourceRoot: RepositoryRoot.find(from: packageRoot).path).write(report, into: output)])
-        case .html: return WrittenFiles(paths: [try html!.writePages(report, into: output)[0]])
-        case .json, .lcov, .junit, .markdown: preconditionFailure("\(format) writes no coverage from the model")
+            return WrittenFiles(paths: [try SonarQubeCoverageReport(sourceRoot: RepositoryRoot.find(from: packageRoot).path).write(model, into: output)])
+        case .html: return WrittenFiles(paths: [try html!.writePages(model, into: output)[0]])
+        case .text, .json, .lcov, .junit, .markdown: preconditionFailure("\(format) does not read the whole model")
         }
     }
 

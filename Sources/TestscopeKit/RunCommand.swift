@@ -216,12 +216,12 @@ extension Pipeline {
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = ran.prefetch
         let sources = try collection.sources(profiles: profiles, binaries: [testBinary])
-        try coverage.report(sources: sources, toolchain: setup.toolchain, output: output,
-                            dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
-        if let perTest = ran.perTest, let report = outcome.coverage {
+        let model = try coverage.report(sources: sources, toolchain: setup.toolchain, output: output,
+                                        dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
+        if let perTest = ran.perTest, let model {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
-                from: perTest.directory, binary: testBinary, report: report, tests: tests, output: output,
+                from: perTest.directory, binary: testBinary, model: model, tests: tests, output: output,
                 htmlTemplates: pages ? setup.html?.templates : nil, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)

@@ -5,10 +5,9 @@ import TestscopeReports
 
 /// The coverage outputs that read the files as the model is built (`Outputs.CoverageInput.streamed`:
 /// `coverage.json`, `coverage.lcov`, the HTML file pages), and each file's changed lines
-/// (`--diff-base`), classified before it is written. Afterwards a file keeps only its summary
-/// (`FileCoverage.summaryOnly()`) unless an output reads the whole model (`Outputs.keepsFileDetail`)
-/// or per-test coverage reads the lines: at 1,500 files the lines and functions of every file were
-/// 50 MB of the peak, held until the last format was written.
+/// (`--diff-base`), classified before it is written. The files are kept whole (`model`) only when an
+/// output reads the whole model (`Outputs.keepsFileDetail`) or per-test coverage reads the lines;
+/// otherwise the report keeps their summaries.
 final class StreamedReports {
     private let outputs: Outputs
     private let html: HTMLReport?
@@ -20,6 +19,8 @@ final class StreamedReports {
     /// Each changed file's lines, by relative path (few: the files of a change).
     private var changes: [String: DiffFileCoverage] = [:]
     private var streams: [(format: ReportFormat, stream: any CoverageFileStream)]?
+    /// Every file, whole, when kept.
+    private var kept: [FileCoverage] = []
 
     init(outputs: Outputs, html: HTMLReport?, output: OutputFolder, metadata: ReportMetadata, pullRequest: PullRequestContext?,
          equivalences: [PathEquivalence], keepsDetail: Bool) {
@@ -45,19 +46,19 @@ final class StreamedReports {
         }
     }
 
-    /// A batch of the model's files: classified against the change, written, and reduced to their summaries.
-    func add(_ files: inout [FileCoverage]) throws {
+    /// A batch of the model's files: classified against the change, written, and kept when needed.
+    func add(_ files: [FileCoverage]) throws {
         try start()
         if classifier != nil {
             for file in files { if let changed = classifier!.classify(file) { changes[file.relativePath] = changed } }
         }
         for (_, stream) in streams ?? [] { try stream.add(files) }
-        if !keepsDetail {
-            // In place, each file on the core that reduces it: its lines and functions freed there.
-            files.withUnsafeMutableBufferPointer { files in
-                _ = Parallel.map(files.count) { files[$0].reduceToSummary() }
-            }
-        }
+        if keepsDetail { kept += files }
+    }
+
+    /// The whole model of `report` when its files were kept (nil otherwise).
+    func model(_ report: CoverageReport) -> CoverageModel? {
+        keepsDetail ? CoverageModel(report: report, files: kept) : nil
     }
 
     /// Puts a streamed format in place (the model, with its totals, diff and warnings); the paths written.

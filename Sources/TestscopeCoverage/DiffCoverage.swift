@@ -95,15 +95,6 @@ public struct DiffCoverage: Equatable, Sendable {
     /// No executable line changed: the diff gates pass (a distinct state, never "100 %").
     public var hasExecutableChanges: Bool { lines.total > 0 }
 
-    /// Classifies every added line of `changes` against `report`'s own line data and its files'
-    /// text (changed blank and comment-only lines are left out).
-    public static func classify(_ changes: ChangeSet, model report: CoverageModel, packageRoot: String,
-                                equivalences: [PathEquivalence] = []) -> DiffCoverage {
-        var classifier = DiffClassifier(changes, packageRoot: packageRoot, equivalences: equivalences)
-        for file in report.files { _ = classifier.classify(file) }
-        return classifier.result()
-    }
-
     /// One file's changed lines against its line table, excluded lines and region starts.
     static func classify(_ change: ChangedFile, in file: FileCoverage) -> DiffFileCoverage {
         var positions: [UInt32: Int] = [:]

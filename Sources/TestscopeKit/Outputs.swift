@@ -15,9 +15,11 @@ struct Outputs {
     let formats: [ReportFormat]
     let singleFileHTML: Bool
 
-    /// `settings`' formats, or the command's defaults (`flaky`'s, or those of `run`, `report` and `merge`).
+    /// `settings`' formats, or the command's defaults: the CI formats (Cobertura, SonarQube, Markdown)
+    /// are asked for by name, so a default run does not grow files nobody reads.
     init(_ settings: ReportSettings, flaky: Bool = false) {
-        let asked = settings.formats(default: flaky ? ReportFormat.flakyDefaults : ReportFormat.coverageDefaults)
+        let defaults: [ReportFormat] = flaky ? [.text, .json, .junit, .html] : [.text, .json, .lcov, .junit, .html]
+        let asked = settings.formats.flatMap { $0.isEmpty ? nil : $0 } ?? defaults
         formats = ReportFormat.allCases.filter(asked.contains)
         singleFileHTML = settings.htmlSingleFile
     }

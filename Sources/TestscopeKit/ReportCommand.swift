@@ -66,23 +66,11 @@ extension Pipeline {
                                 into outcome: inout Outcome) throws {
         let (root, settings) = (request.packageRoot, request.settings)
         let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
-        if !request.exports.isEmpty {
-            for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {
-                throw CoverageError.fileNotFound(path: file.path)
-            }
-            let toolchain = try? settings.toolchain()
-            let coverage = CoverageReporting(settings: settings, terminal: terminal, command: command, packageRoot: root,
-                                             toolchain: toolchain, pullRequest: pullRequest)
-            let recorded = request.exports.map(BuildArtifacts.modified).max()
-            try coverage.report(sources: request.exports.map { ExportDocument($0) }, toolchain: toolchain, output: output,
-                                dataRecordedAt: recorded, tests: tests, into: &outcome)
-            return
-        }
-        // The native engine needs no llvm tool; `swift` (for the package layout and swift-demangle) is optional.
-        let toolchain = settings.engine == .native ? try? settings.toolchain() : try settings.toolchain()
-        var profiles = request.profiles
-        var binaries = request.binaries
-        if let build = request.buildPath {
+        // The native engine and exports need no llvm tool; `swift` (for the package layout and swift-demangle) is optional.
+        let toolchain = settings.engine == .native || !request.exports.isEmpty ? try? settings.toolchain() : try settings.toolchain()
+        // Exports are the whole input when given.
+        var (profiles, binaries) = request.exports.isEmpty ? (request.profiles, request.binaries) : ([], [])
+        if let build = request.buildPath, request.exports.isEmpty {
             guard FileManager.default.fileExists(atPath: build.path) else { throw CoverageError.fileNotFound(path: build.path) }
             guard let codecov = BuildArtifacts.codecovDirectory(in: build) else { throw CoverageError.noProfiles(directory: build.path) }
             let found = BuildArtifacts.profiles(in: codecov)
@@ -93,17 +81,17 @@ extension Pipeline {
             }
             binaries = [testBinary]
         }
-        for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
+        for file in request.exports + profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
             throw CoverageError.fileNotFound(path: file.path)
         }
         // Made before the coverage data is read: the templates and the layout are ready meanwhile.
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: command, packageRoot: root,
                                          toolchain: toolchain, pullRequest: pullRequest)
-        let sources = try CoverageCollection(settings: settings, terminal: terminal, output: output)
-            .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)
-        let recorded = profiles.map(BuildArtifacts.modified).max()
-        try coverage.report(sources: sources, toolchain: toolchain, output: output,
-                            dataRecordedAt: recorded, tests: tests, packageName: binaries.lazy.compactMap(PackageLayout.name(ofTestBinary:)).first,
-                            into: &outcome)
+        let sources: [any CoverageRecordSource] = request.exports.isEmpty
+            ? try CoverageCollection(settings: settings, terminal: terminal, output: output)
+                .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)
+            : request.exports.map { ExportDocument($0) }
+        try coverage.report(sources: sources, toolchain: toolchain, output: output, dataRecordedAt: (request.exports + profiles).map(BuildArtifacts.modified).max(),
+                            tests: tests, packageName: binaries.lazy.compactMap(PackageLayout.name(ofTestBinary:)).first, into: &outcome)
     }
 }

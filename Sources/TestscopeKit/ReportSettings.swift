@@ -47,11 +47,6 @@ public struct ReportSettings: Sendable {
         self.output = output
     }
 
-    /// The formats asked for, or `defaults`.
-    public func formats(default defaults: [ReportFormat]) -> [ReportFormat] {
-        formats.flatMap { $0.isEmpty ? nil : $0 } ?? defaults
-    }
-
     /// The HTML renderer with the built-in templates or the `templates` folder (checked here, before any work).
     public func htmlReport() throws -> HTMLReport {
         let set = try templates.map { try HTMLTemplates.load(directory: $0) } ?? HTMLTemplates.builtIn()

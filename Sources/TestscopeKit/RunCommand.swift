@@ -15,8 +15,11 @@ extension Pipeline {
         // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
         let history = try HistoryRecording.prepare(request.settings.history, command: "run", timeout: historyTimeout)
         let setup = try RunSetup(request, root: root, environment: environment)
-        let tests = try runTests(setup)
-        var outcome = try report(tests, setup: setup, history: history)
+        defer { if let directory = setup.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
+        // The earlier run's artifacts stay in place until this run's are complete (`commit`).
+        let staging = try RunStaging(output: setup.output)
+        defer { staging.discard() }
+        var outcome = try report(try runTests(setup, staging: staging), setup: setup, staging: staging, history: history)
         let output = setup.output
         try SummaryReporting(outputs: setup.outputs, terminal: terminal, environment: environment)
             .write(&outcome, packageRoot: root, output: output)
@@ -53,6 +56,8 @@ extension Pipeline {
         let durations: [String: Double]?
         /// `--package-path`, `-c`, the build folder and the counters' flags: every swift call's.
         let buildArguments: [String]
+        /// `--per-test-coverage`: the generated entry point, and the folder its recorder writes into.
+        let perTest: (entryPoint: URL, directory: URL)?
 
         init(_ request: RunRequest, root: URL, environment: [String: String]) throws {
             (self.request, self.root) = (request, root)
@@ -72,6 +77,12 @@ extension Pipeline {
             try? FileManager.default.removeItem(at: output.url.appendingPathComponent(ShardManifest.fileName))
             PerTestReporting.removeStale(in: output)
             (buildArguments, settings.scratchPath) = Self.build(request, root: root)
+            if request.perTestCoverage, let scratchPath = settings.scratchPath {
+                perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
+                           output.url.appendingPathComponent("per-test-work"))
+            } else {
+                perTest = nil
+            }
         }
 
         /// The build's arguments and its folder (nil: SwiftPM's own).
@@ -99,20 +110,17 @@ extension Pipeline {
         }
     }
 
-    /// What running the tests left: the run, its log, its staged artifacts, its per-test folder, the mapping decoded meanwhile.
+    /// What running the tests left: the run, its log, the mapping decoded meanwhile.
     struct RanTests {
         let run: TestRunOutput
         let log: URL
-        let staging: RunStaging
-        let perTest: (entryPoint: URL, directory: URL)?
         let prefetch: MappingPrefetch?
         /// When the run started (a second early): sources changed after it get a warning.
         let started: Date
     }
 
-    /// Builds the tests and runs them under the live view; the earlier run's artifacts stay in place
-    /// until this run's are complete (`RunStaging.commit`).
-    private func runTests(_ setup: RunSetup) throws -> RanTests {
+    /// Builds the tests and runs them under the live view, their artifacts into `staging`.
+    private func runTests(_ setup: RunSetup, staging: RunStaging) throws -> RanTests {
         let (request, root, output) = (setup.request, setup.root, setup.output)
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
@@ -124,15 +132,10 @@ extension Pipeline {
                             buildLog: Self.displayPath(logURL))
         // Through the live view, which wraps a line wider than the terminal.
         live.terminal.note("building the tests with coverage and running them\(place)")
-        let staging = try RunStaging(output: output)
         var testRun = TestRunRequest(
             swift: setup.swift, buildArguments: setup.buildArguments, filters: request.selection.filters, skips: request.selection.skips,
             extraArguments: request.buildArguments, artifacts: staging.folder, testTimeout: request.testTimeout, echo: live.mode == .verbose)
-        (testRun.shard, testRun.shardDurations) = (request.shard, setup.durations)
-        if request.perTestCoverage, let scratchPath = setup.settings.scratchPath {
-            testRun.perTest = (try PerTestReporting.entryPoint(swift: setup.swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
-                               output.url.appendingPathComponent("per-test-work"))
-        }
+        (testRun.shard, testRun.shardDurations, testRun.perTest) = (request.shard, setup.durations, setup.perTest)
         let started = Date().addingTimeInterval(-1)
         let earlier = LastRun.earlierDurations(in: output)
         let liveTerminal = live.terminal
@@ -146,21 +149,13 @@ extension Pipeline {
         do {
             defer { live.finish() }
             run = try coordinator.run(log: log)
-        } catch {
-            staging.discard()
-            if let directory = testRun.perTest?.directory { try? FileManager.default.removeItem(at: directory) }
-            throw error
         }
         try log.commit()
-        return RanTests(run: run, log: logURL, staging: staging, perTest: testRun.perTest, prefetch: prefetch, started: started)
+        return RanTests(run: run, log: logURL, prefetch: prefetch, started: started)
     }
 
     /// The reports of the run: its artifacts put in place, then coverage, per-test coverage, the tests, the shard's manifest.
-    private func report(_ ran: RanTests, setup: RunSetup, history: HistoryRecording?) throws -> Outcome {
-        defer {
-            ran.staging.discard()
-            if let directory = ran.perTest?.directory { try? FileManager.default.removeItem(at: directory) }
-        }
+    private func report(_ ran: RanTests, setup: RunSetup, staging: RunStaging, history: HistoryRecording?) throws -> Outcome {
         let (request, root, output, run, logURL) = (setup.request, setup.root, setup.output, ran.run, ran.log)
         var settings = setup.settings
         var outcome = Outcome()
@@ -182,12 +177,12 @@ extension Pipeline {
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
-            _ = try commit(ran.staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts)
+            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts)
             try shardManifest.write(into: output)
             return outcome
         }
         var tests = run.results
-        tests.warnings = tests.warnings.map(ran.staging.final)
+        tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", setup.swift.path)]
         let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
@@ -198,7 +193,7 @@ extension Pipeline {
         guard !run.profiles.isEmpty else {
             if testsFailed {
                 if !tests.results.isEmpty {
-                    _ = try commit(ran.staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts)
+                    _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts)
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
                     try shardManifest?.write(into: output)
                 }
@@ -209,16 +204,16 @@ extension Pipeline {
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
         // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
-        let profiles = try commit(ran.staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
+        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
                                   negativeCounts: settings.negativeCounts)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
-                                         pullRequest: setup.pullRequest, perTest: ran.perTest != nil, html: setup.html)
+                                         pullRequest: setup.pullRequest, perTest: setup.perTest != nil, html: setup.html)
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = ran.prefetch
         let sources = try collection.sources(profiles: profiles, binaries: [testBinary])
         let model = try coverage.report(sources: sources, toolchain: setup.toolchain, output: output,
                                         dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
-        if let perTest = ran.perTest, let model {
+        if let perTest = setup.perTest, let model {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
                 from: perTest.directory, binary: testBinary, model: model, tests: tests, output: output,

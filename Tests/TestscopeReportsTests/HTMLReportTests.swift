@@ -184,7 +184,9 @@ final class HTMLReportTests: XCTestCase {
         let (first, last) = (try XCTUnwrap(lines.first), try XCTUnwrap(lines.last))
         let changes = ChangeSet(base: "<img src=x onerror=alert(1)>", mergeBase: "0123456789abcdef", includesUncommitted: false,
                                 files: [ChangedFile(path: file.path, repoPath: file.relativePath, addedLines: [first...last])])
-        report.diff = DiffCoverage.classify(changes, model: report, packageRoot: report.metadata.packageRoot)
+        var classifier = DiffClassifier(changes, packageRoot: report.metadata.packageRoot)
+        for file in report.files { _ = classifier.classify(file) }
+        report.diff = classifier.result()
         let diff = try XCTUnwrap(report.diff)
         XCTAssertEqual(diff.files.count, 1)
         let (folder, pages) = try write(report, try HTMLTestSupport.htmlReport())

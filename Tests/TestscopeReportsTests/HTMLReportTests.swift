@@ -292,6 +292,19 @@ final class HTMLReportTests: XCTestCase {
         XCTAssertEqual(rows.filter { !$0.count.isEmpty }.map(\.line), original.lines.map(\.line))
     }
 
+    /// The pages show the text the model read (each source is read once): a file moved after the
+    /// model was built still has its rows, the same as the model's lines.
+    func testPagesShowTheSourceTheModelRead() throws {
+        var report = try HTMLTestSupport.report("Shapes")
+        let original = report.files[2]
+        report.files[2].path = "/nonexistent/\(UUID().uuidString)/Shape.swift"
+        let html = try HTMLTestSupport.htmlReport(singleFile: true).renderString(report)
+        XCTAssertFalse(html.contains("could not be read (deleted or moved since the run)"))
+        let rows = try HTMLTestSupport.sourceRows(html, anchorPrefix: "f3-")
+        XCTAssertEqual(rows.count, try XCTUnwrap(original.source).lineCount)
+        XCTAssertEqual(rows.filter { !$0.count.isEmpty }.map(\.line), original.lines.map(\.line))
+    }
+
     func testWatermarksChooseTheColours() throws {
         let report = try HTMLTestSupport.report("Shapes")
         var html = try HTMLTestSupport.htmlReport(singleFile: true)

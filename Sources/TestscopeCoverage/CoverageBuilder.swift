@@ -39,12 +39,15 @@ public struct CoverageBuildOptions: Sendable {
 /// What the model needs from a source file once its lines are computed (the text is not kept:
 /// an export can name thousands of files).
 struct SourceFacts {
+    /// The file's text, kept with the file until its outputs wrote it (each source is read once).
+    var text: SourceText
     var lineCount: Int
     var isValidUTF8: Bool
     var excluded: Set<UInt32>
     var unclosedBlockAt: Int?
 
     init(_ source: SourceText) {
+        text = source
         lineCount = source.lineCount
         isValidUTF8 = source.isValidUTF8
         let markers = ExclusionMarkers.excludedLines(in: source)
@@ -90,18 +93,23 @@ public struct CoverageBuilder {
     public init(options: CoverageBuildOptions) { self.options = options }
 
     /// The model of llvm-cov JSON exports.
-    public func build(exports: [URL]) throws -> CoverageReport {
+    public func build(exports: [URL]) throws -> CoverageModel {
         try build(sources: exports.map { ExportDocument($0) })
     }
 
-    /// The model of the records of `sources` (exports, or the native engine's records).
-    ///
-    /// `onFiles` receives the files in the report's order (by relative path), each with its lines
-    /// and functions, and may drop them or keep less of them (`FileCoverage.summaryOnly()`): the
-    /// model keeps what it leaves. The native engine's one source hands them a batch of files at a
-    /// time as the records are evaluated, so that a report can be written file by file (streaming);
-    /// exports and several sources, whose files are complete only at the end, hand them all at once.
-    public func build(sources: [any CoverageRecordSource], onFiles: ((inout [FileCoverage]) throws -> Void)? = nil) throws -> CoverageReport {
+    /// The whole model of the records of `sources` (exports, or the native engine's records): every file kept whole.
+    public func build(sources: [any CoverageRecordSource]) throws -> CoverageModel {
+        var files: [FileCoverage] = []
+        let report = try build(sources: sources, onFiles: { files += $0 })
+        return CoverageModel(report: report, files: files)
+    }
+
+    /// The report of the records of `sources`, streamed: `onFiles` receives the files whole, in the
+    /// report's order (by relative path); the report keeps their summaries. The native engine's one
+    /// source hands them a batch of files at a time as the records are evaluated, so that a report
+    /// can be written file by file; exports and several sources, whose files are complete only at
+    /// the end, hand them all at once.
+    public func build(sources: [any CoverageRecordSource], onFiles: ([FileCoverage]) throws -> Void) throws -> CoverageReport {
         guard !sources.isEmpty else { throw CoverageError.noInput }
         if sources.count == 1, let native = sources[0] as? NativeRecordSource { return try build(native: native, onFiles: onFiles) }
         // With one source, each file's lines are computed as soon as it is read and its segments
@@ -209,14 +217,13 @@ public struct CoverageBuilder {
         demangling?.wait()
         if let map = names.withLock({ $0 }) { for i in files.indices { Self.rename(&files[i], map) } }
         PhaseTimer.mark("build model")
-        if let onFiles {
-            files.sort { $0.relativePath < $1.relativePath }
-            try onFiles(&files)
-        }
+        files.sort { $0.relativePath < $1.relativePath }
+        try onFiles(files)
+        let summaries = Self.summarized(&files)
         // The demangler's fallback first; lines of unknown count: one warning for all files, after theirs (`NegativeCountCause`).
         let fallback = (session?.fallbackWarning).map { [$0] } ?? []
-        return CoverageReport(files: files, metadata: metadata(sources: sources),
-                              warnings: fallback + warnings + [options.negativeCounts.warning(for: files)].compactMap { $0 })
+        return CoverageReport(files: summaries, metadata: metadata(sources: sources),
+                              warnings: fallback + warnings + [options.negativeCounts.warning(for: summaries)].compactMap { $0 })
     }
 
     /// Where the numbers come from: what every page and file of the report names.
@@ -235,14 +242,14 @@ public struct CoverageBuilder {
     /// display name depends on the modules of all the names); the first batch waits for them. Two
     /// filenames that `--path-equivalence` makes one path are one file, as on the other paths (the
     /// last one's lines, both's records): the last file of a batch waits for the next batch.
-    private func build(native: NativeRecordSource, onFiles: ((inout [FileCoverage]) throws -> Void)?) throws -> CoverageReport {
+    private func build(native: NativeRecordSource, onFiles: ([FileCoverage]) throws -> Void) throws -> CoverageReport {
         let equivalences = options.pathEquivalences
         let filter = CachedSourceFilter(options.filter)
         let session = options.needsFunctionNames ? options.demangler.session() : nil
         let relativePath = { (path: String) in options.filter.relativePath(path) ?? path }
         typealias Read = (path: String, lines: LineTable, source: SourceFacts?, records: FileRecords)
         var names: DemangledNames?
-        var files: [FileCoverage] = []
+        var files: [FileSummary] = []
         var warnings: [Diagnostic] = []
         var held: Read?
         func build(_ reads: inout [Read]) throws {
@@ -269,8 +276,8 @@ public struct CoverageBuilder {
             }
             reads = []
             for found in fileWarnings { warnings += found }
-            if let onFiles { try onFiles(&batch) }
-            files += batch
+            try onFiles(batch)
+            files += Self.summarized(&batch)
         }
         let dropped = try native.readByFile(
             includeFile: { filter.includes(PathEquivalence.apply(equivalences, to: $0)) },
@@ -311,6 +318,20 @@ public struct CoverageBuilder {
         let demangling = (session?.fallbackWarning).map { [$0] } ?? []
         return CoverageReport(files: files, metadata: metadata(sources: [native]),
                               warnings: demangling + dropped.warnings + warnings + [options.negativeCounts.warning(for: files)].compactMap { $0 })
+    }
+
+    /// The files' summaries, each made on a core that then frees the file's lines and functions there
+    /// (freed on the main thread, they kept the other core waiting).
+    private static func summarized(_ files: inout [FileCoverage]) -> [FileSummary] {
+        let summaries = files.withUnsafeMutableBufferPointer { files in
+            Parallel.map(files.count) { i -> FileSummary in
+                let summary = files[i].summarized
+                (files[i].lines, files[i].functions, files[i].regionStarts, files[i].source) = (LineTable(), [], [], nil)
+                return summary
+            }
+        }
+        files = []
+        return summaries
     }
 
     /// Fills in the display names of a file's functions and closures.
@@ -376,7 +397,7 @@ public struct CoverageBuilder {
         return FileCoverage(
             path: path, relativePath: relative, target: options.layout.target(for: relative),
             lines: lines, excludedLines: excludedExecutable, functions: functions, summary: summary,
-            sourceAvailable: source != nil, regionStarts: regionStarts)
+            sourceAvailable: source != nil, regionStarts: regionStarts, source: source?.text)
     }
 
     /// One export: llvm's rules on its segments. Several: segments summed where their structure is

@@ -62,7 +62,7 @@ public struct CoverageGate: Sendable, Equatable {
     public func evaluate(_ report: CoverageReport, worst: Int = 5) -> [Failure] {
         var failures: [Failure] = []
         func check(_ threshold: Threshold, _ metric: String, _ required: Double?, _ ratio: CoverageRatio,
-                   _ perFile: (FileCoverage) -> CoverageRatio) {
+                   _ perFile: (FileSummary) -> CoverageRatio) {
             guard let required else { return }
             let measured = ratio.percent
             guard (measured ?? 0) + 1e-9 < required else { return }

@@ -118,7 +118,9 @@ public struct FunctionCoverage: Equatable, Sendable {
     public var isCovered: Bool { count > 0 }
 }
 
-/// Everything known about one source file.
+/// Everything known about one source file: its lines and functions. The outputs that read files
+/// whole get them as the model is built (streamed) or in a `CoverageModel`; the report keeps each
+/// file's `summarized` form.
 public struct FileCoverage: Equatable, Sendable {
     /// The path as the export names it (after --path-equivalence).
     public var path: String
@@ -136,43 +138,20 @@ public struct FileCoverage: Equatable, Sendable {
     public var sourceAvailable: Bool
     /// Where each region counted in `summary.regions` starts, by line (what diff region coverage needs).
     public var regionStarts: [RegionStart] = []
-
-    /// What a file keeps once its rows are written (`summaryOnly()`).
-    var kept: KeptRanges? = nil
+    /// The source's text as the model read it (nil when it could not be read): the HTML pages and
+    /// the diff's classifier read it, not the file again.
+    public var source: SourceText? = nil
 
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
-    public var missingRanges: [ClosedRange<UInt32>] { kept?.missing ?? ranges { $0 == 0 } }
+    public var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
 
     /// Ranges of lines whose count is unknown (a negative counter expression), merged the same way.
-    public var unreliableRanges: [ClosedRange<UInt32>] { kept?.unreliable ?? ranges { $0 == LineCoverage.unreliableCount } }
+    public var unreliableRanges: [ClosedRange<UInt32>] { ranges { $0 == LineCoverage.unreliableCount } }
 
-    /// True once `summaryOnly()` let go of the lines, functions and region starts.
-    public var isSummaryOnly: Bool { kept != nil }
-
-    /// The file as the roll-ups, the text table, the final screen, the gate and the history read it
-    /// once its pages and rows are written (streaming): its summary, its missing and unreliable
-    /// ranges and its excluded lines; no lines, functions or region starts. At 1,500 files those were
-    /// the model's 50 MB, held until every format was written.
-    public func summaryOnly() -> FileCoverage {
-        var file = self
-        file.reduceToSummary()
-        return file
-    }
-
-    /// `summaryOnly()` in place: what is let go is freed on the calling thread (a batch's files are
-    /// reduced on every core; reduced on the main thread, their lines and functions were freed
-    /// there while the other core waited).
-    public mutating func reduceToSummary() {
-        guard kept == nil else { return }
-        kept = KeptRanges(missing: missingRanges, unreliable: unreliableRanges)
-        lines = LineTable()
-        functions = []
-        regionStarts = []
-    }
-
-    struct KeptRanges: Equatable, Sendable {
-        var missing: [ClosedRange<UInt32>]
-        var unreliable: [ClosedRange<UInt32>]
+    /// What the report keeps of the file.
+    public var summarized: FileSummary {
+        FileSummary(path: path, relativePath: relativePath, target: target, summary: summary, excludedLines: excludedLines,
+                    sourceAvailable: sourceAvailable, missingRanges: missingRanges, unreliableRanges: unreliableRanges)
     }
 
     /// Line numbers and counts read by position (iterating built each line's `LineCoverage`, spans
@@ -192,6 +171,20 @@ public struct FileCoverage: Equatable, Sendable {
         if let current { ranges.append(current) }
         return ranges
     }
+}
+
+/// A file as the report keeps it once its rows are written: what the roll-ups, the text table, the
+/// final screen, the gate and the history read. At 1,500 files the lines and functions of every file
+/// were 50 MB of the peak, held until the last format was written.
+public struct FileSummary: Equatable, Sendable {
+    public var path: String
+    public var relativePath: String
+    public var target: String?
+    public var summary: CoverageSummary
+    public var excludedLines: [UInt32]
+    public var sourceAvailable: Bool
+    public var missingRanges: [ClosedRange<UInt32>]
+    public var unreliableRanges: [ClosedRange<UInt32>]
 }
 
 /// A directory's or target's roll-up.
@@ -221,9 +214,10 @@ public struct ReportMetadata: Equatable, Sendable {
     }
 }
 
-/// Testscope's coverage model: every report format is rendered from this.
+/// The coverage report: every file's summary, the roll-ups, where the numbers came from; what
+/// every output reads once the model is complete.
 public struct CoverageReport: Equatable, Sendable {
-    public var files: [FileCoverage]
+    public var files: [FileSummary]
     public var totals: CoverageSummary
     public var directories: [CoverageGroup]
     public var targets: [CoverageGroup]
@@ -234,7 +228,7 @@ public struct CoverageReport: Equatable, Sendable {
     /// The comparison with `--baseline` (nil without it, or when the baseline is being written).
     public var baseline: BaselineComparison?
 
-    public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
+    public init(files: [FileSummary], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
         self.files = files.sorted { $0.relativePath < $1.relativePath }
         self.totals = files.reduce(CoverageSummary()) { $0 + $1.summary }
         self.directories = RollUp.directories(of: self.files)
@@ -242,16 +236,29 @@ public struct CoverageReport: Equatable, Sendable {
         self.metadata = metadata
         self.warnings = warnings
     }
+}
 
-    /// The report under a more precise package layout: files the filter leaves out are dropped,
-    /// targets reassigned, roll-ups recomputed (the export can be read before SwiftPM has answered).
-    public func refined(layout: PackageLayout, filter: SourceFilter) -> CoverageReport {
-        var kept: [FileCoverage] = []
-        for var file in files where filter.includes(file.path) {
-            file.target = layout.target(for: file.relativePath)
-            kept.append(file)
-        }
-        return CoverageReport(files: kept, metadata: metadata, warnings: warnings)
+/// The whole model: the report and every file whole, in the report's order — what the outputs that
+/// read the whole model (`Outputs.CoverageInput.wholeModel` in the Kit) and per-test coverage read.
+/// The report's other members read through it (`model.totals`).
+@dynamicMemberLookup
+public struct CoverageModel: Equatable, Sendable {
+    public var report: CoverageReport
+    public var files: [FileCoverage]
+
+    public init(report: CoverageReport, files: [FileCoverage]) {
+        self.report = report
+        self.files = files
+    }
+
+    public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
+        self.files = files.sorted { $0.relativePath < $1.relativePath }
+        report = CoverageReport(files: self.files.map(\.summarized), metadata: metadata, warnings: warnings)
+    }
+
+    public subscript<T>(dynamicMember member: WritableKeyPath<CoverageReport, T>) -> T {
+        get { report[keyPath: member] }
+        set { report[keyPath: member] = newValue }
     }
 }
 

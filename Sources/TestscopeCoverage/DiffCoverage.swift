@@ -95,18 +95,8 @@ public struct DiffCoverage: Equatable, Sendable {
     /// No executable line changed: the diff gates pass (a distinct state, never "100 %").
     public var hasExecutableChanges: Bool { lines.total > 0 }
 
-    /// Classifies every added line of `changes` against `report`'s own line data. `sourceLines`
-    /// gives a file's text by absolute path (to leave out changed blank and comment-only lines).
-    public static func classify(_ changes: ChangeSet, report: CoverageReport, packageRoot: String,
-                                equivalences: [PathEquivalence] = [],
-                                sourceLines: @escaping (String) -> [Substring]? = DiffCoverage.readLines) -> DiffCoverage {
-        var classifier = DiffClassifier(changes, packageRoot: packageRoot, equivalences: equivalences, sourceLines: sourceLines)
-        for file in report.files { _ = classifier.classify(file) }
-        return classifier.result()
-    }
-
     /// One file's changed lines against its line table, excluded lines and region starts.
-    static func classify(_ change: ChangedFile, in file: FileCoverage, source: [Substring]?) -> DiffFileCoverage {
+    static func classify(_ change: ChangedFile, in file: FileCoverage) -> DiffFileCoverage {
         var positions: [UInt32: Int] = [:]
         for i in file.lines.indices { positions[file.lines.lineNumber(at: i)] = i }
         let excluded = Set(file.excludedLines)
@@ -115,7 +105,7 @@ public struct DiffCoverage: Equatable, Sendable {
         for range in change.addedLines {
             for line in range {
                 changed.insert(line)
-                classes.append((line, lineClass(line, file: file, position: positions[line], excluded: excluded, source: source)))
+                classes.append((line, lineClass(line, file: file, position: positions[line], excluded: excluded)))
             }
         }
         var ratio = CoverageRatio()
@@ -134,11 +124,10 @@ public struct DiffCoverage: Equatable, Sendable {
     }
 
     /// The class of one changed line.
-    public static func lineClass(_ line: UInt32, file: FileCoverage, position: Int?, excluded: Set<UInt32>,
-                                 source: [Substring]?) -> ChangedLineClass {
+    public static func lineClass(_ line: UInt32, file: FileCoverage, position: Int?, excluded: Set<UInt32>) -> ChangedLineClass {
         if excluded.contains(line) { return .excluded }
         guard let position else { return .notExecutable }
-        if let source, Int(line) <= source.count, isBlankOrComment(source[Int(line) - 1]) { return .notExecutable }
+        if let source = file.source, Int(line) <= source.lineCount, isBlankOrComment(Substring(source.line(Int(line)))) { return .notExecutable }
         let record = file.lines[position]
         if !record.isCovered { return .uncovered }
         return record.isPartial ? .partial : .covered
@@ -160,11 +149,6 @@ public struct DiffCoverage: Equatable, Sendable {
         return result
     }
 
-    /// A file's lines (nil when it cannot be read).
-    public static func readLines(_ path: String) -> [Substring]? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-    }
 }
 
 /// `DiffCoverage.classify` one file at a time, as a streamed report's files come (each file's
@@ -172,17 +156,14 @@ public struct DiffCoverage: Equatable, Sendable {
 public struct DiffClassifier {
     private let changes: ChangeSet
     private let root: String
-    private let sourceLines: (String) -> [Substring]?
     /// The changes with added lines, by their path and by their path after the equivalences.
     private var byPath: [String: [Int]] = [:]
     private var matched = Set<Int>()
     private var files: [DiffFileCoverage] = []
 
-    public init(_ changes: ChangeSet, packageRoot: String, equivalences: [PathEquivalence] = [],
-                sourceLines: @escaping (String) -> [Substring]? = DiffCoverage.readLines) {
+    public init(_ changes: ChangeSet, packageRoot: String, equivalences: [PathEquivalence] = []) {
         self.changes = changes
         root = packageRoot.hasSuffix("/") ? packageRoot : packageRoot + "/"
-        self.sourceLines = sourceLines
         for (i, change) in changes.files.enumerated() where !change.addedLines.isEmpty {
             byPath[change.path, default: []].append(i)
             let mapped = PathEquivalence.apply(equivalences, to: change.path)
@@ -194,7 +175,7 @@ public struct DiffClassifier {
     public mutating func classify(_ file: FileCoverage) -> DiffFileCoverage? {
         guard let indices = byPath[file.path], let first = indices.first(where: { !matched.contains($0) }) else { return nil }
         matched.insert(first)
-        let classified = DiffCoverage.classify(changes.files[first], in: file, source: sourceLines(file.path))
+        let classified = DiffCoverage.classify(changes.files[first], in: file)
         files.append(classified)
         return classified
     }

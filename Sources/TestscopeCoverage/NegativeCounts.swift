@@ -23,7 +23,7 @@ public enum NegativeCountCause: String, Codable, Sendable, Equatable {
 
     /// The one warning for every file's lines of unknown count (nil when there are none), naming them
     /// (the first files, as `path:lines`) and the cause; `coverage.json`'s `unreliableLines` has them all.
-    public func warning(for files: [FileCoverage]) -> Diagnostic? {
+    public func warning(for files: [FileSummary]) -> Diagnostic? {
         let places = files.compactMap { file -> (String, [ClosedRange<UInt32>])? in
             let ranges = file.unreliableRanges
             return ranges.isEmpty ? nil : (file.relativePath, ranges)

@@ -22,7 +22,7 @@ public struct PerTestProcess: Sendable {
 /// the report's).
 public enum PerTestBuilder {
     /// `ranTests`: the ids of tests that ran to an outcome other than skipped (those without a block are lost).
-    public static func build(mapped: [MappedFunction], processes: [PerTestProcess], report: CoverageReport,
+    public static func build(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
                              ranTests: [String]) -> PerTestCoverage {
         var reportIndex: [String: Int] = [:]
         var coveredInReport: [Set<UInt32>] = []

@@ -3,7 +3,7 @@ import TestscopeExecution
 
 /// A source file's lines as bytes (it need not be valid UTF-8), for markers, partial-line trimming
 /// and reports that show code.
-public struct SourceText: Sendable {
+public struct SourceText: Equatable, Sendable {
     /// Byte ranges of each line, without the line break.
     public let lineRanges: [Range<Int>]
     public let bytes: [UInt8]

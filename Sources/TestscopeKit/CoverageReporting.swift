@@ -4,66 +4,60 @@ import TestscopeExecution
 import TestscopeReports
 import TestscopeTestResults
 
-/// The second half of `run` and `report`: export → model → coverage reports → gate.
+/// The second half of `run`, `report` and `merge`: records → model → coverage reports → gate. Made
+/// before the coverage data is read: the HTML templates are parsed and SwiftPM's layout asked for
+/// on threads of their own meanwhile.
 struct CoverageReporting {
-    var settings: ReportSettings
-    var terminal: Terminal
-    var formats: [ReportFormat]
-    /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
-    var command: String
+    let settings: ReportSettings
+    let terminal: Terminal
+    let outputs: Outputs
+    /// The subcommand, recorded with the HTML pages in the output folder's manifest.
+    let command: String
+    let packageRoot: URL
     /// `--diff-base` and `--baseline`, resolved before the tests ran.
-    var pullRequest: PullRequestContext?
-    /// `run --per-test-coverage` with HTML: the file pages load the per-test data written after them.
-    var perTestPages = false
+    let pullRequest: PullRequestContext?
+    /// `run --per-test-coverage`: every file keeps its lines (per-test coverage reads them), and the
+    /// HTML file pages load the per-test data written after them.
+    let perTest: Bool
+    /// The HTML renderer (nil without HTML), its templates parsed on another thread while the
+    /// coverage inputs are read: swift-mustache's parser took 24 ms, serial, before the pages could
+    /// start. A broken template is still an error before anything is written.
+    private let html: Prefetched<HTMLReport>?
+    /// SwiftPM's layout (`swift package describe` when a manifest sets a `path:`), asked for while the
+    /// coverage inputs are read; the model is built with it.
+    private let layout: Prefetched<PackageLayout>
 
-    /// The HTML renderer, its templates parsed on another thread while the coverage inputs are read
-    /// (`prefetchTemplates()`): swift-mustache's parser measures the text left at every read, and the
-    /// built-in templates took 24 ms, serial, before the pages could start.
-    private var htmlPrefetch: HTMLPrefetch?
-    /// The HTML renderer when the caller made it already (`run` checks the templates before the tests).
-    var htmlReport: HTMLReport?
-    /// Keeps every file's lines and functions in the model after they are written (`run
-    /// --per-test-coverage` reads them afterwards).
-    var keepsFileDetail = false
-
-    init(settings: ReportSettings, terminal: Terminal, command: String) {
-        self.settings = settings
-        self.terminal = terminal
-        self.formats = settings.formats(default: ReportFormat.coverageDefaults)
-        self.command = command
+    /// `html`: the renderer when the caller made it already (`run` checks the templates before the tests).
+    init(settings: ReportSettings, terminal: Terminal, command: String, packageRoot: URL, toolchain: Toolchain?,
+         pullRequest: PullRequestContext?, perTest: Bool = false, html: HTMLReport? = nil) {
+        (self.settings, self.terminal, self.command, self.packageRoot) = (settings, terminal, command, packageRoot)
+        self.outputs = Outputs(settings)
+        self.pullRequest = pullRequest
+        self.perTest = perTest
+        // The main thread's stack: swift-mustache's parser recurses once per nesting level.
+        self.html = outputs.writesPages ? Prefetched(stackSize: 8 << 20) { try html ?? settings.htmlReport() } : nil
+        let (swift, scratchPath) = (toolchain?.swift, settings.scratchPath)
+        self.layout = Prefetched { PackageLayout.discover(root: packageRoot, swift: swift, scratchPath: scratchPath) }
     }
 
-    /// Starts parsing the HTML templates when HTML is asked for (a broken template is still an error
-    /// before anything is written: `report` throws it).
-    mutating func prefetchTemplates() {
-        guard formats.contains(.html), htmlReport == nil, htmlPrefetch == nil else { return }
-        htmlPrefetch = HTMLPrefetch(settings)
-    }
-
-    /// Builds the model from exports, writes the coverage reports and evaluates the gate. With
+    /// Builds the model from `sources`, writes the coverage reports and evaluates the gate. With
     /// `tests` (the same run's results, whose page `TestReporting` writes next), the HTML report
     /// links the Tests page and the failures in each file.
     /// `packageName`: the manifest's, when the caller knows it (from the test binary's name).
     ///
-    /// JSON, LCOV and the HTML file pages are written as the model's files are built
-    /// (`StreamedReports`); the text table, Cobertura, SonarQube, `index.html` and the tails of the
-    /// streamed files once the model is complete.
-    func report(sources: [any CoverageRecordSource], packageRoot: URL, toolchain: Toolchain?, output: OutputFolder,
-                dataRecordedAt: Date?, tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws {
-        var html = formats.contains(.html) ? try (htmlReport ?? htmlPrefetch?.report() ?? settings.htmlReport()) : nil
+    /// The streamed outputs (`Outputs.CoverageInput`) are written as the model's files are built
+    /// (`StreamedReports`); the others, and the tails of the streamed files, once the model is complete.
+    /// Returns the whole model when per-test coverage or a whole-model output kept it.
+    @discardableResult
+    func report(sources: [any CoverageRecordSource], toolchain: Toolchain?, output: OutputFolder, dataRecordedAt: Date?,
+                tests: TestRunResults? = nil, packageName: String? = nil, into outcome: inout Outcome) throws -> CoverageModel? {
+        var html = try self.html?.value()
         terminal.progress("reading coverage from \(sources.map { URL(fileURLWithPath: $0.name).lastPathComponent }.joined(separator: ", "))")
         PhaseTimer.mark("start")
-        // SwiftPM's view of the targets arrives while the coverage data is read with the folder convention
-        // (whose test folders are a subset of SwiftPM's); the first file written waits for it.
-        let described = Locked<PackageLayout?>(nil)
-        let describing = BlockingTask {
-            let layout = PackageLayout.discover(root: packageRoot, swift: toolchain?.swift, scratchPath: settings.scratchPath)
-            described.withLock { $0 = layout }
-        }
-        let conventional = PackageLayout.conventional(root: packageRoot)
+        let layout = try self.layout.value()
         var buildOptions = try settings.buildOptions(packageRoot: packageRoot, toolchain: toolchain,
-                                                     dataRecordedAt: dataRecordedAt, layout: conventional)
-        buildOptions.needsFunctionNames = formats != [.text]
+                                                     dataRecordedAt: dataRecordedAt, layout: layout)
+        buildOptions.needsFunctionNames = outputs.formats.contains { [.streamed, .wholeModel].contains(outputs.coverage($0)) }
         buildOptions.needsRegionStarts = pullRequest?.changes != nil
         let builder = CoverageBuilder(options: buildOptions)
         // The top bar (this report's pages, Tests when it has the run's results, whose page TestReporting
@@ -71,7 +65,7 @@ struct CoverageReporting {
         // failures: the file pages show them, and are written from the first batch of files on.
         var pages: PagesManifest?
         if var page = html {
-            page.perTestData = perTestPages
+            page.perTestData = perTest && !page.singleFile
             page.tests = try tests.map { try TestReporting.mapped($0, equivalences: settings.pathEquivalences) }
             let manifest = PagesManifest.read(in: output)
                 .replacing(.testReport, with: page.pageKinds + (tests == nil ? [] : [.tests]), command: command, in: output)
@@ -81,15 +75,13 @@ struct CoverageReporting {
             pages = manifest
         }
         var metadata = builder.metadata(sources: sources)
-        metadata.packageName = packageName
-        let streamed = StreamedReports(
-            formats: formats, html: html, output: output, metadata: metadata, settings: settings, packageRoot: packageRoot,
-            conventional: conventional, described: { describing.wait(); return described.withLock { $0 } },
-            pullRequest: pullRequest, keepsDetail: keepsFileDetail)
+        metadata.packageName = packageName ?? layout.name
+        let streamed = StreamedReports(outputs: outputs, html: html, output: output, metadata: metadata, pullRequest: pullRequest,
+                                       equivalences: settings.pathEquivalences, keepsDetail: perTest)
         if html != nil { terminal.progress("building the coverage model and writing the reports") }
-        var report = try builder.build(sources: sources, onFiles: { try streamed.add(&$0) })
+        var report = try builder.build(sources: sources, onFiles: { try streamed.add($0) })
         try streamed.start()
-        report.metadata.packageName = streamed.packageName
+        report.metadata.packageName = metadata.packageName
         PhaseTimer.mark("model")
         try pullRequest?.apply(to: &report, diff: streamed.diff, terminal: terminal)
         PhaseTimer.mark("diff + baseline")
@@ -102,47 +94,35 @@ struct CoverageReporting {
             terminal.emit(.warning("no function under \(packageRoot.path) ran according to the coverage data: "
                 + "the tests do not call them, or the profile belongs to another build or program (re-run the tests)"))
         }
-        var written: [String] = []
-        // The screen shows a fitted view of it at the end (`FinalScreen`); the file keeps every row.
-        if formats.contains(.text) {
-            var plain = TextReport(terminal: terminal, watermarks: settings.watermarks, showMissing: settings.showMissing)
-            plain.terminal.useColor = false
-            written.append(try plain.write(report, into: output))
-        }
         for warning in report.baseline?.warnings ?? [] { terminal.emit(warning) }
-        PhaseTimer.mark("text")
-        // Cobertura and SonarQube are independent files: written side by side while JSON and LCOV are
-        // put in place on this thread, in this order in `written`.
-        let finished = report
-        let repositoryRoot = RepositoryRoot.find(from: packageRoot).path
-        var writers: [@Sendable () throws -> WrittenFiles] = []
-        if formats.contains(.cobertura) {
-            writers.append {
-                try CoberturaFiles(renderer: CoberturaReport(sourceRoot: repositoryRoot, generatorVersion: TestscopeVersion.current))
-                    .write(finished, into: output)
+        // The whole-model outputs but HTML (independent files) are written side by side while the
+        // others are put in place on this thread; `written` keeps the formats' order.
+        let model = streamed.model(report)
+        let root = packageRoot
+        let background = outputs.coverageFormats(reading: .wholeModel).filter { $0 != .html }.map { format in
+            (format, Prefetched { try Outputs.write(format, whole: model!, html: nil, packageRoot: root, into: output) })
+        }
+        var written: [String] = []
+        for format in outputs.formats {
+            var files: WrittenFiles
+            switch outputs.coverage(format) {
+            case nil: continue
+            case .summaries: files = try Outputs.write(format, summaries: report, settings: settings, terminal: terminal, into: output)
+            case .streamed:
+                if format == .html { terminal.progress("writing the HTML report") }
+                files = WrittenFiles(paths: try streamed.finish(format, report))
+            case .wholeModel:
+                files = try background.first { $0.0 == format }?.1.value()
+                    ?? Outputs.write(format, whole: model!, html: html, packageRoot: packageRoot, into: output)
             }
-        }
-        if formats.contains(.sonarqube) {
-            writers.append { .init(paths: [try SonarQubeCoverageReport(sourceRoot: repositoryRoot).write(finished, into: output)]) }
-        }
-        let results = writers.map { _ in Locked<Result<WrittenFiles, Error>?>(nil) }
-        let tasks = zip(writers, results).map { writer, result in BlockingTask { let r = Result { try writer() }; result.withLock { $0 = r } } }
-        written += try streamed.finish(.json, report)
-        written += try streamed.finish(.lcov, report)
-        for task in tasks { task.wait() }
-        for result in results {
-            guard let outcome = result.withLock({ $0 }) else { continue }
-            let files = try outcome.get()
+            if format == .html, let pages {
+                // The index only: the file pages are not listed.
+                files.paths = Array(files.paths.prefix(1))
+                try pages.write(into: output)
+            }
             written += files.paths
             if let diagnostic = files.diagnostic { terminal.emit(diagnostic) }
-        }
-        PhaseTimer.mark("json + lcov + cobertura + sonarqube")
-        if let html, let pages {
-            terminal.progress("writing the HTML report")
-            let index = html.singleFile ? try html.writePages(report, into: output)[0] : try streamed.finish(.html, report)[0]
-            try pages.write(into: output)
-            written.append(index)
-            PhaseTimer.mark("html index")
+            PhaseTimer.mark(format.rawValue)
         }
         // The gate's lines are the final screen's, after the verdict.
         let failures = settings.gate.evaluate(report)
@@ -150,6 +130,7 @@ struct CoverageReporting {
         outcome.gateFailures = failures
         outcome.written += written
         if !failures.isEmpty { outcome.status = .belowThreshold }
+        return model
     }
 
     /// `Coverage: lines 85.00% (17/20), functions …, regions …`.
@@ -189,19 +170,18 @@ struct CoverageReporting {
     }
 }
 
-/// `settings.htmlReport()` on a thread of its own.
-private final class HTMLPrefetch: Sendable {
-    private let result = Locked<Result<HTMLReport, any Error>?>(nil)
+/// A value made on a thread of its own while the caller does other work; `value()` waits for it.
+final class Prefetched<Value: Sendable>: Sendable {
+    private let result = Locked<Result<Value, any Error>?>(nil)
     private let task: BlockingTask
 
-    init(_ settings: ReportSettings) {
+    init(stackSize: Int = 1 << 20, _ make: @escaping @Sendable () throws -> Value) {
         let result = self.result
-        // The main thread's stack: swift-mustache's parser recurses once per nesting level.
-        task = BlockingTask(stackSize: 8 << 20) { result.withLock { $0 = Result { try settings.htmlReport() } } }
+        task = BlockingTask(stackSize: stackSize) { let made = Result { try make() }; result.withLock { $0 = made } }
     }
 
-    func report() throws -> HTMLReport? {
+    func value() throws -> Value {
         task.wait()
-        return try result.withLock { $0 }?.get()
+        return try result.withLock { $0 }!.get()
     }
 }

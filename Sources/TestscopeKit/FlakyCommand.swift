@@ -111,7 +111,7 @@ extension Pipeline {
         if let history {
             try recordHistory(outcome, command: "flaky", packageRoot: root, history: history.url, startedAt: history.startedAt,
                               seed: String(seed), toolchain: swift.path)
-            if request.settings.formats(default: ReportFormat.flakyDefaults).contains(.html) {
+            if Outputs(request.settings, flaky: true).writesPages {
                 try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "flaky", into: &outcome)
             }
         }
@@ -120,27 +120,12 @@ extension Pipeline {
 
     /// Prints the table, writes the reports, and decides the status.
     private func finishFlaky(_ report: FlakyReport, request: FlakyRequest, output: OutputFolder) throws -> Outcome {
-        let formats = request.settings.formats(default: ReportFormat.flakyDefaults)
+        let outputs = Outputs(request.settings, flaky: true)
         let root = request.packageRoot
         var outcome = Outcome()
         outcome.flaky = report
-        if formats.contains(.text) {
-            let plain = Terminal(useColor: false, showProgress: false, quiet: true)
-            outcome.written.append(try FlakyTableReport(terminal: plain).write(report, into: output))
-        }
-        if formats.contains(.json) { outcome.written.append(try FlakyJSONReport(packageRoot: root.path).write(report, into: output)) }
-        if formats.contains(.junit) { outcome.written.append(try FlakyJUnitReport(packageRoot: root.path).write(report, into: output)) }
-        if formats.contains(.html) {
-            // The top bar: flaky.html and the pages `run`/`report` recorded in the folder's manifest.
-            var page = FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: root.path)
-            let pages = PagesManifest.read(in: output).replacing(.flaky, with: page.pageKinds, command: "flaky", in: output)
-                .announcingHistory(request.settings.history != nil && request.mode == .detect, command: "flaky")
-            page.navigation = pages.navigation
-            let path = try page.writePages(report, into: output)[0]
-            try pages.write(into: output)
-            outcome.written.append(path)
-        }
-        try SummaryReporting(formats: formats, terminal: terminal, environment: environment).write(&outcome, packageRoot: root, output: output)
+        for format in outputs.formats { outcome.written += try Outputs.write(format, report, request: request, into: output) }
+        try SummaryReporting(outputs: outputs, terminal: terminal, environment: environment).write(&outcome, packageRoot: root, output: output)
         showFlakyScreen(report, request: request, written: outcome.written, output: output)
         return gateFlaky(report, request: request, outcome: outcome)
     }

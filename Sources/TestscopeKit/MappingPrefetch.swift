@@ -7,32 +7,24 @@ import TestscopeProfileData
 /// each test to another thread and waits). At 400 files the decoding is 0.12–0.33 s that the report then
 /// no longer waits for. The report takes it (`take`) only for the same binary, else decodes as before.
 final class MappingPrefetch: Sendable {
-    private let state = Locked<(binary: URL?, task: BlockingTask?, result: Result<CoverageMappingRecords, any Error>?)>((nil, nil, nil))
-
-    init() {}
+    private let started = Locked<(binary: URL, records: Prefetched<CoverageMappingRecords>)?>(nil)
 
     /// Starts decoding `binary`'s mapping (once; later calls are ignored).
     func start(_ binary: URL) {
-        state.withLock { state in
-            guard state.task == nil else { return }
+        started.withLock { started in
+            guard started == nil else { return }
             let path = binary.path
-            state.binary = binary
-            state.task = BlockingTask { [self] in
-                let result = Result { try CoverageMappingReader.records(binaryAt: path, binaryIndex: 0) }
-                self.state.withLock { $0.result = result }
-            }
+            started = (binary, Prefetched { try CoverageMappingReader.records(binaryAt: path, binaryIndex: 0) })
         }
     }
 
     /// The decoded mapping (or the error decoding it gave) when it was started for `binary` as the first
-    /// of the report's binaries; nil otherwise. Waits for the decoding to end.
+    /// of the report's binaries; nil otherwise. Waits for the decoding to end. Taken once: the records
+    /// are large (16 × the mapping's size).
     func take(_ binary: URL, index: Int) -> Result<CoverageMappingRecords, any Error>? {
-        guard index == 0, let (started, task) = state.withLock({ s in s.binary.flatMap { b in s.task.map { (b, $0) } } }),
+        guard index == 0, let (started, records) = self.started.withLock({ $0 }),
               started.standardizedFileURL.path == binary.standardizedFileURL.path else { return nil }
-        task.wait()
-        return state.withLock { s in
-            defer { s.result = nil }  // taken once: the records are large (16 × the mapping's size)
-            return s.result
-        }
+        self.started.withLock { $0 = nil }
+        return Result { try records.value() }
     }
 }

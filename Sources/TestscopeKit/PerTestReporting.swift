@@ -37,7 +37,7 @@ struct PerTestReporting {
     /// `htmlTemplates`: also the HTML pages' lazily loaded data and script (`PerTestPages`; not in a
     /// single-file report); returns the number of chunks of the Tests page's data then, nil without.
     @discardableResult
-    func write(from directory: URL, binary: URL, report: CoverageReport, tests: TestRunResults, output: OutputFolder,
+    func write(from directory: URL, binary: URL, model: CoverageModel, tests: TestRunResults, output: OutputFolder,
                htmlTemplates: HTMLTemplates?, into outcome: inout Outcome) throws -> Int? {
         defer { try? FileManager.default.removeItem(at: directory) }
         terminal.progress("reading per-test coverage")
@@ -58,13 +58,13 @@ struct PerTestReporting {
         let mapping = try CoverageMappingReader.records(binaryAt: binary.path)
         let mapped = try (0..<mapping.count).map { try mapping.function(at: $0) }
         let ran = tests.results.filter { $0.outcome != .skipped }.map(\.id)
-        let perTest = PerTestBuilder.build(mapped: mapped, processes: processes, report: report, ranTests: ran)
+        let perTest = PerTestBuilder.build(mapped: mapped, processes: processes, model: model, ranTests: ran)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let url = try output.file(Self.fileName)
         try AtomicFileWriter.write(String(decoding: try encoder.encode(perTest), as: UTF8.self), to: url)
         outcome.written.append(url.path)
-        let chunks = try htmlTemplates.map { try PerTestPages.write(perTest, report: report, templates: $0, into: output) }
+        let chunks = try htmlTemplates.map { try PerTestPages.write(perTest, model: model, templates: $0, into: output) }
         let tests = Set(perTest.contexts.dropFirst().map(\.id)).count
         terminal.note("per-test coverage of \(tests) test(s) in \(url.path)")
         if !perTest.lost.isEmpty {

@@ -37,17 +37,16 @@ extension Pipeline {
         }
         if let tests {
             let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
-            var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: command)
-            testReporting.history = history?.recording  // the Tests page's sparklines
-            try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
+            // With the history, the Tests page's sparklines.
+            try TestReporting(settings: settings, terminal: terminal, environment: environment, command: command, history: history?.recording).report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
         }
-        let formats = settings.formats(default: ReportFormat.coverageDefaults)
-        try SummaryReporting(formats: formats, terminal: terminal, environment: environment)
+        let outputs = Outputs(settings)
+        try SummaryReporting(outputs: outputs, terminal: terminal, environment: environment)
             .write(&outcome, packageRoot: root, output: output)
         if let history {
             try recordHistory(outcome, command: command, packageRoot: root, history: history.recording.url,
                               startedAt: history.recording.startedAt, toolchain: history.toolchain)
-            if formats.contains(.html) { try writeHistoryPage(history: history.recording.url, packageRoot: root, output: output, command: command, into: &outcome) }
+            if outputs.writesPages { try writeHistoryPage(history: history.recording.url, packageRoot: root, output: output, command: command, into: &outcome) }
         }
         try FinalScreen(terminal: terminal, settings: settings).show(outcome, packageRoot: root, output: output)
         return outcome
@@ -65,25 +64,13 @@ extension Pipeline {
 
     private func reportCoverage(_ request: ReportRequest, output: OutputFolder, tests: TestRunResults?, command: String,
                                 into outcome: inout Outcome) throws {
-        let root = request.packageRoot
-        var coverage = CoverageReporting(settings: request.settings, terminal: terminal, command: command)
-        coverage.prefetchTemplates()
-        coverage.pullRequest = try PullRequestContext.prepare(request.settings.pullRequest, packageRoot: root, environment: environment)
-        if !request.exports.isEmpty {
-            for file in request.exports where !FileManager.default.fileExists(atPath: file.path) {
-                throw CoverageError.fileNotFound(path: file.path)
-            }
-            let toolchain = try? request.settings.toolchain()
-            let recorded = request.exports.map(BuildArtifacts.modified).max()
-            try coverage.report(sources: request.exports.map { ExportDocument($0) }, packageRoot: root, toolchain: toolchain, output: output,
-                                dataRecordedAt: recorded, tests: tests, into: &outcome)
-            return
-        }
-        // The native engine needs no llvm tool; `swift` (for the package layout and the demangler library) is optional.
-        let toolchain = request.settings.engine == .native ? try? request.settings.toolchain() : try request.settings.toolchain()
-        var profiles = request.profiles
-        var binaries = request.binaries
-        if let build = request.buildPath {
+        let (root, settings) = (request.packageRoot, request.settings)
+        let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
+        // The native engine and exports need no llvm tool; `swift` (for the package layout and the demangler library) is optional.
+        let toolchain = settings.engine == .native || !request.exports.isEmpty ? try? settings.toolchain() : try settings.toolchain()
+        // Exports are the whole input when given.
+        var (profiles, binaries) = request.exports.isEmpty ? (request.profiles, request.binaries) : ([], [])
+        if let build = request.buildPath, request.exports.isEmpty {
             guard FileManager.default.fileExists(atPath: build.path) else { throw CoverageError.fileNotFound(path: build.path) }
             guard let codecov = BuildArtifacts.codecovDirectory(in: build) else { throw CoverageError.noProfiles(directory: build.path) }
             let found = BuildArtifacts.profiles(in: codecov)
@@ -94,14 +81,17 @@ extension Pipeline {
             }
             binaries = [testBinary]
         }
-        for file in profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
+        for file in request.exports + profiles + binaries where !FileManager.default.fileExists(atPath: file.path) {
             throw CoverageError.fileNotFound(path: file.path)
         }
-        let sources = try CoverageCollection(settings: request.settings, terminal: terminal, output: output)
-            .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)
-        let recorded = profiles.map(BuildArtifacts.modified).max()
-        try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
-                            dataRecordedAt: recorded, tests: tests, packageName: binaries.lazy.compactMap(PackageLayout.name(ofTestBinary:)).first,
-                            into: &outcome)
+        // Made before the coverage data is read: the templates and the layout are ready meanwhile.
+        let coverage = CoverageReporting(settings: settings, terminal: terminal, command: command, packageRoot: root,
+                                         toolchain: toolchain, pullRequest: pullRequest)
+        let sources: [any CoverageRecordSource] = request.exports.isEmpty
+            ? try CoverageCollection(settings: settings, terminal: terminal, output: output)
+                .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)
+            : request.exports.map { ExportDocument($0) }
+        try coverage.report(sources: sources, toolchain: toolchain, output: output, dataRecordedAt: (request.exports + profiles).map(BuildArtifacts.modified).max(),
+                            tests: tests, packageName: binaries.lazy.compactMap(PackageLayout.name(ofTestBinary:)).first, into: &outcome)
     }
 }

@@ -47,11 +47,6 @@ public struct ReportSettings: Sendable {
         self.output = output
     }
 
-    /// The formats asked for, or `defaults`.
-    public func formats(default defaults: [ReportFormat]) -> [ReportFormat] {
-        formats.flatMap { $0.isEmpty ? nil : $0 } ?? defaults
-    }
-
     /// The HTML renderer with the built-in templates or the `templates` folder (checked here, before any work).
     public func htmlReport() throws -> HTMLReport {
         let set = try templates.map { try HTMLTemplates.load(directory: $0) } ?? HTMLTemplates.builtIn()
@@ -68,15 +63,12 @@ public struct ReportSettings: Sendable {
         OutputFolder((output ?? packageRoot.appendingPathComponent(".testscope")).absoluteURL)
     }
 
-    /// The filter of the package's own sources under the include/exclude globs.
-    public func sourceFilter(packageRoot: URL, layout: PackageLayout) throws -> SourceFilter {
-        SourceFilter(root: packageRoot.path, testDirectories: layout.testDirectories,
-                     include: try include.map(Glob.init), exclude: try exclude.map(Glob.init))
-    }
-
+    /// How the model is built: the filter of `layout` (its test folders) and `--include`/`--exclude`, the equivalences.
     func buildOptions(packageRoot: URL, toolchain: Toolchain?, dataRecordedAt: Date?, layout: PackageLayout) throws -> CoverageBuildOptions {
         var options = CoverageBuildOptions(
-            packageRoot: packageRoot, layout: layout, filter: try sourceFilter(packageRoot: packageRoot, layout: layout),
+            packageRoot: packageRoot, layout: layout,
+            filter: SourceFilter(root: packageRoot.path, testDirectories: layout.testDirectories,
+                                 include: try include.map(Glob.init), exclude: try exclude.map(Glob.init)),
             pathEquivalences: pathEquivalences, demangler: SwiftDemangler(library: toolchain?.demangler),
             toolchainDescription: toolchain.map { $0.llvmCov.path }, dataRecordedAt: dataRecordedAt)
         options.negativeCounts = negativeCounts

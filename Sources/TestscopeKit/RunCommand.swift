@@ -14,62 +14,114 @@ extension Pipeline {
         let root = try Self.packageRoot(request.packageRoot)
         // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
         let history = try HistoryRecording.prepare(request.settings.history, command: "run", timeout: historyTimeout)
-        let formats = request.settings.formats(default: ReportFormat.coverageDefaults)
-        let output = request.settings.outputFolder(packageRoot: root)
-        var outcome = try runAndReport(request, root: root, history: history)
-        try SummaryReporting(formats: formats, terminal: terminal, environment: environment)
+        let setup = try RunSetup(request, root: root, environment: environment)
+        defer { if let directory = setup.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
+        // The earlier run's artifacts stay in place until this run's are complete (`commit`).
+        let staging = try RunStaging(output: setup.output)
+        defer { staging.discard() }
+        var outcome = try report(try runTests(setup, staging: staging), setup: setup, staging: staging, history: history)
+        let output = setup.output
+        try SummaryReporting(outputs: setup.outputs, terminal: terminal, environment: environment)
             .write(&outcome, packageRoot: root, output: output)
         // Nothing ran (the build failed): no run to remember.
         if let history, outcome.tests != nil || outcome.coverage != nil {
             try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
                               toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
-            if formats.contains(.html) { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
+            if setup.outputs.writesPages { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
         if outcome.tests != nil || outcome.coverage != nil {
-            var screen = FinalScreen(terminal: terminal, settings: request.settings)
+            var screen = FinalScreen(terminal: terminal, settings: setup.settings)
             screen.failuresShownLive = LiveView.mode(for: terminal) == .quiet
             try screen.show(outcome, packageRoot: root, output: output)
         }
         return outcome
     }
 
-    private func runAndReport(_ request: RunRequest, root: URL, history: HistoryRecording?) throws -> Outcome {
-        var settings = request.settings
-        let toolchain = try settings.toolchain()
-        guard let swift = toolchain.swift else {
-            throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
-        }
-        let output = settings.outputFolder(packageRoot: root)
-        // A broken --templates folder is reported before the tests run, not after.
-        // The renderer made here is the one the report uses (the templates are parsed once).
-        let html = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) ? try settings.htmlReport() : nil
-        // So are a --diff-base git cannot find and a broken --baseline.
-        let pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
-        // And a --shard-timings file that is not a tests.json.
-        let durations = try request.shardTimings.map(ShardTimings.read)
-        try output.prepare()
-        // A shard manifest describes the run that wrote it: an earlier shard's must not outlive this run.
-        try? FileManager.default.removeItem(at: output.url.appendingPathComponent(ShardManifest.fileName))
-        PerTestReporting.removeStale(in: output)
+    /// What `run` needs before the build, each part checked there: a broken --templates folder, a
+    /// --diff-base git cannot find, a broken --baseline, a --shard-timings file that is not a
+    /// tests.json are reported before the tests run, not after.
+    struct RunSetup {
+        let request: RunRequest
+        let root: URL
+        /// The request's settings, with the build folder of this run (`scratchPath`) and, once the
+        /// tests ran, what a negative count can come from.
+        var settings: ReportSettings
+        let toolchain: Toolchain
+        let swift: URL
+        let outputs: Outputs
+        let output: OutputFolder
+        /// The renderer the report uses (the templates are parsed once).
+        let html: HTMLReport?
+        let pullRequest: PullRequestContext?
+        let durations: [String: Double]?
+        /// `--package-path`, `-c`, the build folder and the counters' flags: every swift call's.
+        let buildArguments: [String]
+        /// `--per-test-coverage`: the generated entry point, and the folder its recorder writes into.
+        let perTest: (entryPoint: URL, directory: URL)?
 
-        var buildArguments = ["--package-path", root.path]
-        if let configuration = request.selection.configuration { buildArguments += ["-c", configuration] }
-        let ownFolder = root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
-        if request.atomicCounters {
-            // Counters updated atomically, so parallel tests lose no increment (the counts do not depend
-            // on thread timing; measured: no slower on swift-algorithms, ~20% of the CPU in swift-nio's
-            // per-byte debug code, see docs/performance.md). Not counter promotion: LLVM 21 leaves every
-            // counter it does not promote a plain update, which gave false covered lines on BigInt.
-            // In a build folder of their own: SwiftPM does not reliably recompile
-            // every object when only this flag changes, so sharing `.build` with plain `swift test`
-            // builds could mix atomic and plain objects.
-            settings.scratchPath = request.selection.scratchPath ?? ownFolder
-            buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
-        } else {
-            settings.scratchPath = request.selection.scratchPath ?? (request.perTestCoverage ? ownFolder : nil)
+        init(_ request: RunRequest, root: URL, environment: [String: String]) throws {
+            (self.request, self.root) = (request, root)
+            settings = request.settings
+            toolchain = try settings.toolchain()
+            guard let swift = toolchain.swift else {
+                throw ExecutionError.toolNotFound(tool: "swift", searched: ["PATH"])
+            }
+            self.swift = swift
+            outputs = Outputs(settings)
+            output = settings.outputFolder(packageRoot: root)
+            html = outputs.writesPages ? try settings.htmlReport() : nil
+            pullRequest = try PullRequestContext.prepare(settings.pullRequest, packageRoot: root, environment: environment)
+            durations = try request.shardTimings.map(ShardTimings.read)
+            try output.prepare()
+            // A shard manifest describes the run that wrote it: an earlier shard's must not outlive this run.
+            try? FileManager.default.removeItem(at: output.url.appendingPathComponent(ShardManifest.fileName))
+            PerTestReporting.removeStale(in: output)
+            (buildArguments, settings.scratchPath) = Self.build(request, root: root)
+            if request.perTestCoverage, let scratchPath = settings.scratchPath {
+                perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
+                           output.url.appendingPathComponent("per-test-work"))
+            } else {
+                perTest = nil
+            }
         }
-        // Every swift call (the build and `describe`) uses this build folder.
-        if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
+
+        /// The build's arguments and its folder (nil: SwiftPM's own).
+        private static func build(_ request: RunRequest, root: URL) -> (arguments: [String], scratchPath: URL?) {
+            var buildArguments = ["--package-path", root.path]
+            if let configuration = request.selection.configuration { buildArguments += ["-c", configuration] }
+            let ownFolder = root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
+            let scratchPath: URL?
+            if request.atomicCounters {
+                // Counters updated atomically, so parallel tests lose no increment (the counts do not depend
+                // on thread timing; measured: no slower on swift-algorithms, ~20% of the CPU in swift-nio's
+                // per-byte debug code, see docs/performance.md). Not counter promotion: LLVM 21 leaves every
+                // counter it does not promote a plain update, which gave false covered lines on BigInt.
+                // In a build folder of their own: SwiftPM does not reliably recompile
+                // every object when only this flag changes, so sharing `.build` with plain `swift test`
+                // builds could mix atomic and plain objects.
+                scratchPath = request.selection.scratchPath ?? ownFolder
+                buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
+            } else {
+                scratchPath = request.selection.scratchPath ?? (request.perTestCoverage ? ownFolder : nil)
+            }
+            // Every swift call (the build and `describe`) uses this build folder.
+            if let scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
+            return (buildArguments, scratchPath)
+        }
+    }
+
+    /// What running the tests left: the run, its log, the mapping decoded meanwhile.
+    struct RanTests {
+        let run: TestRunOutput
+        let log: URL
+        let prefetch: MappingPrefetch?
+        /// When the run started (a second early): sources changed after it get a warning.
+        let started: Date
+    }
+
+    /// Builds the tests and runs them under the live view, their artifacts into `staging`.
+    private func runTests(_ setup: RunSetup, staging: RunStaging) throws -> RanTests {
+        let (request, root, output) = (setup.request, setup.root, setup.output)
         let logURL = try output.file("swift-test.log")
         let log = try AtomicFileWriter(destination: logURL)
         // The package named only when it is not the current directory (a long path would wrap on a terminal).
@@ -80,25 +132,17 @@ extension Pipeline {
                             buildLog: Self.displayPath(logURL))
         // Through the live view, which wraps a line wider than the terminal.
         live.terminal.note("building the tests with coverage and running them\(place)")
-        // The earlier run's artifacts stay in place until this run's are complete (`commit`).
-        let staging = try RunStaging(output: output)
-        defer { staging.discard() }
         var testRun = TestRunRequest(
-            swift: swift, buildArguments: buildArguments, filters: request.selection.filters, skips: request.selection.skips,
+            swift: setup.swift, buildArguments: setup.buildArguments, filters: request.selection.filters, skips: request.selection.skips,
             extraArguments: request.buildArguments, artifacts: staging.folder, testTimeout: request.testTimeout, echo: live.mode == .verbose)
-        (testRun.shard, testRun.shardDurations) = (request.shard, durations)
-        if request.perTestCoverage, let scratchPath = settings.scratchPath {
-            testRun.perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
-                               output.url.appendingPathComponent("per-test-work"))
-        }
-        defer { if let directory = testRun.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
+        (testRun.shard, testRun.shardDurations, testRun.perTest) = (request.shard, setup.durations, setup.perTest)
         let started = Date().addingTimeInterval(-1)
         let earlier = LastRun.earlierDurations(in: output)
         let liveTerminal = live.terminal
         var coordinator = TestRunCoordinator(request: testRun, note: { liveTerminal.note($0) }, warn: { liveTerminal.emit($0) })
         coordinator.observer = RunObserver(buildLine: live.buildLine, testsSelected: { live.testsSelected($0, earlier: earlier) }, test: live.test)
         // The native engine decodes the binary's mapping while the tests run (`MappingPrefetch`).
-        let prefetch = settings.engine == .native ? MappingPrefetch() : nil
+        let prefetch = setup.settings.engine == .native ? MappingPrefetch() : nil
         if let prefetch { coordinator.observer?.built = { prefetch.start($0) } }
         live.start()
         let run: TestRunOutput
@@ -107,6 +151,13 @@ extension Pipeline {
             run = try coordinator.run(log: log)
         }
         try log.commit()
+        return RanTests(run: run, log: logURL, prefetch: prefetch, started: started)
+    }
+
+    /// The reports of the run: its artifacts put in place, then coverage, per-test coverage, the tests, the shard's manifest.
+    private func report(_ ran: RanTests, setup: RunSetup, staging: RunStaging, history: HistoryRecording?) throws -> Outcome {
+        let (request, root, output, run, logURL) = (setup.request, setup.root, setup.output, ran.run, ran.log)
+        var settings = setup.settings
         var outcome = Outcome()
         if run.buildFailed {
             terminal.error("the package or its tests did not build (see the output above and \(logURL.path)); no tests ran")
@@ -120,8 +171,8 @@ extension Pipeline {
         let atomic = request.atomicCounters || request.buildArguments.contains("-instrprof-atomic-counter-update-all")
         settings.negativeCounts = NegativeCountCause(atomicCounters: atomic, parallelTests: run.testsRanInParallel)
         let shardManifest = request.shard.map {
-            ShardManifest.make(shard: $0, timed: durations != nil, partitioned: run.partitioned, binary: testBinary,
-                               swift: swift, packageRoot: root, tests: run.selected)
+            ShardManifest.make(shard: $0, timed: setup.durations != nil, partitioned: run.partitioned, binary: testBinary,
+                               swift: setup.swift, packageRoot: root, tests: run.selected)
         }
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
@@ -133,15 +184,13 @@ extension Pipeline {
         var tests = run.results
         tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
-        tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", swift.path)]
+        tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", setup.swift.path)]
         let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
         // The manifest's name, which SwiftPM gave the test binary (the folder may be named otherwise).
-        let packageName = run.testBinary.flatMap(PackageLayout.name(ofTestBinary:))
-        var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run")
-        testReporting.packageName = packageName
-        testReporting.history = history
-
-        guard !run.profiles.isEmpty, let binary = run.testBinary else {
+        let packageName = PackageLayout.name(ofTestBinary: testBinary)
+        var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run",
+                                          packageName: packageName, history: history)
+        guard !run.profiles.isEmpty else {
             if testsFailed {
                 if !tests.results.isEmpty {
                     _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts)
@@ -155,23 +204,20 @@ extension Pipeline {
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
         // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
-        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [binary], log: logURL,
+        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
                                   negativeCounts: settings.negativeCounts)
-        var coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run")
-        coverage.htmlReport = html
+        let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
+                                         pullRequest: setup.pullRequest, perTest: setup.perTest != nil, html: setup.html)
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
-        collection.prefetched = prefetch
-        let sources = try collection.sources(profiles: profiles, binaries: [binary])
-        coverage.pullRequest = pullRequest
-        coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
-        coverage.keepsFileDetail = testRun.perTest != nil
-        try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
-                            dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
-        if let perTest = testRun.perTest, let report = outcome.coverage {
-            let pages = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) && !settings.htmlSingleFile
+        collection.prefetched = ran.prefetch
+        let sources = try collection.sources(profiles: profiles, binaries: [testBinary])
+        let model = try coverage.report(sources: sources, toolchain: setup.toolchain, output: output,
+                                        dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
+        if let perTest = setup.perTest, let model {
+            let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
-                from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
-                htmlTemplates: pages ? html?.templates : nil, into: &outcome)
+                from: perTest.directory, binary: testBinary, model: model, tests: tests, output: output,
+                htmlTemplates: pages ? setup.html?.templates : nil, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

@@ -6,7 +6,7 @@ import TestscopeReports
 /// The last step of `run`, `report` and `flaky`: `summary.md` (with `--format markdown`) and, on
 /// GitHub Actions, the same summary appended to `$GITHUB_STEP_SUMMARY` — one renderer, two limits.
 struct SummaryReporting {
-    var formats: [ReportFormat]
+    var outputs: Outputs
     var terminal: Terminal
     var environment: [String: String]
 
@@ -17,7 +17,7 @@ struct SummaryReporting {
         content.diff = outcome.coverage?.diff.map(Self.summary)
         content.baseline = outcome.coverage?.baseline.map(Self.summary)
         guard !content.isEmpty else { return }
-        if formats.contains(.markdown) {
+        if outputs.writesSummary {
             let path = try MarkdownSummary(packageRoot: packageRoot.path).write(content, into: output)
             outcome.written.append(path)
             terminal.note("Markdown summary: \(path)")

@@ -5,46 +5,30 @@ import TestscopeHistory
 import TestscopeReports
 import TestscopeTestResults
 
-/// The test-result half of `run` and `report`: summary, tests.json, junit.xml, sonarqube-tests.xml,
-/// tests.html and the GitHub Actions annotations.
+/// The test-result half of `run`, `report` and `merge`: what each format writes of the results
+/// (`Outputs`) and the GitHub Actions annotations.
 struct TestReporting {
-    var settings: ReportSettings
-    var terminal: Terminal
-    var environment: [String: String]
-    /// The subcommand (`run` or `report`), recorded with the HTML pages in the output folder's manifest.
-    var command: String
+    let settings: ReportSettings
+    let terminal: Terminal
+    let environment: [String: String]
+    /// The subcommand, recorded with the HTML pages in the output folder's manifest.
+    let command: String
     /// The package's name from its manifest, when known (the Tests page's title).
-    var packageName: String?
+    var packageName: String? = nil
     /// `--history`: the earlier runs, for the sparklines of the Tests page.
-    var history: HistoryRecording?
+    var history: HistoryRecording? = nil
     /// `run --per-test-coverage` with HTML: the chunks of `per-test/` the Tests page loads (`PerTestPages`).
-    var perTestChunks: Int?
+    var perTestChunks: Int? = nil
 
     /// Writes the test reports; a failed test makes the outcome `testsFailed`.
     func report(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, coverageLine: String?,
                 into outcome: inout Outcome) throws {
-        let formats = settings.formats(default: ReportFormat.coverageDefaults)
         let tests = try Self.mapped(tests, equivalences: settings.pathEquivalences)
         try output.prepare()
         var written: [String] = []
-        if formats.contains(.json) { written.append(try TestResultsJSONReport(packageRoot: packageRoot.path).write(tests, into: output)) }
-        if formats.contains(.junit) {
-            written.append(try JUnitReport(strict: settings.junitStrict, packageRoot: packageRoot.path).write(tests, into: output))
-        }
-        if formats.contains(.sonarqube) {
-            let index = TestSourceIndex.scan(packageRoot: packageRoot, testDirectories: PackageLayout.conventional(root: packageRoot).testDirectories)
-            let sonar = SonarQubeTestsReport(sourceRoot: RepositoryRoot.find(from: packageRoot).path, packageRoot: packageRoot.path, index: index)
-            written.append(try sonar.write(tests, into: output))
-            let unplaced = sonar.grouped(tests).unplaced
-            if !unplaced.isEmpty {
-                let named = unplaced.prefix(5).map(\.id).joined(separator: ", ") + (unplaced.count > 5 ? ", …" : "")
-                terminal.emit(.warning("\(unplaced.count) test(s) left out of sonarqube-tests.xml: no test file declares them "
-                    + "(\(named)); SonarQube needs each test's file"))
-            }
-        }
-        if formats.contains(.html) {
-            // `run` and `report` write the coverage report first when they have one (coverageLine is its summary).
-            written += try writeTestsPage(tests, packageRoot: packageRoot, output: output, withCoverage: coverageLine != nil)
+        for format in Outputs(settings).formats {
+            written += try Outputs.write(format, tests, reporting: self, packageRoot: packageRoot,
+                                         withCoverage: coverageLine != nil, into: output)
         }
         if environment["GITHUB_ACTIONS"] == "true" {
             // The step summary is written with the Markdown summary, once the command has all its results.
@@ -55,10 +39,24 @@ struct TestReporting {
         if tests.hasFailures { outcome.status = .testsFailed }
     }
 
+    /// `sonarqube-tests.xml`, with a warning for the tests no test file declares.
+    func writeSonarQube(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder) throws -> String {
+        let index = TestSourceIndex.scan(packageRoot: packageRoot, testDirectories: PackageLayout.conventional(root: packageRoot).testDirectories)
+        let sonar = SonarQubeTestsReport(sourceRoot: RepositoryRoot.find(from: packageRoot).path, packageRoot: packageRoot.path, index: index)
+        let path = try sonar.write(tests, into: output)
+        let unplaced = sonar.grouped(tests).unplaced
+        if !unplaced.isEmpty {
+            let named = unplaced.prefix(5).map(\.id).joined(separator: ", ") + (unplaced.count > 5 ? ", …" : "")
+            terminal.emit(.warning("\(unplaced.count) test(s) left out of sonarqube-tests.xml: no test file declares them "
+                + "(\(named)); SonarQube needs each test's file"))
+        }
+        return path
+    }
+
     /// The Tests page (`tests.html`, self-contained) and, when this report has no coverage page, an
     /// `index.html` that links to it; returns the paths written. The top bar and the output folder's
     /// manifest list this report's pages and the pages other commands recorded there.
-    private func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, withCoverage: Bool) throws -> [String] {
+    func writeTestsPage(_ tests: TestRunResults, packageRoot: URL, output: OutputFolder, withCoverage: Bool) throws -> [String] {
         let templates = try settings.htmlReport().templates
         var page = TestsHTMLPage(templates: templates, generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
         page.packageName = packageName

@@ -19,7 +19,7 @@ public struct CoberturaFiles {
     }
 
     /// The files written, and the note that says the report was split (nil when it was not).
-    public func write(_ report: CoverageReport, into folder: OutputFolder) throws -> WrittenFiles {
+    public func write(_ report: CoverageModel, into folder: OutputFolder) throws -> WrittenFiles {
         try removeSplitFiles(in: folder)
         // Streamed to the file (18 MiB on the 400-file synthetic package: no copy in memory), then measured.
         let path = try renderer.write(report, into: folder)
@@ -36,7 +36,7 @@ public struct CoberturaFiles {
         for (name, files) in packages {
             var part = renderer
             part.fileName = Self.splitName(name)
-            let written = try part.write(CoverageReport(files: files, metadata: report.metadata), into: folder)
+            let written = try part.write(CoverageModel(files: files, metadata: report.metadata), into: folder)
             let partSize = ((try? FileManager.default.attributesOfItem(atPath: written))?[.size] as? NSNumber)?.intValue ?? 0
             if partSize > limit { tooLarge.append(part.fileName) }
             paths.append(written)

@@ -18,7 +18,7 @@ public struct CoberturaReport: ReportRenderer {
         self.fileName = fileName
     }
 
-    public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
+    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         // Epoch seconds (gcovr's choice) of when the report was made, so the file is reproducible.
         let timestamp = UTCTimestamp.parse(report.metadata.createdAt).map { Int64($0.timeIntervalSince1970) } ?? 0
         let lines = report.totals.lines
@@ -82,7 +82,7 @@ public struct CoberturaReport: ReportRenderer {
 
     /// Files grouped by target (module), in the report's file order; files without a known target
     /// under their first path component.
-    static func packages(_ report: CoverageReport) -> [(name: String, files: [FileCoverage])] {
+    static func packages(_ report: CoverageModel) -> [(name: String, files: [FileCoverage])] {
         var groups: [(name: String, files: [FileCoverage])] = []
         var index: [String: Int] = [:]
         for file in report.files {

@@ -56,7 +56,7 @@ enum HTMLModels {
     }
 
     /// A row of a file table; `href` is relative to the page showing the table.
-    static func fileRow(_ file: FileCoverage, href: String, _ watermarks: Watermarks) -> FileRowModel {
+    static func fileRow(_ file: FileSummary, href: String, _ watermarks: Watermarks) -> FileRowModel {
         let (dir, base) = split(file.relativePath)
         return FileRowModel(cells: summaryCells(file.summary, watermarks), path: file.relativePath, dir: dir, base: base, href: href,
                             missed: String(file.summary.lines.missed),

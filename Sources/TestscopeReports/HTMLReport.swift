@@ -37,7 +37,7 @@ public struct HTMLReport: PageWriter, Sendable {
     var generator: String { "testscope \(generatorVersion)" }
 
     /// The self-contained single-file report (what `--html-single-file` writes as index.html).
-    public func renderString(_ report: CoverageReport) throws -> String {
+    public func renderString(_ report: CoverageModel) throws -> String {
         try singleFileDocument(report)
     }
 
@@ -45,7 +45,7 @@ public struct HTMLReport: PageWriter, Sendable {
     /// returns the paths of its pages, `index.html` first. Pages of files no longer in the report are
     /// removed. The pages are written as a streamed report writes them (`HTMLFileStream`).
     @discardableResult
-    public func writePages(_ report: CoverageReport, into folder: OutputFolder) throws -> [String] {
+    public func writePages(_ report: CoverageModel, into folder: OutputFolder) throws -> [String] {
         guard !singleFile else {
             try folder.prepare()
             let index = try folder.file("index.html")
@@ -57,24 +57,24 @@ public struct HTMLReport: PageWriter, Sendable {
         let stream = try HTMLFileStream(self, metadata: report.metadata, diffBase: report.diff?.base,
                                         changes: { changes[$0.relativePath] }, into: folder)
         try stream.add(report.files)
-        return try stream.finish(report)
+        return try stream.finish(report.report)
     }
 
     // MARK: Pages
 
-    func singleFileDocument(_ report: CoverageReport) throws -> String {
+    func singleFileDocument(_ report: CoverageModel) throws -> String {
         let ids = report.files.indices.map { "f\($0 + 1)" }
         let bodies = try renderConcurrently(report.files.count) { i in
             try fileBody(report, index: i, root: "", anchorPrefix: ids[i] + "-", indexHref: "#index",
                          href: { "#" + ids[$0] })
         }
-        let index = try indexBody(report, fileHrefs: ids.map { "#" + $0 }, split: false, directoryLinks: [:])
+        let index = try indexBody(report.report, fileHrefs: ids.map { "#" + $0 }, split: false, directoryLinks: [:])
         let files = zip(ids, bodies).map { SingleFileModel.View(id: $0, body: $1) }
         var testsPage = TestsHTMLPage(templates: templates, generatorVersion: generatorVersion, packageRoot: report.metadata.packageRoot)
         testsPage.packageName = report.metadata.packageName
         let testsView = try tests.map { run in SingleFileModel.View(body: try testsPage.body(run, anchorPrefix: "tests-")) }
         let body = try templates.render("single", SingleFileModel(index: index, files: files, tests: testsView))
-        return try page(report, title: "Coverage · \(packageName(report))", kind: "single", root: "", body: body, inline: true)
+        return try page(report.report, title: "Coverage · \(packageName(report.metadata))", kind: "single", root: "", body: body, inline: true)
     }
 
     /// `index.html` around its body.
@@ -152,7 +152,7 @@ public struct HTMLReport: PageWriter, Sendable {
         return try templates.render("index", model)
     }
 
-    func fileTable(_ files: [(FileCoverage, String)], pager: PagerModel?, changed: Set<String> = []) -> FileTableModel {
+    func fileTable(_ files: [(FileSummary, String)], pager: PagerModel?, changed: Set<String> = []) -> FileTableModel {
         // The rows' models made on every core: each formats its numbers (9 M instructions for the
         // 400 rows of an index, on the main thread at the end of the report).
         let watermarks = self.watermarks
@@ -182,7 +182,7 @@ public struct HTMLReport: PageWriter, Sendable {
     }
 
     /// A file page's body; `href(i)` links to file i from this page.
-    func fileBody(_ report: CoverageReport, index: Int, root: String, anchorPrefix: String, indexHref: String,
+    func fileBody(_ report: CoverageModel, index: Int, root: String, anchorPrefix: String, indexHref: String,
                   href: (Int) -> String) throws -> String {
         let context = FilePageContext(
             metadata: report.metadata, diffBase: report.diff?.base,
@@ -214,7 +214,7 @@ public struct HTMLReport: PageWriter, Sendable {
     /// The file page's body with the marks in place of the source rows and the function rows, and those rows.
     func fileBodyShell(_ file: FileCoverage, context: FilePageContext, root: String, anchorPrefix: String, indexHref: String) throws
         -> (body: [UInt8], rows: WrittenBytes, functionRows: WrittenBytes) {
-        let source = SourceText.read(URL(fileURLWithPath: file.path, isDirectory: false))
+        let source = file.source
         let changes = context.changes
         var view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine,
                                          changed: Set(changes?.changedLines.flatMap { Array($0) } ?? []))

@@ -8,10 +8,10 @@ public struct JSONReport: ReportRenderer {
 
     public init(generatorVersion: String) { self.generatorVersion = generatorVersion }
 
-    public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
+    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         try writeHead(report.metadata, to: &out)
         try writeFiles(report.files, startIndex: 0, to: &out)
-        try writeTail(report, to: &out)
+        try writeTail(report.report, to: &out)
     }
 
     /// Everything before the files: what is known before the first file (`JSONStream` writes it

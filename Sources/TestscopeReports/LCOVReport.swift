@@ -7,7 +7,7 @@ public struct LCOVReport: ReportRenderer {
 
     public init() {}
 
-    public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
+    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         try writeFiles(report.files, to: &out)
     }
 

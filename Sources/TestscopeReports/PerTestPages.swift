@@ -37,7 +37,7 @@ public enum PerTestPages {
     /// from `templates`); returns the number of chunks of the Tests page's data. `report` is the run's
     /// coverage model (the functions of each file, in the same order as `data.files`).
     @discardableResult
-    public static func write(_ data: PerTestCoverage, report: CoverageReport, templates: HTMLTemplates, into output: OutputFolder) throws -> Int {
+    public static func write(_ data: PerTestCoverage, model report: CoverageModel, templates: HTMLTemplates, into output: OutputFolder) throws -> Int {
         let pages = HTMLPageNames.pages(for: data.files.map(\.path))
         let functions = Dictionary(report.files.map { ($0.relativePath, $0.functions) }, uniquingKeysWith: { first, _ in first })
         var byTest: [String: TestData] = [:]

@@ -1,19 +1,15 @@
 import Foundation
 import TestscopeExecution
 
-/// An output format of `--format`, for every command (`run`, `report`, `flaky`).
+/// An output format of `--format`, for every command (`run`, `report`, `flaky`); what each writes is
+/// the Kit's table (`Outputs`). The cases are in writing order: HTML, whose index links the others, last.
 public enum ReportFormat: String, CaseIterable, Sendable {
-    case text, json, lcov, junit, html, cobertura, sonarqube, markdown
+    case text, json, lcov, junit, cobertura, sonarqube, markdown, html
 
     /// What `run` and `report` accept, in this order.
     public static let coverageFormats: [ReportFormat] = [.text, .json, .lcov, .junit, .html, .cobertura, .sonarqube, .markdown]
-    /// What `run` and `report` write without `--format`: the CI formats (Cobertura, SonarQube, Markdown)
-    /// are asked for by name, so a default run does not grow files nobody reads.
-    public static let coverageDefaults: [ReportFormat] = [.text, .json, .lcov, .junit, .html]
     /// What `testscope flaky` accepts: no coverage formats (LCOV, Cobertura, SonarQube).
     public static let flakyFormats: [ReportFormat] = [.text, .json, .junit, .html, .markdown]
-    /// What `testscope flaky` writes without `--format`.
-    public static let flakyDefaults: [ReportFormat] = [.text, .json, .junit, .html]
 
     /// The formats of `--format` values (repeated and/or comma-separated; trimmed, lower-cased, the
     /// first of duplicates kept) among `supported`; `defaults` when none is given. An unknown name

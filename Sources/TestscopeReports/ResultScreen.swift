@@ -77,7 +77,7 @@ public struct ResultScreen {
         var rows = [header] + report.targets.map { row($0.name, $0.summary) }
         rows.append(row("TOTAL", report.totals))
         lines += ScreenText.table(rows, right: right, width: width, droppable: [2, 4, 3])
-        let shown: [FileCoverage]
+        let shown: [FileSummary]
         switch files {
         case .all: shown = report.files
         case let .worst(count):

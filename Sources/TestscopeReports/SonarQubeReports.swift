@@ -13,7 +13,7 @@ public struct SonarQubeCoverageReport: ReportRenderer {
 
     public init(sourceRoot: String) { self.sourceRoot = sourceRoot }
 
-    public func render<Output: TextOutput>(_ report: CoverageReport, to out: inout Output) throws {
+    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         var w = ByteWriter()
         w.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<coverage version=\"1\">\n")
         for file in report.files {

@@ -207,7 +207,7 @@ final class HTMLBrowserTests: XCTestCase {
     // MARK: - Expected values: the model and llvm-cov's own output
 
     /// The coverage model of a recorded fixture, as `testscope report` builds it.
-    static func model(_ sample: String) throws -> CoverageReport {
+    static func model(_ sample: String) throws -> CoverageModel {
         let root = TestscopeProcess.samples.appendingPathComponent("packages/\(sample)")
         let options = CoverageBuildOptions(
             packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),

@@ -164,7 +164,7 @@ final class FilterAndMarkerTests: XCTestCase {
         var other = file
         other.relativePath = "Sources/A/b.swift"
         other.summary.lines = CoverageRatio(covered: 9, total: 10)
-        let report = CoverageReport(files: [file, other], metadata: ReportMetadata(packageRoot: "/p", inputs: [], toolchain: nil, createdAt: ""))
+        let report = CoverageReport(files: [file.summarized, other.summarized], metadata: ReportMetadata(packageRoot: "/p", inputs: [], toolchain: nil, createdAt: ""))
         XCTAssertEqual(report.totals.lines, CoverageRatio(covered: 10, total: 12))
         XCTAssertTrue(CoverageGate(lines: 80).evaluate(report).isEmpty)
         let failures = CoverageGate(lines: 90, perFileLines: 60).evaluate(report)

@@ -4,9 +4,9 @@ import TestscopeExecution
 
 /// Functions: demangled names, closures under their parent, counts from the export's records.
 final class FunctionCoverageTests: XCTestCase {
-    static let cache = Locked<[String: CoverageReport]>([:])
+    static let cache = Locked<[String: CoverageModel]>([:])
 
-    func report(_ sample: String) throws -> CoverageReport {
+    func report(_ sample: String) throws -> CoverageModel {
         if let cached = Self.cache.withLock({ $0[sample] }) { return cached }
         let root = RecordedSamples.packageRoot(sample)
         let toolchain = try Toolchain.locate()
@@ -19,7 +19,7 @@ final class FunctionCoverageTests: XCTestCase {
         return report
     }
 
-    func file(_ report: CoverageReport, _ suffix: String) throws -> FileCoverage {
+    func file(_ report: CoverageModel, _ suffix: String) throws -> FileCoverage {
         try XCTUnwrap(report.files.first { $0.relativePath.hasSuffix(suffix) }, suffix)
     }
 
@@ -149,7 +149,7 @@ final class FunctionCoverageTests: XCTestCase {
                 expected[name]!.summary += file.summary
             }
         }
-        let groups = RollUp.directories(of: files)
+        let groups = RollUp.directories(of: files.map(\.summarized))
         XCTAssertEqual(groups.map(\.name), expected.keys.sorted())
         for group in groups {
             XCTAssertEqual(group.files, expected[group.name]?.files, group.name)

@@ -107,38 +107,31 @@ final class NativeModelPathTests: XCTestCase {
         XCTAssertEqual(native.files, exportShaped.files)
         XCTAssertTrue(native.files.allSatisfy { $0.functions.count == 2 }, "each file: its own f and the g of the file 64 before it")
 
-        // Streamed: the same files, whole, a batch at a time and in the report's order; the model is what
-        // `onFiles` leaves of them (here their summaries).
+        // Streamed: the same files, whole, a batch at a time and in the report's order; the report keeps their summaries.
         var batches: [[FileCoverage]] = []
-        let streamed = try builder.build(sources: [NativeRecordSource(name: "p", functions: sharingFilenames(functions))], onFiles: { files in
-            batches.append(files)
-            files = files.map { $0.summaryOnly() }
-        })
+        let streamed = try builder.build(sources: [NativeRecordSource(name: "p", functions: sharingFilenames(functions))], onFiles: { batches.append($0) })
         XCTAssertEqual(batches.flatMap { $0 }, native.files)
         XCTAssertGreaterThanOrEqual(batches.count, 4, "\(files.count) files, batches of \(NativeRecordSource.batchSize)")
         XCTAssertTrue(batches.allSatisfy { $0.count <= NativeRecordSource.batchSize + 1 })
         XCTAssertEqual(streamed.totals, native.totals)
         XCTAssertEqual(streamed.directories, native.directories)
-        XCTAssertEqual(streamed.files.map(\.summary), native.files.map(\.summary))
-        XCTAssertEqual(streamed.files.map(\.missingRanges), native.files.map(\.missingRanges))
-        XCTAssertTrue(streamed.files.allSatisfy { $0.isSummaryOnly && $0.lines.isEmpty && $0.functions.isEmpty })
+        XCTAssertEqual(streamed.files, native.files.map(\.summarized))
+        XCTAssertEqual(streamed, native.report)
     }
 
-    /// What a file keeps once written: its summary and ranges, none of its lines, functions or region starts.
-    func testSummaryOnlyKeepsTheRangesTheTableAndScreenRead() throws {
+    /// What the report keeps of a file: its summary, ranges and excluded lines.
+    func testTheSummaryKeepsTheRangesTheTableAndScreenRead() throws {
         var checked = 0
         for sample in RecordedSamples.names {
             let functions = try NativeSegmentOracleTests.countedFunctions(sample)
-            let report = try CoverageBuilder(options: try options(sample)).build(sources: [NativeRecordSource(name: sample, functions: functions)])
-            for file in report.files where !file.lines.isEmpty {
-                let kept = file.summaryOnly()
+            let model = try CoverageBuilder(options: try options(sample)).build(sources: [NativeRecordSource(name: sample, functions: functions)])
+            XCTAssertEqual(model.report.files, model.files.map(\.summarized))
+            for file in model.files where !file.lines.isEmpty {
+                let kept = file.summarized
                 XCTAssertEqual(kept.summary, file.summary)
                 XCTAssertEqual(kept.missingRanges, file.missingRanges)
                 XCTAssertEqual(kept.unreliableRanges, file.unreliableRanges)
                 XCTAssertEqual(kept.excludedLines, file.excludedLines)
-                XCTAssertTrue(kept.isSummaryOnly && !file.isSummaryOnly)
-                XCTAssertTrue(kept.lines.isEmpty && kept.functions.isEmpty && kept.regionStarts.isEmpty)
-                XCTAssertEqual(kept.summaryOnly(), kept)
                 checked += 1
             }
         }

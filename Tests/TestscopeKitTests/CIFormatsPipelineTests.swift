@@ -46,11 +46,17 @@ final class CIFormatsPipelineTests: XCTestCase {
         XCTAssertFalse(coverage.files.isEmpty)
         let tests = try XCTUnwrap(outcome.tests)
         XCTAssertTrue(tests.hasFailures, "Inventory has failing tests")
+        // The whole model of the same export, as the pipeline built it.
+        let options = CoverageBuildOptions(packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
+                                           pathEquivalences: settings.pathEquivalences, demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle))
+        var model = try CoverageBuilder(options: options).build(exports: [recorded("coverage.json")])
+        model.report = coverage
         let repositoryRoot = RepositoryRoot.find(from: root).path
         func written(_ name: String) throws -> String { try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8) }
         XCTAssertEqual(try written("cobertura.xml"),
-                       try CoberturaReport(sourceRoot: repositoryRoot, generatorVersion: TestscopeVersion.current).renderString(coverage))
-        XCTAssertEqual(try written("sonarqube-coverage.xml"), try SonarQubeCoverageReport(sourceRoot: repositoryRoot).renderString(coverage))
+                       try CoberturaReport(sourceRoot: repositoryRoot, generatorVersion: TestscopeVersion.current).renderString(model))
+        XCTAssertEqual(try written("sonarqube-coverage.xml"), try SonarQubeCoverageReport(sourceRoot: repositoryRoot).renderString(model))
+        XCTAssertEqual(model.files.map(\.summarized), coverage.files)
         XCTAssertFalse(console.diagnosticsText.contains("left out of sonarqube-tests.xml"), console.diagnosticsText)
 
         let summary = try written("summary.md")

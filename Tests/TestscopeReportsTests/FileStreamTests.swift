@@ -9,16 +9,14 @@ import TestscopeExecution
 /// to its files' summaries before `finish` (as `run` and `report` hand it over).
 final class FileStreamTests: XCTestCase {
     /// Adds `report`'s files to `streams` `batch` at a time, then finishes them with the summaries only.
-    func stream(_ report: CoverageReport, batch: Int, into streams: [any CoverageFileStream]) throws -> [String] {
+    func stream(_ report: CoverageModel, batch: Int, into streams: [any CoverageFileStream]) throws -> [String] {
         var start = 0
         while start < report.files.count {
             let part = Array(report.files[start..<min(start + batch, report.files.count)])
             for stream in streams { try stream.add(part) }
             start += batch
         }
-        var summaries = report
-        summaries.files = report.files.map { $0.summaryOnly() }
-        return try streams.flatMap { try $0.finish(summaries) }
+        return try streams.flatMap { try $0.finish(report.report) }
     }
 
     func testStreamedJSONAndLCOVAreTheWholeModelsBytes() throws {

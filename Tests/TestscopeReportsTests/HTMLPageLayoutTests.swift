@@ -16,7 +16,7 @@ final class HTMLPageLayoutTests: XCTestCase {
     override func setUpWithError() throws { folder = try HTMLTestSupport.temporaryFolder("layout") }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
 
-    func reports() throws -> [(String, CoverageReport)] {
+    func reports() throws -> [(String, CoverageModel)] {
         try HTMLTestSupport.samples.map { ($0, try HTMLTestSupport.report($0)) } + [("Crashy with tests", try TestsHTMLReportTests.crashyCoverage())]
     }
 

@@ -8,7 +8,7 @@ import TestscopeTemplates
 /// The HTML report written from the recorded samples agrees with the model line by line, escapes
 /// everything from the package, and is laid out as documented (pages, single file, split index).
 final class HTMLReportTests: XCTestCase {
-    func write(_ report: CoverageReport, _ html: HTMLReport? = nil) throws -> (folder: URL, pages: [String]) {
+    func write(_ report: CoverageModel, _ html: HTMLReport? = nil) throws -> (folder: URL, pages: [String]) {
         let folder = try HTMLTestSupport.temporaryFolder()
         addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         try (html ?? HTMLTestSupport.htmlReport()).writePages(report, into: OutputFolder(folder))
@@ -184,7 +184,9 @@ final class HTMLReportTests: XCTestCase {
         let (first, last) = (try XCTUnwrap(lines.first), try XCTUnwrap(lines.last))
         let changes = ChangeSet(base: "<img src=x onerror=alert(1)>", mergeBase: "0123456789abcdef", includesUncommitted: false,
                                 files: [ChangedFile(path: file.path, repoPath: file.relativePath, addedLines: [first...last])])
-        report.diff = DiffCoverage.classify(changes, report: report, packageRoot: report.metadata.packageRoot)
+        var classifier = DiffClassifier(changes, packageRoot: report.metadata.packageRoot)
+        for file in report.files { _ = classifier.classify(file) }
+        report.diff = classifier.result()
         let diff = try XCTUnwrap(report.diff)
         XCTAssertEqual(diff.files.count, 1)
         let (folder, pages) = try write(report, try HTMLTestSupport.htmlReport())
@@ -282,10 +284,24 @@ final class HTMLReportTests: XCTestCase {
     func testMissingSourceKeepsTheCountsAndSaysWhy() throws {
         var report = try HTMLTestSupport.report("Shapes")
         let original = report.files[2]
-        report.files[2].path = "/nonexistent/\(UUID().uuidString)/Shape.swift"
+        // The model read no text (the file was deleted before the report).
+        (report.files[2].source, report.files[2].sourceAvailable) = (nil, false)
         let html = try HTMLTestSupport.htmlReport(singleFile: true).renderString(report)
         XCTAssertTrue(html.contains("could not be read (deleted or moved since the run)"))
         let rows = try HTMLTestSupport.sourceRows(html, anchorPrefix: "f3-")
+        XCTAssertEqual(rows.filter { !$0.count.isEmpty }.map(\.line), original.lines.map(\.line))
+    }
+
+    /// The pages show the text the model read (each source is read once): a file moved after the
+    /// model was built still has its rows, the same as the model's lines.
+    func testPagesShowTheSourceTheModelRead() throws {
+        var report = try HTMLTestSupport.report("Shapes")
+        let original = report.files[2]
+        report.files[2].path = "/nonexistent/\(UUID().uuidString)/Shape.swift"
+        let html = try HTMLTestSupport.htmlReport(singleFile: true).renderString(report)
+        XCTAssertFalse(html.contains("could not be read (deleted or moved since the run)"))
+        let rows = try HTMLTestSupport.sourceRows(html, anchorPrefix: "f3-")
+        XCTAssertEqual(rows.count, try XCTUnwrap(original.source).lineCount)
         XCTAssertEqual(rows.filter { !$0.count.isEmpty }.map(\.line), original.lines.map(\.line))
     }
 

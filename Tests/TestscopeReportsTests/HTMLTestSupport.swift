@@ -9,7 +9,7 @@ import TestscopeExecution
 enum HTMLTestSupport {
     static let samples = ["Shapes", "Inventory", "Hostile"]
 
-    static func report(_ sample: String) throws -> CoverageReport {
+    static func report(_ sample: String) throws -> CoverageModel {
         try ReportGoldenTests.report(sample)
     }
 
@@ -56,4 +56,9 @@ enum HTMLTestSupport {
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
             .replacingOccurrences(of: "&amp;", with: "&")
     }
+}
+
+extension ReportRenderer where Subject == CoverageReport {
+    /// A summary-only output of a whole model: it reads the model's report, as the Kit gives it.
+    func renderString(_ model: CoverageModel) throws -> String { try renderString(model.report) }
 }

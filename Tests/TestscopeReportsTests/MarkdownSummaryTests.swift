@@ -12,7 +12,7 @@ final class MarkdownSummaryTests: XCTestCase {
 
     /// The recorded Crashy coverage with the recorded crash run's results (durations normalized).
     static func crashy() throws -> SummaryContent {
-        SummaryContent(coverage: try ReportGoldenTests.report("Crashy"),
+        SummaryContent(coverage: try ReportGoldenTests.report("Crashy").report,
                        tests: TestsHTMLFixture.normalized(try TestsHTMLFixture.results(crash: true)))
     }
 
@@ -46,7 +46,7 @@ final class MarkdownSummaryTests: XCTestCase {
 
     func testGoldens() throws {
         for sample in ReportGoldenTests.samples {
-            let content = SummaryContent(coverage: try ReportGoldenTests.report(sample))
+            let content = SummaryContent(coverage: try ReportGoldenTests.report(sample).report)
             let md = try MarkdownSummary(packageRoot: ReportGoldenTests.repoRoot.path + "/sample-profiles/packages/\(sample)").renderString(content)
             try Golden.assertMatches(ReportGoldenTests.normalized(md), "\(sample)/summary.md")
         }
@@ -58,7 +58,7 @@ final class MarkdownSummaryTests: XCTestCase {
     /// executable says so; a regression is listed.
     func testBaselineAndDiffSections() throws {
         let report = try ReportGoldenTests.report("Inventory")
-        var content = SummaryContent(coverage: report)
+        var content = SummaryContent(coverage: report.report)
         let file = try XCTUnwrap(report.files.first { $0.summary.lines.missed > 0 })
         content.baseline = BaselineChange(totals: report.totals, regressions: [(file.relativePath, file.summary.lines.missed - 1, file.summary.lines.missed)])
         content.diff = DiffCoverageSummary(base: "origin/main", lines: CoverageRatio(), regions: CoverageRatio(), files: [])

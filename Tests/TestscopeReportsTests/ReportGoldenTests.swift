@@ -11,7 +11,7 @@ final class ReportGoldenTests: XCTestCase {
     static let samples = ["Shapes", "Inventory"]
 
     /// The model of a recorded sample, mapped onto the fixture package in this checkout.
-    static func report(_ sample: String) throws -> CoverageReport {
+    static func report(_ sample: String) throws -> CoverageModel {
         let root = repoRoot.appendingPathComponent("sample-profiles/packages/\(sample)")
         let recorded = repoRoot.appendingPathComponent("sample-profiles/recorded/\(sample)")
         let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("meta.json"))) as? [String: Any]
@@ -34,8 +34,8 @@ final class ReportGoldenTests: XCTestCase {
         let plain = Terminal(useColor: false, showProgress: false, quiet: true)
         for sample in Self.samples {
             let report = try Self.report(sample)
-            let renderers: [(String, any ReportRenderer<CoverageReport>)] = [
-                ("coverage.txt", TextReport(terminal: plain, showMissing: true)),
+            try Golden.assertMatches(Self.normalized(try TextReport(terminal: plain, showMissing: true).renderString(report)), "\(sample)/coverage.txt")
+            let renderers: [(String, any ReportRenderer<CoverageModel>)] = [
                 ("coverage.json", JSONReport(generatorVersion: "test")),
                 ("coverage.lcov", LCOVReport()),
                 ("cobertura.xml", CoberturaReport(sourceRoot: RepositoryRoot.find(from: URL(fileURLWithPath: report.metadata.packageRoot)).path,

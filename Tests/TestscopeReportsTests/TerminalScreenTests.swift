@@ -58,7 +58,7 @@ final class TerminalScreenTests: XCTestCase {
         for width in [30, 40, 52, 60, 80, 100, 160] {
             var terminal = plain
             terminal.columns = width
-            let lines = ResultScreen(terminal: terminal, packageRoot: "/", files: .all, showMissing: true).coverageTables(report)
+            let lines = ResultScreen(terminal: terminal, packageRoot: "/", files: .all, showMissing: true).coverageTables(report.report)
             XCTAssertFalse(lines.isEmpty)
             for line in lines { XCTAssertLessThanOrEqual(line.count, width, "\(width): \(line)") }
             // Every file has its row, with its line percentage.
@@ -71,7 +71,7 @@ final class TerminalScreenTests: XCTestCase {
         // Wide enough, the full table: every column, no path shortened.
         var wide = plain
         wide.columns = 200
-        let full = ResultScreen(terminal: wide, packageRoot: "/", files: .all).coverageTables(report)
+        let full = ResultScreen(terminal: wide, packageRoot: "/", files: .all).coverageTables(report.report)
         XCTAssertFalse(full.contains { $0.contains("…") }, full.joined(separator: "\n"))
         for file in report.files { XCTAssertTrue(full.contains { $0.hasPrefix(file.relativePath + " ") }, file.relativePath) }
     }
@@ -79,7 +79,7 @@ final class TerminalScreenTests: XCTestCase {
     func testTheWorstFilesComeFirstAndOnlyAsManyAsAsked() throws {
         let report = try ReportGoldenTests.report("Inventory")
         let terminal = Terminal(useColor: false, showProgress: false, quiet: false, columns: 100, console: CapturedConsole())
-        let lines = ResultScreen(terminal: terminal, packageRoot: "/", files: .worst(2)).coverageTables(report)
+        let lines = ResultScreen(terminal: terminal, packageRoot: "/", files: .worst(2)).coverageTables(report.report)
         let worst = report.files.filter { $0.summary.lines.total > 0 }.sorted { ($0.summary.lines.percent ?? 0) < ($1.summary.lines.percent ?? 0) }
         let fileRows = lines.drop { !$0.hasPrefix("File ") }.dropFirst()
         XCTAssertEqual(fileRows.count, 2, lines.joined(separator: "\n"))
@@ -94,7 +94,7 @@ final class TerminalScreenTests: XCTestCase {
         for width in [40, 60, 80, 100] {
             let terminal = Terminal(useColor: false, showProgress: false, quiet: false, columns: width, console: CapturedConsole())
             let screen = ResultScreen(terminal: terminal, packageRoot: "/")
-            let verdict = screen.verdict(tests: tests, coverage: report)
+            let verdict = screen.verdict(tests: tests, coverage: report.report)
             XCTAssertTrue(verdict[0].hasPrefix("✗ Tests: \(tests.summaryLine)"), verdict[0])
             XCTAssertTrue(verdict[1].hasPrefix("Coverage: lines \(Format.percent(report.totals.lines))"), verdict[1])
             for line in verdict { XCTAssertLessThanOrEqual(line.count, width, line) }

@@ -14,7 +14,7 @@ final class TestsHTMLReportTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
 
     /// The recorded Crashy coverage, its sources and tests both counted (like `--include 'Sources/**' --include 'Tests/**'`).
-    static func crashyCoverage() throws -> CoverageReport {
+    static func crashyCoverage() throws -> CoverageModel {
         let root = URL(fileURLWithPath: TestsHTMLFixture.packageRoot)
         let recorded = TestsHTMLFixture.repoRoot.appendingPathComponent("sample-profiles/recorded/Crashy")
         let meta = try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("meta.json"))) as? [String: Any]

@@ -12,7 +12,7 @@ final class UnreliableCountTests: XCTestCase {
 
     /// The recorded Shapes export with the first counted region entry of `Shape.swift` past line 30
     /// given export's value for a negative counter; returns the model and the line it starts on.
-    func raceReport(_ cause: NegativeCountCause = .unknown) throws -> (CoverageReport, UInt32, URL) {
+    func raceReport(_ cause: NegativeCountCause = .unknown) throws -> (CoverageModel, UInt32, URL) {
         let recorded = Self.repoRoot.appendingPathComponent("sample-profiles/recorded/Shapes")
         var export = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: recorded.appendingPathComponent("coverage.json"))) as? [String: Any])
         var data = try XCTUnwrap(export["data"] as? [[String: Any]])

@@ -48,7 +48,7 @@ final class CIFormatsPipelineTests: XCTestCase {
         XCTAssertTrue(tests.hasFailures, "Inventory has failing tests")
         // The whole model of the same export, as the pipeline built it.
         let options = CoverageBuildOptions(packageRoot: root, layout: .conventional(root: root), filter: SourceFilter(root: root.path),
-                                           pathEquivalences: settings.pathEquivalences, demangler: SwiftDemangler(tool: try Toolchain.locate().swiftDemangle))
+                                           pathEquivalences: settings.pathEquivalences, demangler: SwiftDemangler(library: try Toolchain.locate().demangler))
         var model = try CoverageBuilder(options: options).build(exports: [recorded("coverage.json")])
         model.report = coverage
         let repositoryRoot = RepositoryRoot.find(from: root).path

@@ -54,19 +54,13 @@ extension Pipeline {
 
         var buildArguments = ["--package-path", root.path]
         if let configuration = request.selection.configuration { buildArguments += ["-c", configuration] }
-        let ownFolder = root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
         if request.atomicCounters {
-            // Counters updated atomically, so parallel tests lose no increment (the counts do not depend
-            // on thread timing; measured: no slower on swift-algorithms, ~20% of the CPU in swift-nio's
-            // per-byte debug code, see docs/performance.md). Not counter promotion: LLVM 21 leaves every
-            // counter it does not promote a plain update, which gave false covered lines on BigInt.
-            // In a build folder of their own: SwiftPM does not reliably recompile
-            // every object when only this flag changes, so sharing `.build` with plain `swift test`
-            // builds could mix atomic and plain objects.
-            settings.scratchPath = request.selection.scratchPath ?? ownFolder
-            buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
+            // Testscope's one build (`InstrumentedBuild`: atomic counters, its entry point), which
+            // `run --per-test-coverage` and `flaky` share; `--no-atomic-counters` builds like `swift test`.
+            settings.scratchPath = request.selection.scratchPath ?? InstrumentedBuild.defaultScratchPath(packageRoot: root)
+            buildArguments += InstrumentedBuild.atomicCounterArguments
         } else {
-            settings.scratchPath = request.selection.scratchPath ?? (request.perTestCoverage ? ownFolder : nil)
+            settings.scratchPath = request.selection.scratchPath
         }
         // Every swift call (the build and `describe`) uses this build folder.
         if let scratchPath = settings.scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
@@ -87,11 +81,13 @@ extension Pipeline {
             swift: swift, buildArguments: buildArguments, filters: request.selection.filters, skips: request.selection.skips,
             extraArguments: request.buildArguments, artifacts: staging.folder, testTimeout: request.testTimeout, echo: live.mode == .verbose)
         (testRun.shard, testRun.shardDurations) = (request.shard, durations)
-        if request.perTestCoverage, let scratchPath = settings.scratchPath {
-            testRun.perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
-                               output.url.appendingPathComponent("per-test-work"))
+        if request.atomicCounters || request.perTestCoverage {
+            testRun.entryPoint = try PerTestReporting.entryPoint(
+                swift: swift, packageRoot: root, scratchPath: settings.scratchPath ?? root.appendingPathComponent(".build"),
+                required: request.perTestCoverage, environment: environment)
         }
-        defer { if let directory = testRun.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
+        if request.perTestCoverage { testRun.perTestDirectory = output.url.appendingPathComponent("per-test-work") }
+        defer { if let directory = testRun.perTestDirectory { try? FileManager.default.removeItem(at: directory) } }
         let started = Date().addingTimeInterval(-1)
         let earlier = LastRun.earlierDurations(in: output)
         let liveTerminal = live.terminal
@@ -163,14 +159,14 @@ extension Pipeline {
         collection.prefetched = prefetch
         let sources = try collection.sources(profiles: profiles, binaries: [binary])
         coverage.pullRequest = pullRequest
-        coverage.perTestPages = testRun.perTest != nil && !settings.htmlSingleFile
-        coverage.keepsFileDetail = testRun.perTest != nil
+        coverage.perTestPages = testRun.perTestDirectory != nil && !settings.htmlSingleFile
+        coverage.keepsFileDetail = testRun.perTestDirectory != nil
         try coverage.report(sources: sources, packageRoot: root, toolchain: toolchain, output: output,
                             dataRecordedAt: started, tests: tests, packageName: packageName, into: &outcome)
-        if let perTest = testRun.perTest, let report = outcome.coverage {
+        if let perTestDirectory = testRun.perTestDirectory, let report = outcome.coverage {
             let pages = settings.formats(default: ReportFormat.coverageDefaults).contains(.html) && !settings.htmlSingleFile
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
-                from: perTest.directory, binary: binary, report: report, tests: tests, output: output,
+                from: perTestDirectory, binary: binary, report: report, tests: tests, output: output,
                 htmlTemplates: pages ? html?.templates : nil, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)

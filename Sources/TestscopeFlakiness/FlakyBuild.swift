@@ -54,7 +54,8 @@ public struct FlakyBuilder {
         }
         // The arguments `run` builds with (`--package-path`, `-c`, the atomic counters, `--scratch-path`, the
         // arguments after `--`), so that the two share the build.
-        let common = ["--package-path", packageRoot.path, "--scratch-path", scratchPath.path] + extraBuildArguments
+        let common = ["--package-path", packageRoot.path, "--scratch-path", scratchPath.path]
+            + InstrumentedBuild.atomicCounterArguments + extraBuildArguments
         let build = try ProcessRunner.stream(
             swift, ["build", "--build-tests", "--enable-code-coverage", "--experimental-test-entry-point-path", entryPoint.path] + common,
             environment: environment, echo: false, onLine: { line in

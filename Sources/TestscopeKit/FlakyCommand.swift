@@ -35,7 +35,7 @@ extension Pipeline {
         try output.prepare()
         // Testscope's one build, shared with `run` (the same folder and arguments).
         let scratch = request.selection.scratchPath ?? InstrumentedBuild.defaultScratchPath(packageRoot: root)
-        var extra = InstrumentedBuild.atomicCounterArguments + request.buildArguments
+        var extra = request.buildArguments
         if let configuration = request.selection.configuration { extra = ["-c", configuration] + extra }
 
         terminal.note("building the tests with Testscope's entry point in \(Self.displayPath(scratch))")

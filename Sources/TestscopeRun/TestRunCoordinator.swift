@@ -136,9 +136,11 @@ public struct TestRunCoordinator: Sendable {
         }
         let entryPoint = request.entryPoint.map { ["--experimental-test-entry-point-path", $0.path] } ?? []
         let observer = self.observer
+        // In the caller's environment, not the tests': SwiftPM plans the build again when its environment
+        // changes (15 s on hummingbird), and `flaky` builds the same folder in the caller's environment.
         let build = try ProcessRunner.stream(
             request.swift, ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra,
-            environment: environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
+            environment: ProcessInfo.processInfo.environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
         binPathTask.wait()
         PhaseTimer.mark("build")
         guard build.succeeded else {

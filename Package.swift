@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
         .testTarget(
             name: "TestscopeFlakinessTests",
-            dependencies: ["TestscopeFlakiness", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution", "TestscopeTestSupport"]
+            dependencies: ["TestscopeFlakiness", "TestscopeRun", "TestscopeReports", "TestscopeTestResults", "TestscopeExecution", "TestscopeTestSupport"]
         ),
         .testTarget(
             name: "TestscopeReportsTests",

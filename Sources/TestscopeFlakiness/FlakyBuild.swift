@@ -21,8 +21,9 @@ public struct FlakyTestBinary: Sendable {
     }
 }
 
-/// Builds the test product once, with the generated entry point, into a scratch folder of its own
-/// (default `<package>/.build/testscope-flaky`), so the package's own build is not invalidated.
+/// Builds the test product once as Testscope's one build (`InstrumentedBuild`: coverage, atomic counters,
+/// the generated entry point; default folder `<package>/.build/testscope`, shared with `run`), so the
+/// package's own build is not invalidated and `flaky` after `run` builds nothing.
 public struct FlakyBuilder {
     public var swift: URL
     public var packageRoot: URL
@@ -40,27 +41,23 @@ public struct FlakyBuilder {
         self.environment = environment
     }
 
-    /// The default scratch folder: inside the package's `.build`, which every package already ignores
-    /// (a `.build-testscope-flaky` beside it showed as untracked in `git status` of packages that
-    /// ignore only `/.build`), next to `run`'s `.build/testscope`.
-    public static func defaultScratchPath(packageRoot: URL) -> URL {
-        packageRoot.appendingPathComponent(".build/testscope-flaky")
-    }
-
-    /// The entry point's path inside the scratch folder.
-    public var entryPointFile: URL { scratchPath.appendingPathComponent("testscope-entry-point/main.swift") }
-
-    /// Writes the entry point (only when it changed, so an unchanged package is not rebuilt), builds,
-    /// and lists the tests. `log` receives the build output; `echo` also shows it raw (on stderr), `onLine`
-    /// hands each line to a live view.
+    /// Writes the entry point, builds, and lists the tests. `log` receives the build output; `echo` also
+    /// shows it raw (on stderr), `onLine` hands each line to a live view.
     public func build(log: LineLog?, echo: Bool, onLine: (@Sendable (String) -> Void)? = nil) throws -> FlakyTestBinary {
         #if os(macOS)
         throw FlakinessError.unsupportedPlatform
         #else
-        try writeEntryPoint(EntryPointSource.source(packageName: try packageName()))
-        let common = ["--package-path", packageRoot.path, "--scratch-path", scratchPath.path] + extraBuildArguments
+        let instrumented = InstrumentedBuild(swift: swift, packageRoot: packageRoot, scratchPath: scratchPath, environment: environment)
+        let entryPoint: URL
+        do { entryPoint = try instrumented.writeEntryPoint() } catch let error as InstrumentedBuild.ManifestError {
+            throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: error.detail)
+        }
+        // The arguments `run` builds with (`--package-path`, `-c`, the atomic counters, `--scratch-path`, the
+        // arguments after `--`), so that the two share the build.
+        let common = ["--package-path", packageRoot.path, "--scratch-path", scratchPath.path]
+            + InstrumentedBuild.atomicCounterArguments + extraBuildArguments
         let build = try ProcessRunner.stream(
-            swift, ["build", "--build-tests", "--experimental-test-entry-point-path", entryPointFile.path] + common,
+            swift, ["build", "--build-tests", "--enable-code-coverage", "--experimental-test-entry-point-path", entryPoint.path] + common,
             environment: environment, echo: false, onLine: { line in
                 log?.write(line)
                 if echo { StandardStreams.write(STDERR_FILENO, line + "\n") }
@@ -77,45 +74,6 @@ public struct FlakyBuilder {
                                         stream: scratchPath.appendingPathComponent("testscope-swift-testing-list.jsonl"))
         return FlakyTestBinary(binary: binary, scratchPath: scratchPath, tests: listed.tests, swiftTestingRanks: listed.ranks)
         #endif
-    }
-
-    /// Writes `source` as the entry point, only when it changed (so an unchanged package is not rebuilt).
-    @discardableResult
-    public func writeEntryPoint(_ source: String) throws -> URL {
-        try FileManager.default.createDirectory(at: entryPointFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if (try? String(contentsOf: entryPointFile, encoding: .utf8)) != source {
-            try AtomicFileWriter.write(source, to: entryPointFile)
-        }
-        return entryPointFile
-    }
-
-    /// The package's name, from `swift package dump-package`; kept beside the entry point with the
-    /// manifest's size and date, so an unchanged manifest is not loaded again.
-    public func packageName() throws -> String {
-        let manifest = packageRoot.appendingPathComponent("Package.swift")
-        let attributes = try? FileManager.default.attributesOfItem(atPath: manifest.path)
-        let stamp = "\(attributes?[.size] ?? 0) \((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
-        let cache = entryPointFile.deletingLastPathComponent().appendingPathComponent("package-name")
-        if let cached = try? String(contentsOf: cache, encoding: .utf8), let newline = cached.firstIndex(of: "\n"),
-           cached[..<newline] == stamp {
-            return String(cached[cached.index(after: newline)...])
-        }
-        let name = try dumpedPackageName()
-        try? FileManager.default.createDirectory(at: cache.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? AtomicFileWriter.write(stamp + "\n" + name, to: cache)
-        return name
-    }
-
-    func dumpedPackageName() throws -> String {
-        // In the flaky build folder: under `swift package testscope flaky` the package's `.build` is locked and
-        // dump-package there would wait forever (seen: 5 minutes, until the plugin was killed).
-        let dump = try ProcessRunner.run(swift, ["package", "--package-path", packageRoot.path, "--scratch-path", scratchPath.path, "dump-package"],
-                                         environment: environment)
-        guard dump.succeeded, let object = try? JSONSerialization.jsonObject(with: dump.stdout) as? [String: Any],
-              let name = object["name"] as? String else {
-            throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: "`swift package dump-package` failed: \(dump.stderrText.split(separator: "\n").first ?? "")")
-        }
-        return name
     }
 
     /// `--list-tests` of XCTest and of Swift Testing, run on the built binary; Swift Testing's tests

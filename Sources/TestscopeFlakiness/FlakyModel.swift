@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeRun
 import TestscopeTestResults
 
 /// A test's class in iDFlakies' vocabulary.
@@ -220,7 +221,9 @@ public struct Reproduction: Sendable {
 
     /// POSIX shell single quotes (only when needed).
     public static func quote(_ text: String) -> String {
-        let safe = text.unicodeScalars.allSatisfy { CharacterSetASCII.isAlphanumeric($0) || "/._-,:=+@".unicodeScalars.contains($0) }
+        let safe = text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "/._-,:=+@".unicodeScalars.contains($0)
+        }
         if safe && !text.isEmpty { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

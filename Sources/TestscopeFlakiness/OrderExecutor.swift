@@ -72,6 +72,9 @@ public final class OrderExecutor: Sendable {
         self.warn = warn
         var env = environment
         env.removeValue(forKey: EntryPointSource.orderVariable)
+        // The binary is `run`'s, built with coverage: flaky's runs do not want their counts, and without this
+        // every process would write a `default.profraw` into the current folder (or where the caller's says).
+        env["LLVM_PROFILE_FILE"] = "/dev/null"
         supervisor = TestSupervisor(binary: binary.binary, environment: TestSupervisor.testEnvironment(env, noColor: true),
                                     policy: Self.policy, timeout: testTimeout, moduleForClass: binary.tests.moduleForClass, warn: warn)
     }

@@ -4,6 +4,7 @@ import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeHistory
 import TestscopeReports
+import TestscopeRun
 import TestscopeTestResults
 
 extension Pipeline {
@@ -32,7 +33,8 @@ extension Pipeline {
         }
         let output = request.settings.outputFolder(packageRoot: root)
         try output.prepare()
-        let scratch = request.selection.scratchPath ?? FlakyBuilder.defaultScratchPath(packageRoot: root)
+        // Testscope's one build, shared with `run` (the same folder and arguments).
+        let scratch = request.selection.scratchPath ?? InstrumentedBuild.defaultScratchPath(packageRoot: root)
         var extra = request.buildArguments
         if let configuration = request.selection.configuration { extra = ["-c", configuration] + extra }
 

@@ -4,6 +4,7 @@ import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeProfileData
 import TestscopeReports
+import TestscopeRun
 import TestscopeTestResults
 
 /// `run --per-test-coverage`: the entry point the tests are built with, and, after the run, the
@@ -13,13 +14,20 @@ struct PerTestReporting {
     static let fileName = "per-test.json"
     var terminal: Terminal
 
-    /// Writes `PerTestEntryPoint`'s main into the scratch folder (only when it changed).
-    static func entryPoint(swift: URL, packageRoot: URL, scratchPath: URL, environment: [String: String]) throws -> URL {
+    /// Writes `EntryPointSource`'s main into the build folder (only when it changed), for every `run` in
+    /// Testscope's build. When the package's name cannot be read, `--per-test-coverage` (`required`) fails
+    /// as `flaky` does; a plain run builds with SwiftPM's entry point, and the build says what is wrong.
+    static func entryPoint(swift: URL, packageRoot: URL, scratchPath: URL, required: Bool, environment: [String: String]) throws -> URL? {
         #if os(macOS)
-        throw FlakinessError.unsupportedPlatform
+        if required { throw FlakinessError.unsupportedPlatform }
+        return nil
         #else
-        let builder = FlakyBuilder(swift: swift, packageRoot: packageRoot, scratchPath: scratchPath, environment: environment)
-        return try builder.writeEntryPoint(PerTestEntryPoint.source(packageName: try builder.packageName()))
+        do {
+            return try InstrumentedBuild(swift: swift, packageRoot: packageRoot, scratchPath: scratchPath, environment: environment).writeEntryPoint()
+        } catch let error as InstrumentedBuild.ManifestError {
+            if required { throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: error.detail) }
+            return nil
+        }
         #endif
     }
 

@@ -50,7 +50,7 @@ public struct RunRequest: Sendable {
     /// `--shard-timings`: an earlier `tests.json` whose durations balance the shards.
     public var shardTimings: URL?
     /// `--per-test-coverage`: which tests ran which lines (`per-test.json`), from a build with Testscope's
-    /// entry point (into `.build/testscope-pertest` unless `scratchPath` is given).
+    /// entry point (into `.build/testscope`, the build `run` and `flaky` share, unless `scratchPath` is given).
     public var perTestCoverage = false
     public var settings: ReportSettings
 
@@ -136,7 +136,7 @@ public struct FlakyRequest: Sendable {
     /// nil: adaptive (one per core, more while the CPUs sit idle).
     public var jobs: Int?
     public var testTimeout: Double = 120
-    /// `--filter`/`--skip`, `-c` and `--scratch-path` (default: `.build/testscope-flaky`).
+    /// `--filter`/`--skip`, `-c` and `--scratch-path` (default: `.build/testscope`, shared with `run`).
     public var selection = BuildSelection()
     /// Known flaky tests (one id per line): run and reported, never counted.
     public var quarantineFile: URL?

@@ -15,7 +15,7 @@ extension Pipeline {
         // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
         let history = try HistoryRecording.prepare(request.settings.history, command: "run", timeout: historyTimeout)
         let setup = try RunSetup(request, root: root, environment: environment)
-        defer { if let directory = setup.perTest?.directory { try? FileManager.default.removeItem(at: directory) } }
+        defer { if let directory = setup.perTestDirectory { try? FileManager.default.removeItem(at: directory) } }
         // The earlier run's artifacts stay in place until this run's are complete (`commit`).
         let staging = try RunStaging(output: setup.output)
         defer { staging.discard() }
@@ -56,8 +56,10 @@ extension Pipeline {
         let durations: [String: Double]?
         /// `--package-path`, `-c`, the build folder and the counters' flags: every swift call's.
         let buildArguments: [String]
-        /// `--per-test-coverage`: the generated entry point, and the folder its recorder writes into.
-        let perTest: (entryPoint: URL, directory: URL)?
+        /// Testscope's generated entry point (the atomic build's; nil: SwiftPM's runner).
+        let entryPoint: URL?
+        /// `--per-test-coverage`: the folder the entry point's recorder writes into.
+        let perTestDirectory: URL?
 
         init(_ request: RunRequest, root: URL, environment: [String: String]) throws {
             (self.request, self.root) = (request, root)
@@ -77,32 +79,26 @@ extension Pipeline {
             try? FileManager.default.removeItem(at: output.url.appendingPathComponent(ShardManifest.fileName))
             PerTestReporting.removeStale(in: output)
             (buildArguments, settings.scratchPath) = Self.build(request, root: root)
-            if request.perTestCoverage, let scratchPath = settings.scratchPath {
-                perTest = (try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: scratchPath, environment: environment),
-                           output.url.appendingPathComponent("per-test-work"))
-            } else {
-                perTest = nil
-            }
+            // Testscope's entry point serves the atomic build (`run`, per-test coverage and `flaky` share it).
+            entryPoint = request.atomicCounters || request.perTestCoverage
+                ? try PerTestReporting.entryPoint(swift: swift, packageRoot: root, scratchPath: settings.scratchPath ?? root.appendingPathComponent(".build"),
+                                                  required: request.perTestCoverage, environment: environment)
+                : nil
+            perTestDirectory = request.perTestCoverage ? output.url.appendingPathComponent("per-test-work") : nil
         }
 
         /// The build's arguments and its folder (nil: SwiftPM's own).
         private static func build(_ request: RunRequest, root: URL) -> (arguments: [String], scratchPath: URL?) {
             var buildArguments = ["--package-path", root.path]
             if let configuration = request.selection.configuration { buildArguments += ["-c", configuration] }
-            let ownFolder = root.appendingPathComponent(request.perTestCoverage ? ".build/testscope-pertest" : ".build/testscope")
             let scratchPath: URL?
             if request.atomicCounters {
-                // Counters updated atomically, so parallel tests lose no increment (the counts do not depend
-                // on thread timing; measured: no slower on swift-algorithms, ~20% of the CPU in swift-nio's
-                // per-byte debug code, see docs/performance.md). Not counter promotion: LLVM 21 leaves every
-                // counter it does not promote a plain update, which gave false covered lines on BigInt.
-                // In a build folder of their own: SwiftPM does not reliably recompile
-                // every object when only this flag changes, so sharing `.build` with plain `swift test`
-                // builds could mix atomic and plain objects.
-                scratchPath = request.selection.scratchPath ?? ownFolder
-                buildArguments += ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
+                // Testscope's one build (`InstrumentedBuild`: atomic counters, its entry point), which
+                // `run --per-test-coverage` and `flaky` share; `--no-atomic-counters` builds like `swift test`.
+                scratchPath = request.selection.scratchPath ?? InstrumentedBuild.defaultScratchPath(packageRoot: root)
+                buildArguments += InstrumentedBuild.atomicCounterArguments
             } else {
-                scratchPath = request.selection.scratchPath ?? (request.perTestCoverage ? ownFolder : nil)
+                scratchPath = request.selection.scratchPath
             }
             // Every swift call (the build and `describe`) uses this build folder.
             if let scratchPath { buildArguments += ["--scratch-path", scratchPath.path] }
@@ -135,7 +131,8 @@ extension Pipeline {
         var testRun = TestRunRequest(
             swift: setup.swift, buildArguments: setup.buildArguments, filters: request.selection.filters, skips: request.selection.skips,
             extraArguments: request.buildArguments, artifacts: staging.folder, testTimeout: request.testTimeout, echo: live.mode == .verbose)
-        (testRun.shard, testRun.shardDurations, testRun.perTest) = (request.shard, setup.durations, setup.perTest)
+        (testRun.shard, testRun.shardDurations) = (request.shard, setup.durations)
+        (testRun.entryPoint, testRun.perTestDirectory) = (setup.entryPoint, setup.perTestDirectory)
         let started = Date().addingTimeInterval(-1)
         let earlier = LastRun.earlierDurations(in: output)
         let liveTerminal = live.terminal
@@ -207,16 +204,16 @@ extension Pipeline {
         let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
                                   negativeCounts: settings.negativeCounts)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
-                                         pullRequest: setup.pullRequest, perTest: setup.perTest != nil, html: setup.html)
+                                         pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html)
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = ran.prefetch
         let sources = try collection.sources(profiles: profiles, binaries: [testBinary])
         let model = try coverage.report(sources: sources, toolchain: setup.toolchain, output: output,
                                         dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
-        if let perTest = setup.perTest, let model {
+        if let perTestDirectory = setup.perTestDirectory, let model {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
-                from: perTest.directory, binary: testBinary, model: model, tests: tests, output: output,
+                from: perTestDirectory, binary: testBinary, model: model, tests: tests, output: output,
                 htmlTemplates: pages ? setup.html?.templates : nil, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)

@@ -15,9 +15,9 @@ public struct PerTestContextBlock: Sendable, Equatable {
     }
 }
 
-/// Reads `<pid>.contexts`, written by the per-test entry point (`PerTestEntryPoint`): blocks of
-/// `"TSC1"`, u32 id length, id (UTF-8), u32 pair count, then (u32 counter index, u64 delta) pairs,
-/// little-endian. A process killed while writing leaves a partial last block: it is dropped and
+/// Reads `<pid>.contexts`, written by the generated entry point's per-test recorder (`EntryPointSource`):
+/// blocks of `"TSC1"`, u32 id length, id (UTF-8), u32 pair count, then (u32 counter index, u64 delta)
+/// pairs, little-endian. A process killed while writing leaves a partial last block: it is dropped and
 /// `truncated` says so.
 public enum PerTestContextFile {
     static let magic: [UInt8] = Array("TSC1".utf8)

@@ -22,10 +22,12 @@ public struct TestRunRequest: Sendable {
     /// `--shard K/N`: only this part of the selected tests (`ShardPartition`), by these durations when given.
     public var shard: TestShard?
     public var shardDurations: [String: Double]?
-    /// `run --per-test-coverage`: the generated entry point to build the tests with
-    /// (`--experimental-test-entry-point-path`) and the folder its per-test counts go to
+    /// The generated entry point to build the tests with (`--experimental-test-entry-point-path`:
+    /// `InstrumentedBuild`'s); nil: SwiftPM's.
+    public var entryPoint: URL?
+    /// `run --per-test-coverage`: the folder the entry point's per-test counts go to
     /// (`TESTSCOPE_PER_TEST_DIR`; emptied before the run).
-    public var perTest: (entryPoint: URL, directory: URL)?
+    public var perTestDirectory: URL?
 
     public init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
                 extraArguments: [String] = [], artifacts: URL, testTimeout: Double? = nil, echo: Bool = true) {
@@ -102,7 +104,12 @@ public struct TestRunCoordinator: Sendable {
         self.warn = warn
         // As SwiftPM does: no colours from the test process when our output is not a terminal.
         var environment = TestSupervisor.testEnvironment(ProcessInfo.processInfo.environment, noColor: isatty(STDOUT_FILENO) == 0)
-        if let perTest = request.perTest { environment["TESTSCOPE_PER_TEST_DIR"] = perTest.directory.path }
+        // The entry point's switches are Testscope's to set: an order or a per-test folder left in the
+        // caller's environment would make the run something else.
+        for variable in [EntryPointSource.orderFileVariable, EntryPointSource.orderVariable, EntryPointSource.perTestDirectoryVariable] {
+            environment.removeValue(forKey: variable)
+        }
+        if let directory = request.perTestDirectory { environment[EntryPointSource.perTestDirectoryVariable] = directory.path }
         self.environment = environment
     }
 
@@ -127,11 +134,13 @@ public struct TestRunCoordinator: Sendable {
             let result = Result { try BuildArtifacts.binPath(swift: swift, buildArguments: binArguments) }
             binPathQuery.withLock { $0 = result }
         }
-        let entryPoint = request.perTest.map { ["--experimental-test-entry-point-path", $0.entryPoint.path] } ?? []
+        let entryPoint = request.entryPoint.map { ["--experimental-test-entry-point-path", $0.path] } ?? []
         let observer = self.observer
+        // In the caller's environment, not the tests': SwiftPM plans the build again when its environment
+        // changes (15 s on hummingbird), and `flaky` builds the same folder in the caller's environment.
         let build = try ProcessRunner.stream(
             request.swift, ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra,
-            environment: environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
+            environment: ProcessInfo.processInfo.environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
         binPathTask.wait()
         PhaseTimer.mark("build")
         guard build.succeeded else {
@@ -164,11 +173,11 @@ public struct TestRunCoordinator: Sendable {
         // Removed if the run is interrupted: the profiles of a run that never reports are of no use.
         try Interruption.creatingTemporary(profileDir) { try FileManager.default.createDirectory(at: profileDir, withIntermediateDirectories: true) }
         defer { Interruption.forget(profileDir) }
-        if let directory = request.perTest?.directory {
+        if let directory = request.perTestDirectory {
             try? FileManager.default.removeItem(at: directory)
             try Interruption.creatingTemporary(directory) { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         }
-        defer { if let directory = request.perTest?.directory { Interruption.forget(directory) } }
+        defer { if let directory = request.perTestDirectory { Interruption.forget(directory) } }
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
             moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,

@@ -57,7 +57,7 @@ struct TestSelectionOptions: ParsableArguments {
 struct BuildOptions: ParsableArguments {
     @Option(name: [.customShort("c"), .long], help: "Build configuration for swift build: debug or release.")
     var configuration: String?
-    @Option(name: .long, help: ArgumentHelp("The build folder, given to swift build (flaky's default: .build/testscope-flaky in the package).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("The build folder, given to swift build (default: .build/testscope in the package, shared by run and flaky).", valueName: "dir"))
     var scratchPath: String?
 
     func validate() throws { try usage { try BuildSelection(configuration: configuration).validate() } }

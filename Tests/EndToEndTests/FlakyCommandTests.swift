@@ -63,7 +63,7 @@ final class FlakyCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("    polluters: FlakyTests.LocaleTests/testSemicolonLocale, FlakyTests.TSVExportTests/testTabSeparatedExport\n"),
                       "off a terminal, the culprits are whole\n\(result.stdout)")
         XCTAssertEqual(try fixtureSnapshot(), before, "nothing is written into the package but the scratch folder")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.package.appendingPathComponent(".build/testscope-flaky").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Self.package.appendingPathComponent(".build/testscope").path), "the build run uses")
 
         let report = try json()
         XCTAssertEqual(report["seed"] as? Int, 7)

@@ -72,6 +72,10 @@ final class PerTestCoverageTests: XCTestCase {
         XCTAssertEqual(normal.status, 0, normal.stderr)
         let run = try TestscopeProcess.sharedRun(["run", "--per-test-coverage", "--package-path", shapes.path, "--format", "json,html"], output: perTestOutput)
         XCTAssertEqual(run.status, 0, run.stderr)
+        // One build: the per-test run neither compiles nor plans again what the plain run built.
+        let log = try String(contentsOf: perTestOutput.appendingPathComponent("swift-test.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("Build complete!"), log)
+        XCTAssertFalse(log.contains("Planning build") || log.contains("Compiling"), log)
         // The file pages' lazily loaded data, and the pages that load it.
         let script = try String(contentsOf: perTestOutput.appendingPathComponent("files/Sources.Shapes.Shape.swift.tests.js"), encoding: .utf8)
         XCTAssertTrue(script.hasPrefix("testscopePerTest({"), script)

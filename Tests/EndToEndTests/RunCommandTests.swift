@@ -52,9 +52,17 @@ final class RunCommandTests: XCTestCase {
 
     func testRunOnPassingPackageWritesReportsThatMatchLLVMCovShow() throws {
         let pkg = package("Shapes")
+        // The test binary has Testscope's entry point (the build `flaky` and per-test coverage share): its
+        // switches, left in the caller's environment, must not turn the run into an order or a per-test run.
+        let stray = try TestscopeProcess.temporaryDirectory("stray-per-test")
+        defer { try? FileManager.default.removeItem(at: stray) }
         // The native engine writes the report; --keep-llvm-artifacts adds the llvm tools' profile to check it against.
-        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--show-missing", "--keep-llvm-artifacts"])
+        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--show-missing", "--keep-llvm-artifacts"],
+                                              environment: ["TESTSCOPE_ORDER": "ShapesTests.Stray/testStray", "TESTSCOPE_PER_TEST_DIR": stray.path])
         XCTAssertEqual(result.status, 0, result.stderr)
+        let ran = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("tests.json"))) as? [String: Any])["tests"] as? [[String: Any]]
+        XCTAssertEqual(Set(try XCTUnwrap(ran).compactMap { $0["id"] as? String }), try TestscopeProcess.listedTests(pkg), "every test ran, not the stray order")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: stray.path), [], "no per-test counts in the stray folder")
         for name in ["coverage.json", "coverage.lcov", "coverage.txt", "default.profdata", "llvm-cov-export.json", "swift-test.log"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path), name)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeExecution
 import TestscopeFlakiness
+import TestscopeRun
 import XCTest
 
 /// The Flaky fixture package (sample-profiles/packages/Flaky), built once with Testscope's entry point
@@ -21,7 +22,7 @@ enum FlakyFixture {
     static func binary(of package: URL = package) throws -> FlakyTestBinary {
         try built.withLock { built in
             let result = built[package] ?? Result {
-                try FlakyBuilder(swift: swift, packageRoot: package, scratchPath: FlakyBuilder.defaultScratchPath(packageRoot: package))
+                try FlakyBuilder(swift: swift, packageRoot: package, scratchPath: InstrumentedBuild.defaultScratchPath(packageRoot: package))
                     .build(log: nil, echo: false)
             }
             built[package] = result

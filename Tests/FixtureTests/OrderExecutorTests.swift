@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeFlakiness
+import TestscopeRun
 import TestscopeTestResults
 import XCTest
 
@@ -79,6 +80,17 @@ final class OrderExecutorTests: XCTestCase {
         let swiftTesting = try run(binary, ["--testing-library", "swift-testing", "--filter", "freeFunctionIsStable"])
         XCTAssertEqual(swiftTesting.status, 0, swiftTesting.output)
         XCTAssertTrue(swiftTesting.output.contains("Test run with 1 test"), swiftTesting.output)
+    }
+
+    /// The binary is built with coverage (the build `run` shares): flaky's runs write no profile, neither into
+    /// the current folder nor where the caller's `LLVM_PROFILE_FILE` says.
+    func testOrdersWriteNoProfile() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LLVM_PROFILE_FILE"] = work.appendingPathComponent("leak-%p.profraw").path
+        let run = try executor(environment: environment).execute([FlakyFixture.stableMath, FlakyFixture.counterVictim])
+        XCTAssertEqual(run.results[FlakyFixture.stableMath]?.outcome, .passed)
+        XCTAssertEqual(run.results[FlakyFixture.counterVictim]?.outcome, .passed)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.hasSuffix(".profraw") }, [])
     }
 
     func testTheGeneratedEntryPointMatchesTheRecordedOne() throws {

@@ -38,7 +38,7 @@ final class FlakyReportTests: XCTestCase {
         let findings = try FlakinessAnalyzer(runner: suite, defaultOrder: Self.tests)
             .analyze(Self.tests.map { AnalyzedTest(id: $0, framework: .xctest, method: .inProcessOrder) }, executions: executions, jobs: 2)
         var report = FlakyReport(seed: 5, orders: orders, executions: executions, findings: findings, jobs: 2, packageRoot: "/pkg/Demo",
-                                 binary: "/pkg/Demo/.build/testscope-flaky/debug/DemoPackageTests.xctest", swiftTestingMethod: .inProcessOrder,
+                                 binary: "/pkg/Demo/.build/testscope/debug/DemoPackageTests.xctest", swiftTestingMethod: .inProcessOrder,
                                  startedAt: Date(timeIntervalSince1970: 1_800_000_000),
                                  reproduction: Reproduction(testscopePrefix: "testscope flaky --package-path /pkg/Demo", binaryPath: "/pkg/bin.xctest"))
         report.findings[report.findings.firstIndex { $0.id == Self.brittle }!].quarantined = true

@@ -1,5 +1,6 @@
 import TestscopeExecution
 import TestscopeFlakiness
+import TestscopeRun
 import XCTest
 
 /// Orders: stable hashing, subset stability (bisection relies on it), the run plan, seeds and order files.
@@ -140,9 +141,9 @@ final class OrderPlanTests: XCTestCase {
     }
 
     func testReproductionCommandsAreQuotedForTheShell() {
-        let r = Reproduction(testscopePrefix: "testscope flaky --package-path pkg", binaryPath: "pkg/.build/testscope-flaky/debug/P.xctest")
+        let r = Reproduction(testscopePrefix: "testscope flaky --package-path pkg", binaryPath: "pkg/.build/testscope/debug/P.xctest")
         XCTAssertEqual(r.testscope(order: ["M.A/test1", "M.B/test2"]), "testscope flaky --package-path pkg --order M.A/test1,M.B/test2")
         XCTAssertEqual(r.testscope(order: ["M.S/f()"], repeat: 10), "testscope flaky --package-path pkg --order 'M.S/f()' --repeat 10")
-        XCTAssertEqual(r.binary(order: ["M.A/it's"]), "TESTSCOPE_ORDER='M.A/it'\\''s' pkg/.build/testscope-flaky/debug/P.xctest")
+        XCTAssertEqual(r.binary(order: ["M.A/it's"]), "TESTSCOPE_ORDER='M.A/it'\\''s' pkg/.build/testscope/debug/P.xctest")
     }
 }

@@ -1,7 +1,7 @@
 import TestscopeProfileData
 import XCTest
 
-/// The per-test contexts file (`PerTestEntryPoint` writes it; its layout is Testscope's own).
+/// The per-test contexts file (the generated entry point's per-test recorder writes it; its layout is Testscope's own).
 final class PerTestContextFileTests: XCTestCase {
     /// A block as the entry point writes it: "TSC1", u32 id length, id, u32 pair count, (u32, u64) pairs.
     static func block(_ id: String, _ pairs: [(UInt32, UInt64)]) -> [UInt8] {

@@ -11,7 +11,7 @@ extension Testscope {
             commandName: "flaky",
             abstract: "Find flaky tests: run the tests in seeded orders in one process, classify them (OD victim, brittle, NOD) and find their polluters.",
             discussion: """
-            Builds the tests once with Testscope's entry point (into .build/testscope-flaky in the package), then runs the \
+            Builds the tests once with Testscope's entry point (into .build/testscope in the package, the build run uses), then runs the \
             test binary N times: run 0 in the default order, run 1 reversed, then seeded shuffles (class level and method \
             level). Tests that both passed and failed are confirmed and minimized to a reproduction command. \
             --order/--order-file/--replay run exactly one order instead. Linux only. Exit status: 0 no consistent \

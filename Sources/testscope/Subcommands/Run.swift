@@ -28,7 +28,7 @@ extension Testscope {
         var shardTimings: String?
         @Flag(name: .long, inversion: .prefixedNo, help: "Build with atomic counter updates (exact counts under parallel tests), in .build/testscope (or --scratch-path).")
         var atomicCounters = true
-        @Flag(name: .long, help: "Also record which tests ran which lines (per-test.json; report --tests-for / --covered-by); builds into .build/testscope-pertest.")
+        @Flag(name: .long, help: "Also record which tests ran which lines (per-test.json; report --tests-for / --covered-by); the same build as run and flaky, .build/testscope.")
         var perTestCoverage = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions

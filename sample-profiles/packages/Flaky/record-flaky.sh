@@ -25,8 +25,8 @@ trap 'rm -rf "$work"' EXIT
 status=0
 (cd "$ROOT" && "$TESTSCOPE" flaky --package-path sample-profiles/packages/Flaky --seed 7 --runs 12 --output "$work" --no-color) > "$work/stdout.txt" || status=$?
 [[ $status == 1 ]] || { cat "$work/stdout.txt" >&2; echo "record-flaky.sh: testscope flaky exited with $status, expected 1" >&2; exit 1; }
-cp "$HERE/.build/testscope-flaky/testscope-entry-point/main.swift" "$OUT/entry-point.swift"
-BIN=$(ls -d "$HERE"/.build/testscope-flaky/*/debug/FlakyPackageTests.xctest)
+cp "$HERE/.build/testscope/testscope-entry-point/main.swift" "$OUT/entry-point.swift"
+BIN=$(ls -d "$HERE"/.build/testscope/*/debug/FlakyPackageTests.xctest)
 "$BIN" --testing-library swift-testing --list-tests --event-stream-output-path "$work/list.jsonl" >/dev/null
 cp "$work/list.jsonl" "$OUT/swift-testing-list.jsonl"
 for f in flaky.json flaky-junit.xml flaky.txt; do cp "$work/$f" "$OUT/$f"; done

@@ -1,8 +1,8 @@
-/// The entry point of `testscope run --per-test-coverage`: `EntryPointSource`'s main plus a recorder of
-/// per-test counts. With `TESTSCOPE_PER_TEST_DIR` set (and not `--list-tests`), the process reads the
-/// profile runtime's counters at each test's start and end and appends what changed to
-/// `<dir>/<pid>.contexts` (sparse deltas, `PerTestContextFile`), with the counters' layout in
-/// `<dir>/<pid>.layout.profraw` (`__llvm_profile_write_buffer`, written once at start).
+/// The per-test recorder in `EntryPointSource`'s main (`testscope run --per-test-coverage`). With
+/// `TESTSCOPE_PER_TEST_DIR` set (and not `--list-tests`), the process reads the profile runtime's counters
+/// at each test's start and end and appends what changed to `<dir>/<pid>.contexts` (sparse deltas,
+/// `PerTestContextFile`), with the counters' layout in `<dir>/<pid>.layout.profraw`
+/// (`__llvm_profile_write_buffer`, written once at start).
 ///
 /// Why snapshots rather than `__llvm_profile_reset_counters` + `__llvm_profile_write_file` per test
 /// (ci-formats.md E.3): counters are never reset and no file name is changed, so the process's own
@@ -13,28 +13,8 @@
 /// counters are global), with `--filter`/`--skip`/`--event-stream-output-path` taken from the arguments.
 /// An exit test's body runs in a child process of the same binary: the parent names the test running
 /// in `<dir>/<pid>.running`, and the child writes everything it counted as that test's block at its exit.
-public enum PerTestEntryPoint {
-    /// The folder the generated main writes per-test counts into.
-    public static let directoryVariable = "TESTSCOPE_PER_TEST_DIR"
-
-    /// The source of the per-test entry point for a package.
-    public static func source(packageName: String) -> String {
-        var source = EntryPointSource.source(packageName: packageName)
-        for (anchor, added) in hooks {
-            precondition(source.contains(anchor), "EntryPointSource changed: per-test hook anchor not found")
-            source = source.replacingOccurrences(of: anchor, with: added + anchor)
-        }
-        return source + recorder
-    }
-
-    /// Lines of `EntryPointSource`'s main, and what goes before each.
-    static let hooks = [
-        ("        if !isExitTestChild, let order = TestscopeOrder.read(environment) {\n", "        TestscopePerTest.install()\n"),
-        ("            Task.detached {\n                let status: CInt = await Testing.__swiftPMEntryPoint()",
-         "            if let perTest = TestscopePerTest.shared { perTest.runSwiftTesting() }\n"),
-    ]
-
-    static let recorder = #"""
+extension EntryPointSource {
+    static let perTestRecorder = #"""
 
     // Per-test coverage (testscope run --per-test-coverage).
     @_silgen_name("__llvm_profile_begin_counters") func testscopeBeginCounters() -> UnsafeMutableRawPointer?
@@ -220,6 +200,4 @@ public enum PerTestEntryPoint {
         }
     }
     """#
-        .replacingOccurrences(of: "@ABI_STATUS@", with: String(EntryPointSource.abiUnavailableStatus))
-        .replacingOccurrences(of: "@ABI_MARKER@", with: EntryPointSource.abiUnavailableMarker)
 }

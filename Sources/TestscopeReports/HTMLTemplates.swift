@@ -5,9 +5,9 @@ import TestscopeTemplates
 
 /// The HTML report's templates and assets: the ones compiled into the binary (templates/), or a
 /// user's copies from `--templates DIR` (files there replace the built-in ones of the same name).
-/// Every template is checked (nesting, partials) and parsed by the Mustache library when loading, so a
-/// broken template is a `ReportError` naming it before anything is written, never a crash or a
-/// half-written report.
+/// Every template is checked when loading (nesting, partials; its syntax by the Mustache library's
+/// parser, for the line and column of an error) and compiled, so a broken template is a `ReportError`
+/// naming it before anything is written, never a crash or a half-written report.
 public struct HTMLTemplates: Sendable {
     /// The templates the renderer uses (without `.mustache`).
     public static let templateNames = [
@@ -18,8 +18,8 @@ public struct HTMLTemplates: Sendable {
     /// The assets (copied to `assets/` or inlined).
     public static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]
 
-    /// Every template parsed by the Mustache library, which renders every page and row.
-    let library: MustacheLibrary
+    /// Every template compiled (`CompiledTemplate`): they render every page and row.
+    let compiled: CompiledTemplates
     let assets: [String: String]
     /// `head.js` escaped for a `<script>` element once, not once a page.
     let headScript: String
@@ -68,7 +68,7 @@ public struct HTMLTemplates: Sendable {
     init(files: [String: String], overridden: [String: String], origin: String) throws {
         self.origin = origin
         func label(_ file: String) -> String { overridden[file] ?? "\(file) (built-in)" }
-        var library = MustacheLibrary()
+        var compiled: [String: CompiledTemplate] = [:]
         var partials: [String: [String]] = [:]
         var nesting: [String: TemplateNesting] = [:]
         for (file, text) in files.sorted(by: { $0.key < $1.key }) where file.hasSuffix(".mustache") {
@@ -79,13 +79,14 @@ public struct HTMLTemplates: Sendable {
                 throw ReportError.templateTooDeep(path: label(file), line: scan.line, depth: scan.depth, limit: TemplateNesting.limit)
             }
             nesting[name] = scan
-            // Parsed now, so that a syntax error is reported before anything is written.
             do {
-                library.register(try MustacheTemplate(string: text), named: name)
+                _ = try MustacheTemplate(string: text)
             } catch let error as MustacheTemplate.ParserError {
                 throw ReportError.templateSyntax(path: label(file), line: error.context.lineNumber,
                                                  column: error.context.columnNumber, problem: Self.describe(error.error))
             }
+            guard let template = CompiledTemplate(text) else { throw ReportError.templateUnsupported(path: label(file)) }
+            compiled[name] = template
             partials[name] = scan.partialNames
         }
         for name in Self.templateNames where partials[name] == nil {
@@ -108,7 +109,7 @@ public struct HTMLTemplates: Sendable {
             let culprit = chain.first { overridden[$0 + ".mustache"] != nil } ?? name
             throw ReportError.templateTooDeep(path: label(culprit + ".mustache"), line: nil, depth: depth, limit: TemplateNesting.limit)
         }
-        self.library = library
+        self.compiled = CompiledTemplates(templates: compiled)
         var assets: [String: String] = [:]
         for name in Self.assetNames { assets[name] = files[name] ?? "" }
         self.assets = assets
@@ -117,7 +118,7 @@ public struct HTMLTemplates: Sendable {
 
     /// Renders a template with its view model: a page's (`HTMLViewModel`) or a row's.
     func render(_ name: String, _ context: some MustacheParent) throws -> String {
-        guard let text = library.render(context, withTemplate: name) else {
+        guard let text = compiled.render(name, context) else {
             throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
         }
         return text

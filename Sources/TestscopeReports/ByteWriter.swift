@@ -30,7 +30,8 @@ struct ByteWriter: ~Copyable {
         }
     }
 
-    /// The bytes, handed over where they were written (no copy).
+    /// The bytes, handed over where they were written: copying a file page's rows into an array
+    /// was 63 M instructions (1.8 %) of the HTML report at 400 files.
     consuming func finish() -> WrittenBytes {
         let written = WrittenBytes(base: base, count: count)
         discard self
@@ -256,10 +257,16 @@ final class WrittenBytes: @unchecked Sendable {
 
     deinit { base.deallocate() }
 
+    /// No bytes.
+    static let empty = ByteWriter(capacity: 16).finish()
+
     /// The bytes in place (valid only inside `body`).
     func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try withExtendedLifetime(self) { try body(UnsafeBufferPointer(start: base, count: count)) }
     }
+
+    /// A copy (tests compare them).
+    var array: [UInt8] { withBytes { Array($0) } }
 }
 
 extension TextOutput {

@@ -2,20 +2,21 @@ import Foundation
 import Mustache
 import TestscopeExecution
 
-/// A template compiled once and rendered by Testscope itself: every page and row of the HTML reports,
-/// built-in or a user's. The Mustache library (which parses every template first, for its syntax
-/// errors) rendered a file page's rows at about 13 µs a row: an HTML report 2.5–3 × as long on
-/// swift-algorithms (docs/performance.md, "What was tried").
+/// A page template compiled once and rendered without the Mustache library, with its semantics:
+/// the same parse (standalone lines, partial indentation), the same lookups up the context stack,
+/// the same sections over sequences, booleans and values. The library costs about 0.3 ms a file page
+/// (string concatenation per token, a name split and protocol casts per lookup, escaping a
+/// `Character` at a time): 15 % of the HTML report's CPU on the 800-file package.
 ///
-/// The library's semantics for what it compiles: the same parse (standalone lines, partial
-/// indentation), the same lookups up the context stack, the same sections over sequences, booleans
-/// and values. Only text, variables (`{{x}}`, `{{{x}}}`, `{{& x}}`, dotted and `.`), sections, inverted
-/// sections, plain partials and comments are compiled; a template with anything else (transforms, set
-/// delimiters, inheritance, dynamic partials, pragmas) is refused when it is loaded. One difference
-/// is deliberate: `{{x}}` escapes every `<`, `>`, `&`, `"` and `'` byte, also one that a combining mark
-/// joins into another `Character`, which the library leaves as it is. The view models give strings,
-/// numbers, booleans, models and arrays of them; a `MustacheCustomRenderable` prints its `renderText`
-/// as in the library.
+/// Only text, variables (`{{x}}`, `{{{x}}}`, `{{& x}}`, dotted and `.`), sections, inverted sections,
+/// plain partials and comments are compiled; a template with anything else (transforms, set
+/// delimiters, inheritance, dynamic partials, pragmas) — or one that includes such a template —
+/// renders through the library. `CompiledTemplateTests` compares the two on the real reports and on
+/// seeded mutations of the real templates. One difference is deliberate: `{{x}}` escapes every `<`, `>`,
+/// `&`, `"` and `'` byte, also one that a combining mark (or a prepended character) joins into another
+/// `Character`, which the library leaves as it is. The view models give strings, numbers, booleans,
+/// models and arrays of them; a `MustacheCustomRenderable` prints its `renderText` as in the library,
+/// while a lambda or a template as a value (the library calls or renders it) would print as text.
 struct CompiledTemplate: Sendable {
     indirect enum Node: Sendable {
         case text([UInt8])
@@ -303,17 +304,37 @@ private struct TemplateParser {
     }
 }
 
-/// Renders compiled templates; every partial a template names is among them (`HTMLTemplates` checks it).
+/// Renders compiled templates; every template a render reaches must be compiled (`CompiledTemplates.covers`).
 struct CompiledTemplates: Sendable {
     let templates: [String: CompiledTemplate]
 
-    /// `name` rendered with `object` at the bottom of the context stack (nil: no such template).
+    /// The templates that compile, and of those the ones whose partials (all the way down) compile too.
+    init(_ texts: [String: String]) {
+        var compiled: [String: CompiledTemplate] = [:]
+        for (name, text) in texts { compiled[name] = CompiledTemplate(text) }
+        // Drop, until nothing changes, every template that names one not compiled.
+        var changed = true
+        while changed {
+            changed = false
+            for (name, template) in compiled where !template.partials.allSatisfy({ compiled[$0] != nil }) {
+                compiled[name] = nil
+                changed = true
+            }
+        }
+        templates = compiled
+    }
+
     func render(_ name: String, _ object: Any) -> String? {
+        renderBytes(name, object).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The rendered UTF-8, for a page written as bytes (no `String` made and taken apart again).
+    func renderBytes(_ name: String, _ object: Any) -> [UInt8]? {
         guard let template = templates[name] else { return nil }
         var out: [UInt8] = []
         var stack: [StackEntry] = [StackEntry(object)]
         render(template.nodes, stack: &stack, indentation: nil, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// A context object, its kind found once when it is pushed (not per lookup).
@@ -468,7 +489,8 @@ struct CompiledTemplates: Sendable {
 
     private static func elements<S: Sequence>(_ sequence: S) -> [Any] { sequence.map { $0 as Any } }
 
-    /// From this many elements on, a section's elements are rendered on every core.
+    /// From this many elements on, a section's elements are rendered on every core (the pages' own
+    /// lists are shorter: the function tables are rows of `HTMLRowTemplate`, not sections).
     static let parallelSection = 128
 
     /// `Optional` values print their wrapped value (`none` prints as itself), as in the library.

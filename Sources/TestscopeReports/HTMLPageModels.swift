@@ -1,4 +1,3 @@
-import Mustache
 import TestscopeCoverage
 
 /// A link of the report's top navigation: Coverage, Tests, Flaky (the nav shows exactly the items it
@@ -25,6 +24,12 @@ enum HTMLModels {
     }
 
     static func level(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> String {
+        guard let percent = ratio.percent else { return "na" }
+        return percent < watermarks.low ? "lo" : percent < watermarks.high ? "mid" : "hi"
+    }
+
+    /// `level` as a string literal.
+    static func levelTag(_ ratio: CoverageRatio, _ watermarks: Watermarks) -> StaticString {
         guard let percent = ratio.percent else { return "na" }
         return percent < watermarks.low ? "lo" : percent < watermarks.high ? "mid" : "hi"
     }
@@ -89,32 +94,79 @@ enum HTMLModels {
 
     /// One function (or closure) row for `function-row.mustache`; `fold` is the markup of a function's
     /// closures toggle (numbers only), nil for closures and functions without closures.
-    struct FunctionRow: MustacheParent {
+    struct FunctionRow: HTMLRow {
         var function: FunctionCoverage
         var isClosure: Bool
+        /// The row's anchor is this, `L` and the function's line (written as bytes, not made a `String` a row).
         var anchorPrefix: String
         var watermarks: Watermarks
         var fold: String? = nil
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "kind": return isClosure ? "closure" : "function"
-            case "hit": return function.isCovered ? "hit" : "missed"
-            case "anchor": return "\(anchorPrefix)L\(function.line)"
-            case "name": return function.name
-            case "fold": return fold
-            case "line": return String(function.line)
-            case "count": return HTMLFormat.abbreviatedCount(function.count)
-            case "exact": return "\(function.count) \(function.count == 1 ? "call" : "calls")"
-            case "linesText": return Format.percent(function.lines)
-            case "linesLevel": return HTMLModels.level(function.lines, watermarks)
-            case "linesWidth": return HTMLModels.width(function.lines)
-            case "linesRatio": return "\(function.lines.covered)/\(function.lines.total)"
-            case "regionsText": return Format.percent(function.regions)
-            case "regionsLevel": return HTMLModels.level(function.regions, watermarks)
-            case "regionsWidth": return HTMLModels.width(function.regions)
-            case "regionsRatio": return "\(function.regions.covered)/\(function.regions.total)"
-            default: return nil
+        enum Field: String {
+            case kind, hit, anchor, name, fold, line, count, exact
+            case linesText, linesLevel, linesWidth, linesRatio, regionsText, regionsLevel, regionsWidth, regionsRatio
+        }
+
+        func value(_ field: Field) -> String? {
+            switch field {
+            case .kind: return isClosure ? "closure" : "function"
+            case .hit: return function.isCovered ? "hit" : "missed"
+            case .anchor: return "\(anchorPrefix)L\(function.line)"
+            case .name: return function.name
+            case .fold: return fold
+            case .line: return String(function.line)
+            case .count: return HTMLFormat.abbreviatedCount(function.count)
+            case .exact: return "\(function.count) \(function.count == 1 ? "call" : "calls")"
+            case .linesText: return Format.percent(function.lines)
+            case .linesLevel: return HTMLModels.level(function.lines, watermarks)
+            case .linesWidth: return HTMLModels.width(function.lines)
+            case .linesRatio: return "\(function.lines.covered)/\(function.lines.total)"
+            case .regionsText: return Format.percent(function.regions)
+            case .regionsLevel: return HTMLModels.level(function.regions, watermarks)
+            case .regionsWidth: return HTMLModels.width(function.regions)
+            case .regionsRatio: return "\(function.regions.covered)/\(function.regions.total)"
+            }
+        }
+
+        /// Numbers and fixed words as bytes (nothing in them needs escaping); the rest through `value`.
+        func append(_ field: Field, escaped: Bool, to out: inout ByteWriter) {
+            switch field {
+            case .kind: out.append(isClosure ? "closure" : "function")
+            case .hit: out.append(function.isCovered ? "hit" : "missed")
+            case .line: out.append(int: UInt64(function.line))
+            case .anchor:
+                if escaped { HTMLEscaping.appendEscaped(anchorPrefix.utf8, to: &out) } else { out.append(string: anchorPrefix) }
+                out.append(byte: UInt8(ascii: "L"))
+                out.append(int: UInt64(function.line))
+            case .count where function.count < 1000:
+                out.append(int: function.count)
+            case .exact:
+                out.append(int: function.count)
+                out.append(function.count == 1 ? " call" : " calls")
+            case .linesRatio, .regionsRatio:
+                let ratio = field == .linesRatio ? function.lines : function.regions
+                out.append(int: UInt64(ratio.covered))
+                out.append(byte: UInt8(ascii: "/"))
+                out.append(int: UInt64(ratio.total))
+            // `value`'s texts written in place (a `String` per field and row was 3 % of the report).
+            case .linesText, .regionsText:
+                if let percent = (field == .linesText ? function.lines : function.regions).percent {
+                    out.append(fixed: percent, decimals: 2)
+                    out.append(byte: UInt8(ascii: "%"))
+                } else {
+                    out.append("–")
+                }
+            case .linesWidth, .regionsWidth:
+                if let percent = (field == .linesWidth ? function.lines : function.regions).percent {
+                    out.append(fixed: percent, decimals: 1)
+                } else {
+                    out.append(byte: UInt8(ascii: "0"))
+                }
+            case .linesLevel, .regionsLevel:
+                out.append(HTMLModels.levelTag(field == .linesLevel ? function.lines : function.regions, watermarks))
+            default:
+                guard let text = value(field) else { return }
+                if escaped { HTMLEscaping.appendEscaped(text.utf8, to: &out) } else { out.append(string: text) }
             }
         }
     }
@@ -122,20 +174,22 @@ enum HTMLModels {
     /// The function table's bodies: one `<tbody>` per function (the function's row, then its closures'),
     /// the functions that never ran first, then the rest in source order. Closures are folded by
     /// report.js (`tbody.open` shows them); without scripts every row shows.
-    static func functionRows(_ file: FileCoverage, anchorPrefix: String, templates: HTMLTemplates,
-                             _ watermarks: Watermarks) throws -> String {
-        var out = ""
+    static func functionRows(_ file: FileCoverage, anchorPrefix: String, template: HTMLRowTemplate,
+                             _ watermarks: Watermarks) -> WrittenBytes {
+        // About 500 bytes a row: sized so the buffer does not grow.
+        var out = ByteWriter(capacity: file.functions.reduce(1 << 12) { $0 + 640 * (1 + $1.closures.count) })
+        let template = template.compiled(for: FunctionRow.self)
         for function in functionOrder(file.functions) {
-            out += function.closures.isEmpty ? "<tbody>" : "<tbody class=\"group\">"
-            out += try templates.render("function-row", FunctionRow(function: function, isClosure: false, anchorPrefix: anchorPrefix,
-                                                                    watermarks: watermarks, fold: fold(function.closures)))
+            out.append(function.closures.isEmpty ? "<tbody>" : "<tbody class=\"group\">")
+            template.render(FunctionRow(function: function, isClosure: false, anchorPrefix: anchorPrefix,
+                                        watermarks: watermarks, fold: fold(function.closures)), to: &out)
             for closure in function.closures {
-                out += try templates.render("function-row", FunctionRow(function: closure, isClosure: true, anchorPrefix: anchorPrefix,
-                                                                        watermarks: watermarks))
+                template.render(FunctionRow(function: closure, isClosure: true, anchorPrefix: anchorPrefix,
+                                            watermarks: watermarks), to: &out)
             }
-            out += "</tbody>\n"
+            out.append("</tbody>\n")
         }
-        return out
+        return out.finish()
     }
 
     /// The table's order: functions that never ran first, each part in source order.

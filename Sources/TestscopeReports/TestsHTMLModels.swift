@@ -195,14 +195,14 @@ final class TestSourceSnippets {
                 let middle = (first + last) / 2
                 if tokens[middle].end <= range.lowerBound { first = middle + 1 } else { last = middle }
             }
-            var code: [UInt8] = []
+            var code = ByteWriter(capacity: 256)
             source.bytes.withUnsafeBufferPointer { bytes in
                 tokens.withUnsafeBufferPointer { tokens in
                     HTMLSourceView.appendCode(bytes, validUTF8: source.isValidUTF8, range: range, tokens: tokens, firstToken: first,
                                               uncovered: [], to: &code)
                 }
             }
-            rows.append(SnippetModel.Row(number: String(number), code: String(decoding: code, as: UTF8.self), hit: number == location.line))
+            rows.append(SnippetModel.Row(number: String(number), code: String(decoding: code.bytes, as: UTF8.self), hit: number == location.line))
         }
         model.rows = rows
         return model

@@ -7,7 +7,8 @@ import TestscopeExecution
 import TestscopeTemplates
 
 /// The templates: the compiled-in copy is the templates/ folder, a user's folder replaces single
-/// templates, and broken templates are errors that name the template.
+/// templates, broken templates are errors that name the template, and the row fast path renders
+/// exactly what the Mustache library renders.
 final class HTMLTemplateTests: XCTestCase {
     static let templatesFolder = ReportGoldenTests.repoRoot.appendingPathComponent("templates")
 
@@ -20,10 +21,66 @@ final class HTMLTemplateTests: XCTestCase {
         XCTAssertEqual(Set(HTMLTemplates.templateNames.map { $0 + ".mustache" } + HTMLTemplates.assetNames), Set(onDisk))
     }
 
-    func testBuiltInTemplatesParse() throws {
+    /// The Mustache library parses the built-in templates only when asked: they must all parse, and a
+    /// whole report (pages through the compiled templates, rows through the fast path, both layouts)
+    /// must render without asking.
+    func testBuiltInTemplatesParseAndAReportNeverNeedsTheLibrary() throws {
         for (name, text) in BundledTemplates.files where name.hasSuffix(".mustache") {
             XCTAssertNoThrow(try MustacheTemplate(string: text), name)
         }
+        for singleFile in [false, true] {
+            let html = try HTMLTestSupport.htmlReport(singleFile: singleFile)
+            for sample in HTMLTestSupport.samples {
+                let folder = try HTMLTestSupport.temporaryFolder("lazy-\(sample)")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let pages = try html.writePages(try HTMLTestSupport.report(sample), into: OutputFolder(folder))
+                XCTAssertFalse(pages.isEmpty, sample)
+            }
+            XCTAssertFalse(html.templates.library.isParsed, "singleFile: \(singleFile)")
+        }
+        // Asked, it parses them all.
+        let templates = try HTMLTemplates.builtIn()
+        XCTAssertNotNil(templates.library.parsed.getTemplate(named: "file"))
+        XCTAssertTrue(templates.library.isParsed)
+    }
+
+    func testRowFastPathRendersWhatTheMustacheLibraryRenders() throws {
+        let templates = try HTMLTemplates.builtIn()
+        XCTAssertNotNil(templates.sourceLine.segments, "the built-in source-line template uses the fast path")
+        XCTAssertNotNil(templates.functionRow.segments, "the built-in function-row template uses the fast path")
+        var library = MustacheLibrary()
+        let lineTemplate = try MustacheTemplate(string: BundledTemplates.files["source-line.mustache"]!)
+        let functionTemplate = try MustacheTemplate(string: BundledTemplates.files["function-row.mustache"]!)
+        library.register(lineTemplate, named: "source-line")
+        // The same template inside a section: not a plain row, so it renders through the library.
+        let libraryRow = HTMLRowTemplate(name: "source-line", text: "{{#.}}" + lineTemplate.description + "{{/.}}", library: library)
+        XCTAssertNil(libraryRow.segments)
+        for sample in HTMLTestSupport.samples {
+            let report = try HTMLTestSupport.report(sample)
+            for file in report.files {
+                let source = SourceText.read(URL(fileURLWithPath: file.path))
+                let fast = HTMLSourceView.render(file: file, source: source, anchorPrefix: "", template: templates.sourceLine)
+                let slow = HTMLSourceView.render(file: file, source: source, anchorPrefix: "",
+                                                 template: libraryRow)
+                XCTAssertEqual(String(decoding: fast.rows.array, as: UTF8.self), String(decoding: slow.rows.array, as: UTF8.self), file.relativePath)
+                for function in file.functions + file.functions.flatMap(\.closures) {
+                    let row = HTMLModels.FunctionRow(function: function, isClosure: false, anchorPrefix: "p&1-", watermarks: Watermarks())
+                    var out = ByteWriter()
+                    templates.functionRow.render(row, to: &out)
+                    XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), functionTemplate.render(row), function.name)
+                }
+            }
+        }
+    }
+
+    func testFastPathOnlyForPlainVariableTags() {
+        XCTAssertEqual(HTMLRowTemplate.compile("<a>{{x}}</a>{{{y}}}{{& z}}"),
+                       [.text(Array("<a>".utf8)), .variable("x", escaped: true), .text(Array("</a>".utf8)),
+                        .variable("y", escaped: false), .variable("z", escaped: false)])
+        for text in ["{{#a}}x{{/a}}", "{{^a}}x{{/a}}", "{{>p}}", "{{=<% %>=}}", "{{a.b}}", "{{.}}", "{{.x}}", "{{}}", "{{x", "{{(t) x}}"] {
+            XCTAssertNil(HTMLRowTemplate.compile(text), text)
+        }
+        XCTAssertEqual(HTMLRowTemplate.compile("a{{! c }}b"), [.text(Array("a".utf8)), .text(Array("b".utf8))], "comments render nothing")
     }
 
     func testAUsersTemplateReplacesTheBuiltInOneAndTheRestStay() throws {
@@ -31,6 +88,7 @@ final class HTMLTemplateTests: XCTestCase {
                                           "source-line.mustache": "{{#state}}<tr class=\"{{state}}\">{{number}}:{{count}}</tr>{{/state}}"])
         let templates = try HTMLTemplates.load(directory: folder)
         XCTAssertEqual(templates.origin, folder.path)
+        XCTAssertNil(templates.sourceLine.segments, "a section in a row template renders through the library")
         let report = try HTMLTestSupport.report("Shapes")
         let html = try HTMLReport(templates: templates, generatorVersion: "test").renderString(report)
         XCTAssertTrue(html.contains("<p class=\"mine\">Sources/Shapes/Shape.swift 4</p>"))

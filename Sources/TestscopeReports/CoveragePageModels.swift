@@ -50,8 +50,7 @@ struct TestOutcomeModel: HTMLViewModel {
 }
 
 /// `file.mustache`: a source file's page: the source first, the function table folded into a one-line
-/// summary. `functionRows` and `sourceLines` are marks (`HTMLReport.functionRowsMark`, `sourceRowsMark`)
-/// where the markup the row templates rendered (and escaped) is spliced in as bytes.
+/// summary. `functionRows` and `sourceLines` are the markup the row templates rendered (and escaped).
 struct FilePageModel: HTMLViewModel {
     var common: PageCommon
     var path: String

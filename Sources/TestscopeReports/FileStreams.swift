@@ -76,8 +76,6 @@ public final class HTMLFileStream: CoverageFileStream {
     private var previous: NeighbourModel?
     /// The last file given, waiting for the file after it.
     private var held: (file: FileCoverage, page: String)?
-    /// The file pages' layout, rendered once.
-    private let frame: HTMLPageFrame?
 
     /// `changes` gives a file's changed lines (`--diff-base`), `diffBase` what they are compared with.
     public init(_ html: HTMLReport, metadata: ReportMetadata, diffBase: String?, changes: @escaping (FileCoverage) -> DiffFileCoverage?,
@@ -87,7 +85,6 @@ public final class HTMLFileStream: CoverageFileStream {
         self.metadata = metadata
         self.diffBase = diffBase
         self.changes = changes
-        frame = try html.filePageFrame(metadata)
         try folder.prepare()
         try html.writeAssets(into: folder)
         try html.makeFolder(folder, "files")
@@ -107,7 +104,7 @@ public final class HTMLFileStream: CoverageFileStream {
 
     private func write(_ batch: [(file: FileCoverage, page: String)], next: (file: FileCoverage, page: String)?) throws {
         guard !batch.isEmpty else { return }
-        let html = self.html, folder = self.folder, frame = self.frame
+        let html = self.html, folder = self.folder
         let neighbours = batch.map { html.neighbour($0.file, href: $0.page) }
         let after = next.map { html.neighbour($0.file, href: $0.page) }
         let contexts = batch.indices.map { i in
@@ -116,7 +113,7 @@ public final class HTMLFileStream: CoverageFileStream {
                                        next: i + 1 < batch.count ? neighbours[i + 1] : after)
         }
         _ = try html.renderConcurrently(batch.count) { i -> Bool in
-            try html.writeFilePage(batch[i].file, page: batch[i].page, context: contexts[i], frame: frame, into: folder)
+            try html.writeFilePage(batch[i].file, page: batch[i].page, context: contexts[i], into: folder)
             return true
         }
         previous = neighbours.last

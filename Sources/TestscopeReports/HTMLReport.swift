@@ -189,17 +189,8 @@ public struct HTMLReport: PageWriter, Sendable {
             changes: report.diff?.files.first { $0.path == report.files[index].relativePath },
             previous: index > 0 ? neighbour(report.files[index - 1], href: href(index - 1)) : nil,
             next: index + 1 < report.files.count ? neighbour(report.files[index + 1], href: href(index + 1)) : nil)
-        let shell = try fileBodyShell(report.files[index], context: context, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref)
-        return String(decoding: shell.body, as: UTF8.self).replacingOccurrences(of: Self.sourceRowsMark, with: shell.rows.withBytes { String(decoding: $0, as: UTF8.self) })
-            .replacingOccurrences(of: Self.functionRowsMark, with: shell.functionRows.withBytes { String(decoding: $0, as: UTF8.self) })
+        return try fileBody(report.files[index], context: context, root: root, anchorPrefix: anchorPrefix, indexHref: indexHref)
     }
-
-    /// Where a file page's source rows go: the templates render around this mark and the rows are
-    /// spliced in as bytes when the page is written. The rows are most of a page (200 KB of the
-    /// 400-file package's pages); through Mustache they were copied twice more, 11 % of the report.
-    static let sourceRowsMark = HTMLPageFrame.mark("source-rows")
-    /// The same for the function table's rows (a third of a page's bytes on the 400-file package).
-    static let functionRowsMark = HTMLPageFrame.mark("function-rows")
 
     /// What a file page needs besides its file: the report's metadata, the file's changed lines, and
     /// the files before and after it (its page links them).
@@ -211,9 +202,8 @@ public struct HTMLReport: PageWriter, Sendable {
         var next: NeighbourModel?
     }
 
-    /// The file page's body with the marks in place of the source rows and the function rows, and those rows.
-    func fileBodyShell(_ file: FileCoverage, context: FilePageContext, root: String, anchorPrefix: String, indexHref: String) throws
-        -> (body: [UInt8], rows: WrittenBytes, functionRows: WrittenBytes) {
+    /// A file page's body: its source rows and function rows (row templates), then `file.mustache` around them.
+    func fileBody(_ file: FileCoverage, context: FilePageContext, root: String, anchorPrefix: String, indexHref: String) throws -> String {
         let source = file.source
         let changes = context.changes
         var view = HTMLSourceView.render(file: file, source: source, anchorPrefix: anchorPrefix, template: templates.sourceLine,
@@ -234,13 +224,13 @@ public struct HTMLReport: PageWriter, Sendable {
             indexHref: indexHref, totals: HTMLModels.totals(file.summary, watermarks), notices: view.notices, testFailures: failures,
             anchorPrefix: anchorPrefix, functionsLabel: labels.functions, notRunLabel: labels.notRun, closuresLabel: labels.closures,
             hasFunctions: !file.functions.isEmpty,
-            functionRows: Self.functionRowsMark,
+            functionRows: HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks)
+                .withBytes { String(decoding: $0, as: UTF8.self) },
             uncoveredLines: String(view.uncoveredLines), partialLines: String(view.partialLines),
             unreliableLines: String(view.unreliableLines),
-            sourceLines: Self.sourceRowsMark,
+            sourceLines: view.rows.withBytes { String(decoding: $0, as: UTF8.self) },
             previous: context.previous, next: context.next)
-        return (try templates.renderBytes("file", model), view.rows,
-                HTMLModels.functionRows(file, anchorPrefix: anchorPrefix, template: templates.functionRow, watermarks))
+        return try templates.render("file", model)
     }
 
     func neighbour(_ file: FileCoverage, href: String) -> NeighbourModel {
@@ -256,27 +246,12 @@ public struct HTMLReport: PageWriter, Sendable {
         }
     }
 
-    /// One file's page, `files/<page>`, written atomically: in `frame` (`filePageFrame`) when there is one.
-    func writeFilePage(_ file: FileCoverage, page: String, context: FilePageContext, frame: HTMLPageFrame?, into folder: OutputFolder) throws {
-        let shell = try fileBodyShell(file, context: context, root: "../", anchorPrefix: "", indexHref: "../index.html")
-        let title = "\(file.relativePath) · \(packageName(context.metadata))"
-        let writer = try AtomicFileWriter(destination: try folder.file("files/" + page))
-        let splices = [(Array(Self.sourceRowsMark.utf8), shell.rows), (Array(Self.functionRowsMark.utf8), shell.functionRows)]
-        if let frame {
-            try frame.write(title: title, body: shell.body[...]) { try HTMLPageFrame.writeSpliced($0, splices: splices, to: writer) }
-        } else {
-            let text = try self.page(context.metadata, title: title, kind: "file", root: "../",
-                                     body: String(decoding: shell.body, as: UTF8.self), inline: false)
-            try HTMLPageFrame.writeSpliced(Array(text.utf8)[...], splices: splices, to: writer)
-        }
-        try writer.commit()
-    }
-
-    /// The layout of the file pages rendered once (nil: the layout must be rendered per page).
-    func filePageFrame(_ metadata: ReportMetadata) throws -> HTMLPageFrame? {
-        try HTMLPageFrame.make { title, body in
-            Array(try page(metadata, title: title, kind: "file", root: "../", body: body, inline: false).utf8)
-        }
+    /// One file's page, `files/<page>`, written atomically.
+    func writeFilePage(_ file: FileCoverage, page: String, context: FilePageContext, into folder: OutputFolder) throws {
+        let body = try fileBody(file, context: context, root: "../", anchorPrefix: "", indexHref: "../index.html")
+        let text = try self.page(context.metadata, title: "\(file.relativePath) · \(packageName(context.metadata))", kind: "file",
+                                 root: "../", body: body, inline: false)
+        try AtomicFileWriter.write(text, to: try folder.file("files/" + page))
     }
 
     /// Directory pages (large reports): each directory's own files, in pages of `filesPerPage`.

@@ -138,12 +138,6 @@ public struct HTMLTemplates: Sendable {
         return text
     }
 
-    /// The same as UTF-8 bytes.
-    func renderBytes(_ name: String, _ context: some HTMLViewModel) throws -> [UInt8] {
-        if let bytes = compiled.renderBytes(name, context) { return bytes }
-        return Array(try render(name, context).utf8)
-    }
-
     /// The same templates rendered only through the Mustache library (tests compare the two).
     func libraryOnly() -> HTMLTemplates {
         var copy = self

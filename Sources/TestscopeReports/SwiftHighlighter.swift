@@ -36,64 +36,6 @@ public enum SwiftHighlighter {
     ]
     /// Keywords that stay keywords after a `.` (`x.self`, `.init(…)`, `T.Type`).
     static let memberKeywords: Set<String> = ["self", "init", "Type", "Protocol"]
-
-    /// Both sets as a table looked up by the identifier's bytes: a `String` made and hashed per
-    /// identifier (SipHash) was about 3 % of the HTML report's CPU samples on the 400-file package.
-    static let keywordTable = KeywordTable(keywords: keywords, memberKeywords: memberKeywords)
-}
-
-/// An open-addressing table of ASCII words of at most 16 bytes, each packed into two integers and
-/// found with one multiplication; what it holds is `SwiftHighlighter.keywords`.
-struct KeywordTable: Sendable {
-    struct Entry: Sendable {
-        var low: UInt64
-        var high: UInt64
-        var isMember: Bool
-        var isUsed: Bool
-    }
-
-    static let size = 512
-    private var entries: [Entry]
-
-    init(keywords: Set<String>, memberKeywords: Set<String>) {
-        entries = Array(repeating: Entry(low: 0, high: 0, isMember: false, isUsed: false), count: Self.size)
-        for word in keywords {
-            let bytes = Array(word.utf8)
-            precondition(bytes.count <= 16 && bytes.allSatisfy { $0 < 0x80 }, "keywords are short ASCII words")
-            let (low, high) = bytes.withUnsafeBufferPointer { Self.pack($0[...]) }
-            var slot = Self.slot(low, high)
-            while entries[slot].isUsed { slot = (slot + 1) & (Self.size - 1) }
-            entries[slot] = Entry(low: low, high: high, isMember: memberKeywords.contains(word), isUsed: true)
-        }
-    }
-
-    /// Bytes 0–7 and 8–15 as little-endian integers, zero-padded (no identifier byte is zero).
-    @inline(__always)
-    static func pack(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> (UInt64, UInt64) {
-        var low: UInt64 = 0, high: UInt64 = 0
-        for (k, b) in bytes.enumerated() {
-            if k < 8 { low |= UInt64(b) << (8 * UInt64(k)) } else { high |= UInt64(b) << (8 * UInt64(k - 8)) }
-        }
-        return (low, high)
-    }
-
-    @inline(__always)
-    static func slot(_ low: UInt64, _ high: UInt64) -> Int {
-        Int(truncatingIfNeeded: ((low ^ (high &* 0x9E37_79B9)) &* 0x9E37_79B9_7F4A_7C15) >> 55) & (size - 1)
-    }
-
-    /// nil: not a keyword; else whether it stays a keyword after a `.`.
-    @inline(__always)
-    func lookup(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool? {
-        guard bytes.count <= 16 else { return nil }
-        let (low, high) = Self.pack(bytes)
-        var slot = Self.slot(low, high)
-        while entries[slot].isUsed {
-            if entries[slot].low == low && entries[slot].high == high { return entries[slot].isMember }
-            slot = (slot + 1) & (Self.size - 1)
-        }
-        return nil
-    }
 }
 
 private struct Lexer {
@@ -204,9 +146,10 @@ private struct Lexer {
         let length = i - start
         let afterDot = previous == UInt8(ascii: ".")
         previous = UInt8(ascii: "a")
+        // Identifiers longer than the longest keyword, or starting with a non-ASCII byte, stay plain.
         guard length <= 16, bytes[start] < 0x80 else { return }
-        let keyword = SwiftHighlighter.keywordTable.lookup(bytes[start..<i])
-        if let isMember = keyword, !afterDot || isMember {
+        let word = String(decoding: bytes[start..<i], as: UTF8.self)
+        if SwiftHighlighter.keywords.contains(word), !afterDot || SwiftHighlighter.memberKeywords.contains(word) {
             emit(start, i, .keyword)
         } else if bytes[start] >= UInt8(ascii: "A") && bytes[start] <= UInt8(ascii: "Z") {
             emit(start, i, .type)

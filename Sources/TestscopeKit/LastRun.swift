@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeTestResults
 
 /// `.testscope-run.json`: what the last `testscope run` into an output folder read its reports from (raw
 /// profiles, test binary, console log, event streams, test list), so that `testscope report` without inputs
@@ -17,6 +18,29 @@ public struct LastRun: Codable, Sendable, Equatable {
     public var testList: String?
     /// Whether the run's counters were atomic or its tests ran in parallel (absent in older records).
     public var negativeCounts: NegativeCountCause?
+    /// What only the run's supervisor knew, which no log or stream says: how often it relaunched the test
+    /// binary, and the tests it killed at the timeout (absent in older records).
+    public var supervisor: SupervisorVerdicts?
+
+    /// The supervisor's part of a run's results, laid over the results `report` reads from the logs again.
+    public struct SupervisorVerdicts: Codable, Sendable, Equatable {
+        public var relaunches: Int
+        public var timedOut: [TestCaseResult]
+
+        init(_ results: TestRunResults) {
+            relaunches = results.relaunches
+            timedOut = results.results.filter { $0.outcome == .timedOut }
+        }
+
+        /// `results` with the relaunches and each killed test's result as the run reported them.
+        func applied(to results: TestRunResults) -> TestRunResults {
+            var results = results
+            results.relaunches = max(results.relaunches, relaunches)
+            let killed = Dictionary(timedOut.map { ($0.id + "\u{0}" + ($0.arguments ?? ""), $0) }, uniquingKeysWith: { first, _ in first })
+            results.results = results.results.map { killed[$0.id + "\u{0}" + ($0.arguments ?? "")] ?? $0 }
+            return results
+        }
+    }
 
     /// Records a run's inputs, naming the files inside `output` relative to it.
     init(packageRoot: URL, profiles: [URL], binaries: [URL], testLogs: [URL], eventStreams: [URL], testList: URL?, output: OutputFolder) {
@@ -76,6 +100,7 @@ public struct LastRun: Codable, Sendable, Equatable {
         (request.testLogs, request.eventStreams) = (try testLogs.map(url), try eventStreams.map(url))
         request.testList = try testList.map(url)
         request.settings.negativeCounts = negativeCounts ?? .unknown
+        request.supervisor = supervisor
         return request
     }
 }

@@ -56,8 +56,9 @@ extension Pipeline {
     private func importTests(_ request: ReportRequest) throws -> TestRunResults? {
         guard request.hasTestInput else { return nil }
         let list = try request.testList.map { TestList.parse(try TestResultImporter.read($0)) }
-        let results = try TestResultImporter.combined(logs: request.testLogs, streams: request.eventStreams,
+        var results = try TestResultImporter.combined(logs: request.testLogs, streams: request.eventStreams,
                                                       junit: request.junit, testList: list)
+        if let supervisor = request.supervisor { results = supervisor.applied(to: results) }
         for warning in results.warnings { terminal.emit(warning) }
         return results
     }

@@ -99,6 +99,8 @@ public struct ReportRequest: Sendable {
     public var testList: URL?
     /// `--from`: the output folder of the run to report again when no input is given (nil: the output folder).
     public var from: URL?
+    /// The reported run's supervisor verdicts (relaunches, timeouts), which its logs do not hold.
+    public var supervisor: LastRun.SupervisorVerdicts?
     /// `--tests-for`/`--covered-by`: a question to the `per-test.json` of `from` or the output folder, answered instead of a report.
     public var perTest: PerTestQuery?
     public var settings: ReportSettings

@@ -174,7 +174,8 @@ extension Pipeline {
         if let shardManifest, shardManifest.tests.isEmpty {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
-            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts)
+            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts,
+                           tests: run.results)
             try shardManifest.write(into: output)
             return outcome
         }
@@ -190,7 +191,7 @@ extension Pipeline {
         guard !run.profiles.isEmpty else {
             if testsFailed {
                 if !tests.results.isEmpty {
-                    _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts)
+                    _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts, tests: tests)
                     try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
                     try shardManifest?.write(into: output)
                 }
@@ -202,7 +203,7 @@ extension Pipeline {
         }
         // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
         let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
-                                  negativeCounts: settings.negativeCounts)
+                                  negativeCounts: settings.negativeCounts, tests: tests)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
                                          pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html)
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
@@ -234,7 +235,7 @@ extension Pipeline {
     /// ones this run wrote (a relaunch adds `-2`, `-3`…), in the order they were written; `negativeCounts`:
     /// what the run rules out as the cause of a negative count, for `report`'s warning.
     private func commit(_ staging: RunStaging, root: URL, profiles: [URL], binaries: [URL], log: URL,
-                        negativeCounts: NegativeCountCause) throws -> [URL] {
+                        negativeCounts: NegativeCountCause, tests: TestRunResults) throws -> [URL] {
         let files = (try? FileManager.default.contentsOfDirectory(at: staging.folder, includingPropertiesForKeys: nil)) ?? []
         let streams = files.filter {
             $0.lastPathComponent.hasPrefix("swift-testing-events") && $0.pathExtension == "jsonl"
@@ -244,6 +245,7 @@ extension Pipeline {
         var run = LastRun(packageRoot: root, profiles: final.profiles, binaries: binaries, testLogs: [log], eventStreams: final.streams,
                           testList: FileManager.default.fileExists(atPath: list.path) ? staging.final(list) : nil, output: staging.output)
         run.negativeCounts = negativeCounts
+        run.supervisor = LastRun.SupervisorVerdicts(tests)
         try staging.commit(run)
         return final.profiles
     }

@@ -2,13 +2,13 @@ import Foundation
 import TestscopeExecution
 
 /// Which testing library produced a result.
-public enum TestFramework: String, Sendable, Equatable {
+public enum TestFramework: String, Sendable, Equatable, Codable {
     case xctest = "XCTest"
     case swiftTesting = "Swift Testing"
 }
 
 /// How a test ended.
-public enum TestOutcome: String, Sendable, Equatable, CaseIterable {
+public enum TestOutcome: String, Sendable, Equatable, Codable, CaseIterable {
     case passed, failed, skipped
     /// Passed with known issues only (Swift Testing `withKnownIssue`).
     case expectedFailure = "expected-failure"
@@ -20,7 +20,7 @@ public enum TestOutcome: String, Sendable, Equatable, CaseIterable {
 }
 
 /// A place in a source file.
-public struct SourceLocation: Sendable, Equatable {
+public struct SourceLocation: Sendable, Equatable, Codable {
     public var file: String
     public var line: Int
     public var column: Int?
@@ -33,8 +33,8 @@ public struct SourceLocation: Sendable, Equatable {
 }
 
 /// One problem recorded by a test: an assertion, a thrown error, a known issue, a warning.
-public struct TestIssue: Sendable, Equatable {
-    public enum Kind: String, Sendable, Equatable {
+public struct TestIssue: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Equatable, Codable {
         /// An assertion or expectation failed.
         case failure
         /// A thrown error or other unexpected failure.
@@ -61,7 +61,7 @@ public struct TestIssue: Sendable, Equatable {
 }
 
 /// The results of an XCTest `measure` block.
-public struct PerformanceMetric: Sendable, Equatable {
+public struct PerformanceMetric: Sendable, Equatable, Codable {
     public var name: String
     public var unit: String
     public var values: [Double]
@@ -71,7 +71,7 @@ public struct PerformanceMetric: Sendable, Equatable {
 }
 
 /// Why and where a test process died.
-public struct CrashEvidence: Sendable, Equatable {
+public struct CrashEvidence: Sendable, Equatable, Codable {
     /// The signal number, when known (4 = SIGILL, 11 = SIGSEGV, 9 = killed by Testscope's timeout).
     public var signal: Int?
     /// The `Fatal error: …` line of the Swift runtime.
@@ -93,7 +93,7 @@ public struct CrashEvidence: Sendable, Equatable {
 }
 
 /// The result of one test (or one case of a parameterized Swift Testing test).
-public struct TestCaseResult: Sendable, Equatable {
+public struct TestCaseResult: Sendable, Equatable, Codable {
     /// The specifier `swift test list` prints: `Module.Class/testMethod`, `Module.Suite/function()`.
     public var id: String
     public var framework: TestFramework

@@ -52,5 +52,17 @@ final class CrashAndTimeoutTests: XCTestCase {
         let coverage = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("coverage.json"))) as? [String: Any])
         let lines = try XCTUnwrap((coverage["totals"] as? [String: [String: Any]])?["lines"])
         XCTAssertGreaterThan(lines["covered"] as? Int ?? 0, 0)
+
+        // `report` re-rendering the run gives the run's results: the timeout and the relaunches, which only the
+        // supervisor knew (the log shows a test that started and never ended), come from the run's record.
+        let again = output.appendingPathComponent("again")
+        let rendered = try TestscopeProcess.run(["report", "--from", output.path, "--output", again.path, "--format", "json"])
+        XCTAssertEqual(rendered.status, 1, rendered.stderr)
+        let reread = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: again.appendingPathComponent("tests.json"))) as? [String: Any])
+        XCTAssertEqual(reread["summary"] as? NSDictionary, json["summary"] as? NSDictionary)
+        func essentials(_ tests: [[String: Any]]) -> [String] {
+            tests.map { "\($0["id"] ?? "") \($0["arguments"] ?? "") \($0["outcome"] ?? "") \(($0["crash"] as? [String: Any])?["reason"] ?? "")" }.sorted()
+        }
+        XCTAssertEqual(essentials(try XCTUnwrap(reread["tests"] as? [[String: Any]])), essentials(tests))
     }
 }

@@ -46,6 +46,11 @@ let package = Package(
             "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeHistory",
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
+        // The terminal: the live view while `run`/`flaky` work (build lines, grouped warnings, the status
+        // line) and the final screens, fitted to the width.
+        .target(name: "TestscopeTerminal", dependencies: [
+            "TestscopeReports", "TestscopeRun", "TestscopeExecution", "TestscopeTestResults", "TestscopeCoverage", "TestscopeFlakiness",
+        ]),
         // The HTML report's templates and assets (top-level templates/), compiled into the binary.
         .target(
             name: "TestscopeTemplates", path: "templates",
@@ -54,7 +59,7 @@ let package = Package(
         // The pipeline as a library: typed requests (run, report, flaky) in, outcomes out.
         .target(name: "TestscopeKit", dependencies: [
             "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeRun",
-            "TestscopeProfileData", "TestscopeHistory",
+            "TestscopeProfileData", "TestscopeHistory", "TestscopeTerminal",
         ]),
         // The thin command-line frontend: options, validation, exit statuses.
         .executableTarget(
@@ -93,12 +98,12 @@ let package = Package(
         .testTarget(
             name: "TestscopeReportsTests",
             dependencies: [
-                "TestscopeReports", "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestSupport",
+                "TestscopeReports", "TestscopeTerminal", "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestSupport",
                 "TestscopeTestResults", "TestscopeFlakiness", .product(name: "Mustache", package: "swift-mustache"),
             ],
             exclude: ["Goldens"]
         ),
-        .testTarget(name: "TestscopeKitTests", dependencies: [
+.testTarget(name: "TestscopeKitTests", dependencies: [
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeExecution
 import TestscopeReports
+import TestscopeTerminal
 
 /// The last thing `run` and `report` print (`ResultScreen`): the verdict — tests, coverage totals, the
 /// pull-request figures and the gate's lines — then the failures, coverage by target and the worst

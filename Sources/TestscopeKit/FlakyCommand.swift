@@ -4,6 +4,7 @@ import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeHistory
 import TestscopeReports
+import TestscopeTerminal
 import TestscopeRun
 import TestscopeTestResults
 

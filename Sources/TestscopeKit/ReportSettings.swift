@@ -2,6 +2,7 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeReports
+import TestscopeTerminal
 
 /// How the reports of `run`, `report` and `flaky` are written: formats, folder, filters, gate and
 /// toolchain overrides — the values behind the command line's shared options.

@@ -3,6 +3,7 @@ import TestscopeCoverage
 import TestscopeExecution
 import TestscopeHistory
 import TestscopeReports
+import TestscopeTerminal
 import TestscopeRun
 import TestscopeTestResults
 

@@ -3,6 +3,7 @@ import XCTest
 @testable import TestscopeCoverage
 import TestscopeExecution
 @testable import TestscopeReports
+@testable import TestscopeTerminal
 import TestscopeRun
 @testable import TestscopeTestResults
 

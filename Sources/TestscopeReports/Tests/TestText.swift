@@ -12,10 +12,10 @@ public struct PathDisplay: Sendable {
 }
 
 /// Shared wording for issues, crashes and timeouts.
-enum TestText {
+package enum TestText {
     /// `Tests/X.swift:12: message` lines for the failing issues, the crash or the timeout.
     /// Each message at most `BoundedText.messageLimit` bytes, all together at most `BoundedText.outputLimit`.
-    static func failureLines(_ result: TestCaseResult, paths: PathDisplay, fullTextIn: String = "tests.json") -> [String] {
+    package static func failureLines(_ result: TestCaseResult, paths: PathDisplay, fullTextIn: String = "tests.json") -> [String] {
         var lines: [String] = []
         let cap = { (text: String) in BoundedText.cap(text, fullTextIn: fullTextIn) }
         for issue in result.issues where issue.isFailure {
@@ -55,12 +55,12 @@ enum TestText {
         return result.outcome.rawValue
     }
 
-    static func oneLine(_ text: String, limit: Int = 1024) -> String {
+    package static func oneLine(_ text: String, limit: Int = 1024) -> String {
         let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
         return flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
     }
 
-    static func seconds(_ value: Double) -> String {
+    package static func seconds(_ value: Double) -> String {
         String(format: "%.3f s", value)
     }
 }

@@ -4,9 +4,9 @@ import TestscopeFlakiness
 import TestscopeTestResults
 
 /// Wording shared by the flaky reports.
-enum FlakyText {
+package enum FlakyText {
     /// `polluter: A; cleaner: C`, `setter: S`, or "".
-    static func culprits(_ finding: TestFinding) -> String {
+    package static func culprits(_ finding: TestFinding) -> String {
         var parts: [String] = []
         if !finding.polluters.isEmpty { parts.append("polluter\(finding.polluters.count == 1 ? "" : "s"): " + finding.polluters.joined(separator: ", ")) }
         if !finding.setters.isEmpty { parts.append("setter\(finding.setters.count == 1 ? "" : "s"): " + finding.setters.joined(separator: ", ")) }
@@ -17,7 +17,7 @@ enum FlakyText {
     static func classAndName(_ id: String) -> (className: String, name: String) { TestIdentity.classAndName(of: id) }
 
     /// `testscope flaky --package-path P --seed S --replay K [--runs N]`.
-    static func replay(_ report: FlakyReport, run: Int) -> String {
+    package static func replay(_ report: FlakyReport, run: Int) -> String {
         let runs = report.orders.count == FlakyDefaults.runs ? "" : " --runs \(report.orders.count)"
         return "\(report.reproduction.testscopePrefix) --seed \(report.seed) --replay \(run)\(runs)"
     }

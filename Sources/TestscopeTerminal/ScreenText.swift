@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeReports
 
 /// Text fitted to a terminal's width: a row never wraps, a long path loses its middle (`Sources/…/File.swift`).
 public enum ScreenText {

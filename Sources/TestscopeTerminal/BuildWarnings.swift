@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeReports
 
 /// The build's warnings as the live view shows them (as xcbeautify's users expect): the first few in
 /// full, as they come; after the build, every message once with its count. A package such as GRDB

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeReports
 
 /// What the live view's one status line says at a moment: the build's `[N/M]` and its warnings, or the
 /// tests' `N/M` with their outcomes, the running test, the elapsed time and an estimate of what is left.

@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeReports
 import TestscopeExecution
 import TestscopeRun
 import TestscopeTestResults

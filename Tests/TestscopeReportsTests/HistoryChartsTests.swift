@@ -26,4 +26,11 @@ final class HistoryChartsTests: XCTestCase {
         XCTAssertNotEqual(labels[0], labels[1])
         XCTAssertEqual(HistoryHTMLPage.axisLabels([first, first.addingTimeInterval(3600)]).map(\.count), [11, 11], "minutes suffice")
     }
+
+    /// Two runs in one second (a small package's runs follow each other that fast): milliseconds.
+    func testRunsInOneSecondGetMilliseconds() {
+        let first = Date(timeIntervalSince1970: 1_700_000_000.125), second = first.addingTimeInterval(0.5)
+        let labels = HistoryHTMLPage.axisLabels([first, second])
+        XCTAssertEqual(labels, ["11-14 22:13:20.125", "11-14 22:13:20.625"])
+    }
 }

@@ -109,16 +109,19 @@ public struct HistoryHTMLPage: ReportRenderer {
     }
 
     /// `11-23 14:05`: the axis labels.
-    static func short(_ date: Date, seconds: Bool = false) -> String {
-        let text = UTCTimestamp.iso8601(date)
+    static func short(_ date: Date, seconds: Bool = false, milliseconds: Bool = false) -> String {
+        let text = milliseconds ? UTCTimestamp.iso8601Milliseconds(date) : UTCTimestamp.iso8601(date)
         guard text.count >= 19 else { return text }
-        return String(text.dropFirst(5).prefix(seconds ? 14 : 11)).replacingOccurrences(of: "T", with: " ")
+        return String(text.dropFirst(5).prefix(milliseconds ? 18 : seconds ? 14 : 11)).replacingOccurrences(of: "T", with: " ")
     }
 
-    /// The x axis's run dates (`MM-DD HH:MM`), with seconds when the first and last run share a minute.
+    /// The x axis's run dates (`MM-DD HH:MM`), with seconds when the first and last run share a minute,
+    /// and milliseconds when they share a second too (runs of a small package follow each other that fast).
     static func axisLabels(_ dates: [Date]) -> [String] {
         let minutes = dates.map { short($0) }
         guard minutes.count > 1, minutes.first == minutes.last else { return minutes }
-        return dates.map { short($0, seconds: true) }
+        let seconds = dates.map { short($0, seconds: true) }
+        guard seconds.first == seconds.last else { return seconds }
+        return dates.map { short($0, milliseconds: true) }
     }
 }

@@ -3,8 +3,8 @@
 // needs no source tree. `testscope --templates DIR` reads a user's copies instead.
 
 /// The templates and assets of templates/, compiled into the binary: file name → text.
-public enum BundledTemplates {
-    public static let files: [String: String] = [
+package enum BundledTemplates {
+    package static let files: [String: String] = [
         "layout.mustache": text(PackageResources.layout_mustache),
         "nav.mustache": text(PackageResources.nav_mustache),
         "index.mustache": text(PackageResources.index_mustache),

@@ -3,39 +3,39 @@ import TestscopeExecution
 
 /// A committed or archived snapshot of a report's counts (`--baseline FILE`, docs/baseline.md):
 /// counts, never percentages, so that deleting covered code is not mistaken for a regression.
-public struct CoverageBaseline: Codable, Equatable, Sendable {
-    public static let schemaURL = "https://testscope.dev/schemas/baseline/1"
+package struct CoverageBaseline: Codable, Equatable, Sendable {
+    package static let schemaURL = "https://testscope.dev/schemas/baseline/1"
 
     /// Covered and executable counts of one metric.
-    public struct Counts: Codable, Equatable, Sendable {
-        public var covered: Int
-        public var total: Int
+    package struct Counts: Codable, Equatable, Sendable {
+        package var covered: Int
+        package var total: Int
 
-        public init(_ ratio: CoverageRatio) { (covered, total) = (ratio.covered, ratio.total) }
-        public var ratio: CoverageRatio { CoverageRatio(covered: covered, total: total) }
+        package init(_ ratio: CoverageRatio) { (covered, total) = (ratio.covered, ratio.total) }
+        package var ratio: CoverageRatio { CoverageRatio(covered: covered, total: total) }
     }
 
     /// One file's line and region counts.
-    public struct FileCounts: Codable, Equatable, Sendable {
-        public var lines: Counts
-        public var regions: Counts
+    package struct FileCounts: Codable, Equatable, Sendable {
+        package var lines: Counts
+        package var regions: Counts
     }
 
-    public var schema: String
-    public var generator: String
-    public var createdAt: String
+    package var schema: String
+    package var generator: String
+    package var createdAt: String
     /// The package folder's name (for messages).
-    public var package: String
+    package var package: String
     /// `git rev-parse HEAD` when it was written (nil outside a repository).
-    public var commit: String?
+    package var commit: String?
     /// The llvm-cov (or toolchain) the report was made with.
-    public var toolchain: String?
-    public var totals: FileCounts
+    package var toolchain: String?
+    package var totals: FileCounts
     /// By path relative to the package root.
-    public var files: [String: FileCounts]
+    package var files: [String: FileCounts]
 
     /// The baseline of `report`.
-    public init(report: CoverageReport, package: String, commit: String?, generator: String) {
+    package init(report: CoverageReport, package: String, commit: String?, generator: String) {
         schema = Self.schemaURL
         self.generator = generator
         createdAt = report.metadata.createdAt
@@ -49,7 +49,7 @@ public struct CoverageBaseline: Codable, Equatable, Sendable {
     }
 
     /// The JSON text, keys sorted (a committed baseline diffs cleanly).
-    public func encoded() throws -> String {
+    package func encoded() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
@@ -57,7 +57,7 @@ public struct CoverageBaseline: Codable, Equatable, Sendable {
 
     /// Compares `report` with this baseline. `renames` maps a current package-relative path to its
     /// path in the baseline (git's rename detection); `tolerance` is in percentage points.
-    public func compare(with report: CoverageReport, renames: [String: String] = [:], tolerance: Double = 0) -> BaselineComparison {
+    package func compare(with report: CoverageReport, renames: [String: String] = [:], tolerance: Double = 0) -> BaselineComparison {
         var regressions: [BaselineComparison.FileRegression] = []
         for file in report.files {
             let old = renames[file.relativePath] ?? file.relativePath

@@ -2,27 +2,27 @@ import Foundation
 import TestscopeExecution
 
 /// How to turn exports into Testscope's coverage model.
-public struct CoverageBuildOptions: Sendable {
-    public var packageRoot: URL
-    public var layout: PackageLayout
-    public var filter: SourceFilter
+package struct CoverageBuildOptions: Sendable {
+    package var packageRoot: URL
+    package var layout: PackageLayout
+    package var filter: SourceFilter
     /// Path prefixes to rewrite in the export before anything else (like llvm-cov's -path-equivalence).
-    public var pathEquivalences: [PathEquivalence]
-    public var demangler: SwiftDemangler
-    public var toolchainDescription: String?
+    package var pathEquivalences: [PathEquivalence]
+    package var demangler: SwiftDemangler
+    package var toolchainDescription: String?
     /// When the coverage data was recorded; sources changed after it get a warning.
-    public var dataRecordedAt: Date?
-    public var createdAt: Date
+    package var dataRecordedAt: Date?
+    package var createdAt: Date
     /// False when no output shows function names (the text table): demangling is skipped.
-    public var needsFunctionNames = true
+    package var needsFunctionNames = true
     /// False when no diff coverage is asked for: the start line of every counted region
     /// (`FileCoverage.regionStarts`, read only by the diff's classifier) is not collected and sorted
     /// (15 M instructions of a text report at 400 files).
-    public var needsRegionStarts = true
+    package var needsRegionStarts = true
     /// How the profile was recorded, as far as known: what the warning about unknown counts names as their cause.
-    public var negativeCounts = NegativeCountCause.unknown
+    package var negativeCounts = NegativeCountCause.unknown
 
-    public init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
+    package init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
                 demangler: SwiftDemangler = SwiftDemangler(library: nil), toolchainDescription: String? = nil,
                 dataRecordedAt: Date? = nil, createdAt: Date = Date()) {
         self.packageRoot = packageRoot
@@ -87,18 +87,18 @@ public struct PathEquivalence: Sendable, Equatable {
 /// Reads one or more llvm-cov exports and builds the coverage model: per-line counts from the
 /// file segments, functions from the function records (demangled, closures grouped), filters,
 /// exclusion markers and roll-ups.
-public struct CoverageBuilder {
-    public let options: CoverageBuildOptions
+package struct CoverageBuilder {
+    package let options: CoverageBuildOptions
 
-    public init(options: CoverageBuildOptions) { self.options = options }
+    package init(options: CoverageBuildOptions) { self.options = options }
 
     /// The model of llvm-cov JSON exports.
-    public func build(exports: [URL]) throws -> CoverageModel {
+    package func build(exports: [URL]) throws -> CoverageModel {
         try build(sources: exports.map { ExportDocument($0) })
     }
 
     /// The whole model of the records of `sources` (exports, or the native engine's records): every file kept whole.
-    public func build(sources: [any CoverageRecordSource]) throws -> CoverageModel {
+    package func build(sources: [any CoverageRecordSource]) throws -> CoverageModel {
         var files: [FileCoverage] = []
         let report = try build(sources: sources, onFiles: { files += $0 })
         return CoverageModel(report: report, files: files)
@@ -109,7 +109,7 @@ public struct CoverageBuilder {
     /// source hands them a batch of files at a time as the records are evaluated, so that a report
     /// can be written file by file; exports and several sources, whose files are complete only at
     /// the end, hand them all at once.
-    public func build(sources: [any CoverageRecordSource], onFiles: ([FileCoverage]) throws -> Void) throws -> CoverageReport {
+    package func build(sources: [any CoverageRecordSource], onFiles: ([FileCoverage]) throws -> Void) throws -> CoverageReport {
         guard !sources.isEmpty else { throw CoverageError.noInput }
         if sources.count == 1, let native = sources[0] as? NativeRecordSource { return try build(native: native, onFiles: onFiles) }
         // With one source, each file's lines are computed as soon as it is read and its segments
@@ -227,7 +227,7 @@ public struct CoverageBuilder {
     }
 
     /// Where the numbers come from: what every page and file of the report names.
-    public func metadata(sources: [any CoverageRecordSource]) -> ReportMetadata {
+    package func metadata(sources: [any CoverageRecordSource]) -> ReportMetadata {
         var readers: [String] = []
         for source in sources where !readers.contains(source.reader) { readers.append(source.reader) }
         return ReportMetadata(packageRoot: options.packageRoot.path, inputs: sources.flatMap(\.inputs),

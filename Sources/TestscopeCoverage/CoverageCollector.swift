@@ -3,13 +3,13 @@ import TestscopeExecution
 
 /// Turns raw profiles and test binaries into an llvm-cov JSON export with the toolchain's own
 /// `llvm-profdata` and `llvm-cov`, translating their failures into actionable errors.
-public struct CoverageCollector: Sendable {
-    public let toolchain: Toolchain
+package struct CoverageCollector: Sendable {
+    package let toolchain: Toolchain
 
-    public init(toolchain: Toolchain) { self.toolchain = toolchain }
+    package init(toolchain: Toolchain) { self.toolchain = toolchain }
 
     /// `llvm-profdata merge -sparse` of `.profraw`/`.profdata` inputs into `output`.
-    public func mergeProfiles(_ inputs: [URL], into output: URL) throws {
+    package func mergeProfiles(_ inputs: [URL], into output: URL) throws {
         for input in inputs where !FileManager.default.fileExists(atPath: input.path) {
             throw CoverageError.fileNotFound(path: input.path)
         }
@@ -26,7 +26,7 @@ public struct CoverageCollector: Sendable {
     }
 
     /// `llvm-cov export` of `binaries` with `profile`, written to `output`.
-    public func export(profile: URL, binaries: [URL], to output: URL) throws {
+    package func export(profile: URL, binaries: [URL], to output: URL) throws {
         guard let first = binaries.first else { throw CoverageError.noInput }
         for file in [profile] + binaries where !FileManager.default.fileExists(atPath: file.path) {
             throw CoverageError.fileNotFound(path: file.path)

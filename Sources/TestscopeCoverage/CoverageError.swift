@@ -86,7 +86,7 @@ extension CoverageError: ClassifiedError {
 extension CoverageError {
     /// A mapping reader's error about `binary` in the coverage model's terms (`unsupported` stays:
     /// it means fall back to llvm-cov).
-    public static func translated(_ error: any Error, binary: String) -> any Error {
+    package static func translated(_ error: any Error, binary: String) -> any Error {
         guard let error = error as? ProfileDataError else { return error }
         switch error {
         case .unsupported: return error

@@ -45,13 +45,13 @@ public struct CoverageSummary: Equatable, Sendable {
 
 /// A run of columns inside one line that did not execute: `start` inclusive, `end` exclusive,
 /// `end == nil` meaning "to the end of the line" (columns are 1-based, as llvm-cov reports them).
-public struct ColumnSpan: Equatable, Sendable {
-    public var start: UInt32
-    public var end: UInt32?
+package struct ColumnSpan: Equatable, Sendable {
+    package var start: UInt32
+    package var end: UInt32?
     /// The execution count of the region the span belongs to (0).
-    public var count: UInt64
+    package var count: UInt64
 
-    public init(start: UInt32, end: UInt32?, count: UInt64) {
+    package init(start: UInt32, end: UInt32?, count: UInt64) {
         self.start = start
         self.end = end
         self.count = count
@@ -59,13 +59,13 @@ public struct ColumnSpan: Equatable, Sendable {
 }
 
 /// One executable line with its execution count, as `llvm-cov show` prints it.
-public struct LineCoverage: Equatable, Sendable {
-    public var line: UInt32
-    public var count: UInt64
+package struct LineCoverage: Equatable, Sendable {
+    package var line: UInt32
+    package var count: UInt64
     /// Non-empty on a partially covered line: count > 0, but these spans never ran.
-    public var uncoveredSpans: [ColumnSpan]
+    package var uncoveredSpans: [ColumnSpan]
 
-    public init(line: UInt32, count: UInt64, uncoveredSpans: [ColumnSpan] = []) {
+    package init(line: UInt32, count: UInt64, uncoveredSpans: [ColumnSpan] = []) {
         self.line = line
         self.count = count
         self.uncoveredSpans = uncoveredSpans
@@ -74,82 +74,82 @@ public struct LineCoverage: Equatable, Sendable {
     /// The count llvm-cov export writes for a counter expression that went negative (`a − b` below
     /// zero: the compiler's mapping, or counters that lost increments in a data race;
     /// `NegativeCountCause`), and the native engine too: the real count is unknown.
-    public static let unreliableCount = UInt64(Int64.max)
+    package static let unreliableCount = UInt64(Int64.max)
 
     /// The count is unknown (a negative counter expression, `NegativeCountCause`): such a line is executable but never counted as covered.
-    public var isUnreliable: Bool { count == Self.unreliableCount }
-    public var isCovered: Bool { Self.isCovered(count: count) }
-    public var isPartial: Bool { isCovered && !uncoveredSpans.isEmpty }
+    package var isUnreliable: Bool { count == Self.unreliableCount }
+    package var isCovered: Bool { Self.isCovered(count: count) }
+    package var isPartial: Bool { isCovered && !uncoveredSpans.isEmpty }
 
     /// The rule of `isCovered` on a count alone (for readers of a `LineTable` by position).
     @inline(__always)
-    public static func isCovered(count: UInt64) -> Bool { count > 0 && count != unreliableCount }
+    package static func isCovered(count: UInt64) -> Bool { count > 0 && count != unreliableCount }
 }
 
 /// A code region reduced to its start line and whether it ran (instantiations merged; an unknown count is not covered).
-public struct RegionStart: Equatable, Sendable {
+package struct RegionStart: Equatable, Sendable {
     private var bits: UInt32
 
-    public init(line: UInt32, covered: Bool) { bits = min(line, 0x7FFF_FFFF) | (covered ? 0x8000_0000 : 0) }
+    package init(line: UInt32, covered: Bool) { bits = min(line, 0x7FFF_FFFF) | (covered ? 0x8000_0000 : 0) }
 
-    public var line: UInt32 { bits & 0x7FFF_FFFF }
-    public var covered: Bool { bits & 0x8000_0000 != 0 }
+    package var line: UInt32 { bits & 0x7FFF_FFFF }
+    package var covered: Bool { bits & 0x8000_0000 != 0 }
 }
 
 /// A source function (closures grouped under it) with its coverage.
-public struct FunctionCoverage: Equatable, Sendable {
+package struct FunctionCoverage: Equatable, Sendable {
     /// Demangled, module-free name, e.g. `Calc.add(_:_:) -> Int` or `closure #1 in Calc.run()`.
-    public var name: String
-    public var mangledName: String
-    public var line: UInt32
-    public var column: UInt32
-    public var endLine: UInt32
+    package var name: String
+    package var mangledName: String
+    package var line: UInt32
+    package var column: UInt32
+    package var endLine: UInt32
     /// Times the function was entered (summed over instantiations).
-    public var count: UInt64
-    public var lines: CoverageRatio
-    public var regions: CoverageRatio
+    package var count: UInt64
+    package var lines: CoverageRatio
+    package var regions: CoverageRatio
     /// Compiled records for this source function (more than one for some generics).
-    public var instantiations: CoverageRatio
+    package var instantiations: CoverageRatio
     /// Closures and autoclosures defined inside, flattened, in source order.
-    public var closures: [FunctionCoverage]
+    package var closures: [FunctionCoverage]
     /// While the model is built: where the display name will be in the demangling session (-1: none).
     var nameIndex: Int32 = -1
 
-    public var isCovered: Bool { count > 0 }
+    package var isCovered: Bool { count > 0 }
 }
 
 /// Everything known about one source file: its lines and functions. The outputs that read files
 /// whole get them as the model is built (streamed) or in a `CoverageModel`; the report keeps each
 /// file's `summarized` form.
-public struct FileCoverage: Equatable, Sendable {
+package struct FileCoverage: Equatable, Sendable {
     /// The path as the export names it (after --path-equivalence).
-    public var path: String
+    package var path: String
     /// The path relative to the package root (or the absolute path for files outside it).
-    public var relativePath: String
+    package var relativePath: String
     /// The SwiftPM target (module) the file belongs to, when known.
-    public var target: String?
+    package var target: String?
     /// Executable lines that are not excluded by markers, in line order.
-    public var lines: LineTable
+    package var lines: LineTable
     /// Lines excluded by `testscope:ignore` markers (only those that were executable).
-    public var excludedLines: [UInt32]
-    public var functions: [FunctionCoverage]
-    public var summary: CoverageSummary
+    package var excludedLines: [UInt32]
+    package var functions: [FunctionCoverage]
+    package var summary: CoverageSummary
     /// False when the source could not be read (deleted since the run); counts are still known.
-    public var sourceAvailable: Bool
+    package var sourceAvailable: Bool
     /// Where each region counted in `summary.regions` starts, by line (what diff region coverage needs).
-    public var regionStarts: [RegionStart] = []
+    package var regionStarts: [RegionStart] = []
     /// The source's text as the model read it (nil when it could not be read): the HTML pages and
     /// the diff's classifier read it, not the file again.
-    public var source: SourceText? = nil
+    package var source: SourceText? = nil
 
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
-    public var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
+    package var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
 
     /// Ranges of lines whose count is unknown (a negative counter expression), merged the same way.
-    public var unreliableRanges: [ClosedRange<UInt32>] { ranges { $0 == LineCoverage.unreliableCount } }
+    package var unreliableRanges: [ClosedRange<UInt32>] { ranges { $0 == LineCoverage.unreliableCount } }
 
     /// What the report keeps of the file.
-    public var summarized: FileSummary {
+    package var summarized: FileSummary {
         FileSummary(path: path, relativePath: relativePath, target: target, summary: summary, excludedLines: excludedLines,
                     sourceAvailable: sourceAvailable, missingRanges: missingRanges, unreliableRanges: unreliableRanges)
     }
@@ -242,21 +242,21 @@ public struct CoverageReport: Equatable, Sendable {
 /// read the whole model (`Outputs.CoverageInput.wholeModel` in the Kit) and per-test coverage read.
 /// The report's other members read through it (`model.totals`).
 @dynamicMemberLookup
-public struct CoverageModel: Equatable, Sendable {
-    public var report: CoverageReport
-    public var files: [FileCoverage]
+package struct CoverageModel: Equatable, Sendable {
+    package var report: CoverageReport
+    package var files: [FileCoverage]
 
-    public init(report: CoverageReport, files: [FileCoverage]) {
+    package init(report: CoverageReport, files: [FileCoverage]) {
         self.report = report
         self.files = files
     }
 
-    public init(files: [FileCoverage], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
+    package init(files: [FileCoverage], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
         self.files = files.sorted { $0.relativePath < $1.relativePath }
         report = CoverageReport(files: self.files.map(\.summarized), metadata: metadata, warnings: warnings)
     }
 
-    public subscript<T>(dynamicMember member: WritableKeyPath<CoverageReport, T>) -> T {
+    package subscript<T>(dynamicMember member: WritableKeyPath<CoverageReport, T>) -> T {
         get { report[keyPath: member] }
         set { report[keyPath: member] = newValue }
     }
@@ -264,7 +264,7 @@ public struct CoverageModel: Equatable, Sendable {
 
 extension Array where Element == ClosedRange<UInt32> {
     /// Line ranges as coverage.py prints them: `12-14, 20`.
-    public var lineRangesText: String {
+    package var lineRangesText: String {
         map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ")
     }
 }

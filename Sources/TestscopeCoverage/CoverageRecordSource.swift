@@ -5,7 +5,7 @@ import TestscopeProfileData
 /// Where the coverage model's records come from: an llvm-cov JSON export, or the native engine's
 /// records of profiles and binaries. Files and functions are handed over as they are read; a file
 /// `includeFile` rejects may be skipped without decoding.
-public protocol CoverageRecordSource {
+package protocol CoverageRecordSource {
     /// What it is called in messages (a path).
     var name: String { get }
     /// The files the report lists as its inputs.
@@ -18,24 +18,24 @@ public protocol CoverageRecordSource {
 }
 
 extension CoverageRecordSource {
-    public var inputs: [String] { [name] }
-    public var reader: String { "llvm-cov export" }
+    package var inputs: [String] { [name] }
+    package var reader: String { "llvm-cov export" }
 }
 
 /// An `llvm-cov export` JSON document on disk.
-public struct ExportDocument: CoverageRecordSource {
-    public let url: URL
-    public var name: String { url.path }
+package struct ExportDocument: CoverageRecordSource {
+    package let url: URL
+    package var name: String { url.path }
     /// The llvm-cov that wrote it, when Testscope ran it (nil: an export the user gave).
-    public var writtenBy: String?
-    public var reader: String { writtenBy.map { "llvm-cov export (\($0))" } ?? "llvm-cov export (given)" }
+    package var writtenBy: String?
+    package var reader: String { writtenBy.map { "llvm-cov export (\($0))" } ?? "llvm-cov export (given)" }
 
-    public init(_ url: URL, writtenBy: String? = nil) {
+    package init(_ url: URL, writtenBy: String? = nil) {
         self.url = url
         self.writtenBy = writtenBy
     }
 
-    public func read(includeFile: @escaping (String) -> Bool,
+    package func read(includeFile: @escaping (String) -> Bool,
                      onFile: @escaping (ExportFile) throws -> Void,
                      onFunction: @escaping (ExportFunction) throws -> Void) throws {
         _ = try LLVMCovExportReader(includeFile: includeFile, onFile: onFile, onFunction: onFunction).read(url)
@@ -43,20 +43,20 @@ public struct ExportDocument: CoverageRecordSource {
 }
 
 /// Records already in memory (the native engine's, or a test's).
-public struct RecordsInMemory: CoverageRecordSource {
-    public let name: String
-    public let inputs: [String]
-    public var files: [ExportFile]
-    public var functions: [ExportFunction]
+package struct RecordsInMemory: CoverageRecordSource {
+    package let name: String
+    package let inputs: [String]
+    package var files: [ExportFile]
+    package var functions: [ExportFunction]
 
-    public init(name: String, inputs: [String]? = nil, files: [ExportFile], functions: [ExportFunction]) {
+    package init(name: String, inputs: [String]? = nil, files: [ExportFile], functions: [ExportFunction]) {
         self.name = name
         self.inputs = inputs ?? [name]
         self.files = files
         self.functions = functions
     }
 
-    public func read(includeFile: @escaping (String) -> Bool,
+    package func read(includeFile: @escaping (String) -> Bool,
                      onFile: @escaping (ExportFile) throws -> Void,
                      onFunction: @escaping (ExportFunction) throws -> Void) throws {
         for file in files where includeFile(file.filename) { try onFile(file) }
@@ -75,10 +75,10 @@ public struct RecordsInMemory: CoverageRecordSource {
 /// engine's own path): `readByFile` then evaluates them a batch of files at a time. It is read
 /// once: `read` takes the records and lets them go when it returns, so that the model is built in
 /// their memory; a second read is a bug.
-public struct NativeRecordSource: CoverageRecordSource {
-    public let name: String
-    public var reader: String { "Testscope's native engine (no llvm-cov)" }
-    public let inputs: [String]
+package struct NativeRecordSource: CoverageRecordSource {
+    package let name: String
+    package var reader: String { "Testscope's native engine (no llvm-cov)" }
+    package let inputs: [String]
     private let records: Locked<Records?>
     /// The binaries, in the order of their `binaryIndex` (for messages about them).
     private let binaries: [String]
@@ -94,7 +94,7 @@ public struct NativeRecordSource: CoverageRecordSource {
     /// Batches of 8 took 1 MB less again, and a JSON report 15 % longer.
     static let batchSize = 16
 
-    public init(name: String, inputs: [String]? = nil, functions: [CountedFunction]) {
+    package init(name: String, inputs: [String]? = nil, functions: [CountedFunction]) {
         self.name = name
         self.inputs = inputs ?? [name]
         self.records = Locked(.evaluated(functions))
@@ -102,14 +102,14 @@ public struct NativeRecordSource: CoverageRecordSource {
     }
 
     /// Records still encoded, from `binaries` (paths, in the order the records number them).
-    public init(name: String, inputs: [String]? = nil, encoded: EncodedFunctionRecords, binaries: [String]) {
+    package init(name: String, inputs: [String]? = nil, encoded: EncodedFunctionRecords, binaries: [String]) {
         self.name = name
         self.inputs = inputs ?? [name]
         self.records = Locked(.encoded(encoded))
         self.binaries = binaries
     }
 
-    public func read(includeFile: @escaping (String) -> Bool,
+    package func read(includeFile: @escaping (String) -> Bool,
                      onFile: @escaping (ExportFile) throws -> Void,
                      onFunction: @escaping (ExportFunction) throws -> Void) throws {
         let functions: [CountedFunction]

@@ -1,19 +1,19 @@
 import Foundation
 
 /// The lines a change added to one file, as git reports them.
-public struct ChangedFile: Equatable, Sendable {
+package struct ChangedFile: Equatable, Sendable {
     /// Absolute path in the working tree (the repository root joined with git's path).
-    public var path: String
+    package var path: String
     /// The path relative to the repository root, as git names it.
-    public var repoPath: String
+    package var repoPath: String
     /// The path before a rename (git's rename detection), nil when not renamed.
-    public var renamedFrom: String?
+    package var renamedFrom: String?
     /// Added by the change (no version at the base).
-    public var isNew: Bool
+    package var isNew: Bool
     /// The added (`+`) lines, as ranges in the new version.
-    public var addedLines: [ClosedRange<UInt32>]
+    package var addedLines: [ClosedRange<UInt32>]
 
-    public init(path: String, repoPath: String, renamedFrom: String? = nil, isNew: Bool = false, addedLines: [ClosedRange<UInt32>]) {
+    package init(path: String, repoPath: String, renamedFrom: String? = nil, isNew: Bool = false, addedLines: [ClosedRange<UInt32>]) {
         self.path = path
         self.repoPath = repoPath
         self.renamedFrom = renamedFrom
@@ -23,16 +23,16 @@ public struct ChangedFile: Equatable, Sendable {
 }
 
 /// What changed between a base and the working state: the files git lists, with their added lines.
-public struct ChangeSet: Equatable, Sendable {
+package struct ChangeSet: Equatable, Sendable {
     /// The ref the user gave (`origin/main`).
-    public var base: String
+    package var base: String
     /// The merge base of `base` and HEAD the diff starts from.
-    public var mergeBase: String
+    package var mergeBase: String
     /// Uncommitted (staged and unstaged) changes are included.
-    public var includesUncommitted: Bool
-    public var files: [ChangedFile]
+    package var includesUncommitted: Bool
+    package var files: [ChangedFile]
 
-    public init(base: String, mergeBase: String, includesUncommitted: Bool, files: [ChangedFile]) {
+    package init(base: String, mergeBase: String, includesUncommitted: Bool, files: [ChangedFile]) {
         self.base = base
         self.mergeBase = mergeBase
         self.includesUncommitted = includesUncommitted
@@ -41,7 +41,7 @@ public struct ChangeSet: Equatable, Sendable {
 }
 
 /// How one changed line counts in diff coverage.
-public enum ChangedLineClass: String, Sendable, CaseIterable {
+package enum ChangedLineClass: String, Sendable, CaseIterable {
     /// No count (not executable, or blank / comment only: Swift bodies have no gap regions).
     case notExecutable
     /// Ran, and every region on it ran.
@@ -124,7 +124,7 @@ public struct DiffCoverage: Equatable, Sendable {
     }
 
     /// The class of one changed line.
-    public static func lineClass(_ line: UInt32, file: FileCoverage, position: Int?, excluded: Set<UInt32>) -> ChangedLineClass {
+    package static func lineClass(_ line: UInt32, file: FileCoverage, position: Int?, excluded: Set<UInt32>) -> ChangedLineClass {
         if excluded.contains(line) { return .excluded }
         guard let position else { return .notExecutable }
         if let source = file.source, Int(line) <= source.lineCount, isBlankOrComment(Substring(source.line(Int(line)))) { return .notExecutable }
@@ -153,7 +153,7 @@ public struct DiffCoverage: Equatable, Sendable {
 
 /// `DiffCoverage.classify` one file at a time, as a streamed report's files come (each file's
 /// changed lines are needed by its page, and its line table is let go after it is written).
-public struct DiffClassifier {
+package struct DiffClassifier {
     private let changes: ChangeSet
     private let root: String
     /// The changes with added lines, by their path and by their path after the equivalences.
@@ -161,7 +161,7 @@ public struct DiffClassifier {
     private var matched = Set<Int>()
     private var files: [DiffFileCoverage] = []
 
-    public init(_ changes: ChangeSet, packageRoot: String, equivalences: [PathEquivalence] = []) {
+    package init(_ changes: ChangeSet, packageRoot: String, equivalences: [PathEquivalence] = []) {
         self.changes = changes
         root = packageRoot.hasSuffix("/") ? packageRoot : packageRoot + "/"
         for (i, change) in changes.files.enumerated() where !change.addedLines.isEmpty {
@@ -172,7 +172,7 @@ public struct DiffClassifier {
     }
 
     /// The file's changed lines, when the change touches it.
-    public mutating func classify(_ file: FileCoverage) -> DiffFileCoverage? {
+    package mutating func classify(_ file: FileCoverage) -> DiffFileCoverage? {
         guard let indices = byPath[file.path], let first = indices.first(where: { !matched.contains($0) }) else { return nil }
         matched.insert(first)
         let classified = DiffCoverage.classify(changes.files[first], in: file)
@@ -181,7 +181,7 @@ public struct DiffClassifier {
     }
 
     /// The whole diff: the files classified, and the changed files under the package that none matched.
-    public func result() -> DiffCoverage {
+    package func result() -> DiffCoverage {
         let unmeasured = changes.files.indices.filter { !changes.files[$0].addedLines.isEmpty && !matched.contains($0) }
             .map { changes.files[$0].path }.filter { $0.hasPrefix(root) }.map { String($0.dropFirst(root.count)) }
         var result = DiffCoverage(base: changes.base, mergeBase: changes.mergeBase, includesUncommitted: changes.includesUncommitted,

@@ -7,7 +7,7 @@ import TestscopeProfileData
 /// evaluated a batch of files at a time while the model is built (`NativeRecordSource`), so the
 /// evaluated regions of every function never exist at once: evaluating them all first was the
 /// peak of every report (+41 MB at 1,500 files, 40 % of the peak).
-public struct EncodedFunctionRecords: Sendable {
+package struct EncodedFunctionRecords: Sendable {
     let binaries: [CoverageMappingRecords]
     /// The profile's counters, reached through `entries` (without the profile's index by NameRef).
     let counters: ProfileCounters.Found
@@ -21,16 +21,16 @@ public struct EncodedFunctionRecords: Sendable {
     let entries: [Int32]
     /// What is known without evaluating: records without a name, hash mismatches, and records the
     /// profile has counters for (`profiled`; evaluation may still drop some of them).
-    public let diagnostics: NativeRecordDiagnostics
+    package let diagnostics: NativeRecordDiagnostics
     /// Records that have a name.
-    public let namedCount: Int
+    package let namedCount: Int
 
     /// Records llvm would evaluate: named, and not a hash mismatch.
-    public var loadableCount: Int { namedCount - diagnostics.hashMismatches.count }
+    package var loadableCount: Int { namedCount - diagnostics.hashMismatches.count }
 
     /// Every binary's record headers and file-id maps read (on every core). A record that cannot be
     /// read throws `NativeFunctionRecords.DecodingFailure` (the first in binary, then covfun order).
-    public static func read(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> EncodedFunctionRecords {
+    package static func read(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> EncodedFunctionRecords {
         let starts = binaries.reduce(into: [0]) { $0.append($0.last! + $1.count) }
         var filenames: [[String]] = []
         filenames.reserveCapacity(starts.last!)
@@ -94,7 +94,7 @@ public struct EncodedFunctionRecords: Sendable {
     }
 
     /// All records, named or not.
-    public var count: Int { filenames.count }
+    package var count: Int { filenames.count }
 
     /// The binary (its index in `binaries`) and the record within it at `position`.
     func locate(_ position: Int) -> (binary: Int, index: Int) {

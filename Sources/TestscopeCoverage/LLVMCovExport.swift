@@ -1,13 +1,13 @@
 /// A segment of llvm-cov's per-file view, read from the positional array
 /// `[line, column, count, hasCount, isRegionEntry, isGapRegion]` (the last element is absent in
 /// 2.0.0 exports; unknown trailing elements are ignored).
-public struct ExportSegment: Equatable, Sendable {
-    public var line: UInt32
-    public var column: UInt32
-    public var count: UInt64
+package struct ExportSegment: Equatable, Sendable {
+    package var line: UInt32
+    package var column: UInt32
+    package var count: UInt64
     private var flags: UInt8
 
-    public init(line: UInt32, column: UInt32, count: UInt64, hasCount: Bool, isRegionEntry: Bool, isGapRegion: Bool) {
+    package init(line: UInt32, column: UInt32, count: UInt64, hasCount: Bool, isRegionEntry: Bool, isGapRegion: Bool) {
         self.line = line
         self.column = column
         self.count = count
@@ -15,33 +15,33 @@ public struct ExportSegment: Equatable, Sendable {
     }
 
     /// False for skipped (uninstrumented) code and for the end of the last region.
-    public var hasCount: Bool { flags & 1 != 0 }
+    package var hasCount: Bool { flags & 1 != 0 }
     /// True where a region starts (not where an enclosing region resumes).
-    public var isRegionEntry: Bool { flags & 2 != 0 }
-    public var isGapRegion: Bool { flags & 4 != 0 }
+    package var isRegionEntry: Bool { flags & 2 != 0 }
+    package var isGapRegion: Bool { flags & 4 != 0 }
     /// llvm's `isStartOfRegion`: a counted, non-gap region entry.
-    public var startsCountedRegion: Bool { flags & 7 == 3 }
+    package var startsCountedRegion: Bool { flags & 7 == 3 }
 }
 
 /// The kind of a mapping region (`CounterMappingRegion::RegionKind`).
-public enum RegionKind: UInt8, Sendable {
+package enum RegionKind: UInt8, Sendable {
     case code = 0, expansion = 1, skipped = 2, gap = 3, branch = 4, mcdcDecision = 5, mcdcBranch = 6
     case unknown = 255
 }
 
 /// A function's mapping region, read from
 /// `[lineStart, columnStart, lineEnd, columnEnd, executionCount, fileID, expandedFileID, kind]`.
-public struct ExportRegion: Equatable, Sendable {
-    public var lineStart: UInt32
-    public var columnStart: UInt32
-    public var lineEnd: UInt32
-    public var columnEnd: UInt32
-    public var executionCount: UInt64
-    public var fileID: UInt32
-    public var expandedFileID: UInt32
-    public var kind: RegionKind
+package struct ExportRegion: Equatable, Sendable {
+    package var lineStart: UInt32
+    package var columnStart: UInt32
+    package var lineEnd: UInt32
+    package var columnEnd: UInt32
+    package var executionCount: UInt64
+    package var fileID: UInt32
+    package var expandedFileID: UInt32
+    package var kind: RegionKind
 
-    public init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32,
+    package init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32,
                 executionCount: UInt64, fileID: UInt32 = 0, expandedFileID: UInt32 = 0, kind: RegionKind = .code) {
         self.lineStart = lineStart
         self.columnStart = columnStart
@@ -56,13 +56,13 @@ public struct ExportRegion: Equatable, Sendable {
 }
 
 /// One function record of an export (`data[].functions[]`); names are still mangled.
-public struct ExportFunction: Sendable {
-    public var name: String
-    public var count: UInt64
-    public var regions: [ExportRegion]
-    public var filenames: [String]
+package struct ExportFunction: Sendable {
+    package var name: String
+    package var count: UInt64
+    package var regions: [ExportRegion]
+    package var filenames: [String]
 
-    public init(name: String, count: UInt64, regions: [ExportRegion], filenames: [String]) {
+    package init(name: String, count: UInt64, regions: [ExportRegion], filenames: [String]) {
         self.name = name
         self.count = count
         self.regions = regions
@@ -70,7 +70,7 @@ public struct ExportFunction: Sendable {
     }
 
     /// llvm's `findMainViewFileID`: the first file id that is not the target of an expansion.
-    public var mainFileID: Int? {
+    package var mainFileID: Int? {
         Self.mainFileID(filenameCount: filenames.count,
                         expandedFileIDs: regions.lazy.filter { $0.kind == .expansion }.map(\.expandedFileID))
     }
@@ -85,29 +85,29 @@ public struct ExportFunction: Sendable {
     }
 
     /// The file the function is defined in.
-    public var mainFilename: String? { mainFileID.map { filenames[$0] } }
+    package var mainFilename: String? { mainFileID.map { filenames[$0] } }
 }
 
 /// One file of an export (`data[].files[]`); `segments` is nil in a summary-only export.
-public struct ExportFile: Sendable {
-    public var filename: String
-    public var segments: [ExportSegment]?
+package struct ExportFile: Sendable {
+    package var filename: String
+    package var segments: [ExportSegment]?
 
-    public init(filename: String, segments: [ExportSegment]?) {
+    package init(filename: String, segments: [ExportSegment]?) {
         self.filename = filename
         self.segments = segments
     }
 }
 
 /// The envelope fields of an export.
-public struct ExportHeader: Sendable, Equatable {
+package struct ExportHeader: Sendable, Equatable {
     /// The `type` every llvm-cov export carries.
-    public static let exportType = "llvm.coverage.json.export"
+    package static let exportType = "llvm.coverage.json.export"
 
-    public var type: String?
-    public var version: String?
+    package var type: String?
+    package var version: String?
     /// Whether the document had a `data` array (an export of no binary has none).
-    public var hasData = false
+    package var hasData = false
 
     /// Throws unless this is an llvm-cov export with data.
     func validate(path: String) throws {

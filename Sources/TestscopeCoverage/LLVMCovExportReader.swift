@@ -2,13 +2,13 @@ import Foundation
 
 /// Reads an `llvm-cov export` JSON document by shape (not by its version string) and hands each
 /// file and function to the caller as soon as it is read, so the export never lives in memory twice.
-public struct LLVMCovExportReader {
+package struct LLVMCovExportReader {
     /// Which records to decode fully; the rest are skipped without decoding.
-    public var includeFile: (String) -> Bool
-    public var onFile: (ExportFile) throws -> Void
-    public var onFunction: (ExportFunction) throws -> Void
+    package var includeFile: (String) -> Bool
+    package var onFile: (ExportFile) throws -> Void
+    package var onFunction: (ExportFunction) throws -> Void
 
-    public init(includeFile: @escaping (String) -> Bool = { _ in true },
+    package init(includeFile: @escaping (String) -> Bool = { _ in true },
                 onFile: @escaping (ExportFile) throws -> Void,
                 onFunction: @escaping (ExportFunction) throws -> Void) {
         self.includeFile = includeFile
@@ -17,7 +17,7 @@ public struct LLVMCovExportReader {
     }
 
     /// Reads the export at `url`.
-    public func read(_ url: URL) throws -> ExportHeader {
+    package func read(_ url: URL) throws -> ExportHeader {
         let mapped = try MappedFile(url)
         defer { mapped.close() }
         guard mapped.count > 0 else { throw CoverageError.emptyExport(path: url.path) }
@@ -32,7 +32,7 @@ public struct LLVMCovExportReader {
     }
 
     /// Reads an export from memory (tests, small inputs).
-    public func read(bytes: [UInt8], name: String) throws -> ExportHeader {
+    package func read(bytes: [UInt8], name: String) throws -> ExportHeader {
         guard !bytes.isEmpty else { throw CoverageError.emptyExport(path: name) }
         return try bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { throw CoverageError.emptyExport(path: name) }
@@ -49,7 +49,7 @@ public struct LLVMCovExportReader {
 
     /// The highest line number taken from an export: one number must not make the model allocate
     /// billions of lines (a line table costs 8 bytes a line), and no real source file comes near it.
-    public static let maxLine: UInt64 = 10_000_000
+    package static let maxLine: UInt64 = 10_000_000
 
     /// A scanner failure as the user's error: JSON syntax, or a record whose values cannot be true.
     static func error(_ failure: JSONScanner.Failure, path: String, scanner: JSONScanner) -> CoverageError {

@@ -2,8 +2,8 @@
 /// (`LineCoverageStats` and `LineCoverageIterator` in llvm's CoverageMapping.cpp), so that every
 /// line matches `llvm-cov show`; and finds partially covered lines the way llvm-cov's HTML view
 /// colours them (a line cut at segment columns; a piece after a segment with count 0 is uncovered).
-public enum LineCoverageBuilder {
-    public static func lines(from segments: [ExportSegment], source: SourceText? = nil) -> [LineCoverage] {
+package enum LineCoverageBuilder {
+    package static func lines(from segments: [ExportSegment], source: SourceText? = nil) -> [LineCoverage] {
         var result: [LineCoverage] = []
         forEachLine(segments, source: source) { line, count, spans in
             result.append(LineCoverage(line: line, count: count, uncoveredSpans: spans.isEmpty ? [] : spans))

@@ -1,7 +1,7 @@
 /// A file's executable lines, stored compactly: 8 bytes a line (counts above 2^32-2 kept apart),
 /// plus the uncovered spans of the partial lines in one flat array (a model of thousands of files holds every line at once).
 /// Reads like an array of `LineCoverage`.
-public struct LineTable: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
+package struct LineTable: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
     private var numbers: [UInt32] = []
     private var counts: [UInt32] = []
     /// Counts that do not fit in `counts` (which holds `UInt32.max` for them), by position.
@@ -12,9 +12,9 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
     private var spanEnds: [Int32] = []
     private var spans: [ColumnSpan] = []
 
-    public init() {}
+    package init() {}
 
-    public init<S: Sequence>(_ lines: S) where S.Element == LineCoverage {
+    package init<S: Sequence>(_ lines: S) where S.Element == LineCoverage {
         let underestimated = lines.underestimatedCount
         numbers.reserveCapacity(underestimated)
         counts.reserveCapacity(underestimated)
@@ -22,27 +22,27 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
         shrink()
     }
 
-    public init(arrayLiteral elements: LineCoverage...) { self.init(elements) }
+    package init(arrayLiteral elements: LineCoverage...) { self.init(elements) }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { numbers.count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { numbers.count }
 
-    public subscript(position: Int) -> LineCoverage {
+    package subscript(position: Int) -> LineCoverage {
         LineCoverage(line: numbers[position], count: count(at: position), uncoveredSpans: uncoveredSpans(at: position))
     }
 
     /// The line number at `position`, without building a `LineCoverage`.
-    public func lineNumber(at position: Int) -> UInt32 { numbers[position] }
+    package func lineNumber(at position: Int) -> UInt32 { numbers[position] }
 
     /// The execution count at `position`, without building a `LineCoverage`.
-    public func count(at position: Int) -> UInt64 {
+    package func count(at position: Int) -> UInt64 {
         let small = counts[position]
         return small == .max ? largeCounts[Int32(position)] ?? UInt64(small) : UInt64(small)
     }
 
     /// The lines that have uncovered spans, in order: each one's position and spans, without building
     /// every line's `LineCoverage` (`coverage.json`'s partial lines walked all lines for them).
-    public func forEachLineWithSpans(_ body: (Int, ArraySlice<ColumnSpan>) throws -> Void) rethrows {
+    package func forEachLineWithSpans(_ body: (Int, ArraySlice<ColumnSpan>) throws -> Void) rethrows {
         for owner in spanOwners.indices {
             let start = owner == 0 ? 0 : Int(spanEnds[owner - 1])
             try body(Int(spanOwners[owner]), spans[start..<Int(spanEnds[owner])])
@@ -50,19 +50,19 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
     }
 
     /// The lines whose numbers are not in `excluded`.
-    public func removing(_ excluded: Set<UInt32>) -> LineTable {
+    package func removing(_ excluded: Set<UInt32>) -> LineTable {
         LineTable(lazy.filter { !excluded.contains($0.line) })
     }
 
-    public func makeIterator() -> Iterator { Iterator(table: self) }
+    package func makeIterator() -> Iterator { Iterator(table: self) }
 
     /// Walks the lines in order, following the partial lines without searching for them.
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         let table: LineTable
         var position = 0
         var owner = 0
 
-        public mutating func next() -> LineCoverage? {
+        package mutating func next() -> LineCoverage? {
             guard position < table.numbers.count else { return nil }
             defer { position += 1 }
             var spans: [ColumnSpan] = []
@@ -117,7 +117,7 @@ public struct LineTable: RandomAccessCollection, Equatable, Sendable, Expressibl
         return Array(spans[start..<Int(spanEnds[owner])])
     }
 
-    public static func == (a: LineTable, b: LineTable) -> Bool {
+    package static func == (a: LineTable, b: LineTable) -> Bool {
         a.numbers == b.numbers && a.counts == b.counts && a.largeCounts == b.largeCounts && a.spanOwners == b.spanOwners
             && a.spanEnds == b.spanEnds && a.spans == b.spans
     }

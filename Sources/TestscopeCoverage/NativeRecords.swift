@@ -7,19 +7,19 @@ import TestscopeProfileData
 /// Export prints the count clamped to `Int64.max` (`exportRegion`); segments are built from the
 /// unclamped value, as llvm does. 32 bytes (file ids in 16 bits, the false count of branches in
 /// `CountedBranch`): every region of every function is held at once, 388,522 at 800 files.
-public struct CountedRegion: Sendable, Equatable {
-    public var lineStart: UInt32
-    public var columnStart: UInt32
-    public var lineEnd: UInt32
+package struct CountedRegion: Sendable, Equatable {
+    package var lineStart: UInt32
+    package var columnStart: UInt32
+    package var lineEnd: UInt32
     /// Gap bit cleared; whole-line regions keep 4294967295, as llvm-cov prints them.
-    public var columnEnd: UInt32
-    public var count: UInt64
+    package var columnEnd: UInt32
+    package var count: UInt64
     private var fileID16: UInt16
     private var expandedFileID16: UInt16
-    public var kind: MappingRegionKind
+    package var kind: MappingRegionKind
     private var flags: UInt8
 
-    public init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32, count: UInt64,
+    package init(lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32, count: UInt64,
                 fileID: UInt32 = 0, expandedFileID: UInt32 = 0, kind: MappingRegionKind = .code,
                 isUnreliable: Bool = false, trueFolded: Bool = false, falseFolded: Bool = false) {
         self.lineStart = lineStart
@@ -35,29 +35,29 @@ public struct CountedRegion: Sendable, Equatable {
     }
 
     /// The region as an export's reader sees it (kinds above 6 never occur here).
-    public init(_ region: ExportRegion) {
+    package init(_ region: ExportRegion) {
         self.init(lineStart: region.lineStart, columnStart: region.columnStart, lineEnd: region.lineEnd,
                   columnEnd: region.columnEnd, count: region.executionCount, fileID: region.fileID,
                   expandedFileID: region.expandedFileID, kind: MappingRegionKind(rawValue: region.kind.rawValue) ?? .code)
     }
 
-    public var fileID: UInt32 { UInt32(fileID16) }
-    public var expandedFileID: UInt32 { UInt32(expandedFileID16) }
+    package var fileID: UInt32 { UInt32(fileID16) }
+    package var expandedFileID: UInt32 { UInt32(expandedFileID16) }
     /// True when evaluating the region's counters went negative somewhere (the result or a
     /// sub-expression): the compiler's mapping gave the region an expression below zero (Swift's
     /// `for … where … { return … }`), or non-atomic counters lost increments of tests running in
     /// parallel (`NegativeCountCause`). The count is then unknown.
-    public var isUnreliable: Bool { flags & 1 != 0 }
+    package var isUnreliable: Bool { flags & 1 != 0 }
     /// Branches: the true / false counter is the literal zero (constant-folded condition).
-    public var trueFolded: Bool { flags & 2 != 0 }
-    public var falseFolded: Bool { flags & 4 != 0 }
+    package var trueFolded: Bool { flags & 2 != 0 }
+    package var falseFolded: Bool { flags & 4 != 0 }
 
     /// `(line << 32) | column`: locations compare as one integer.
     var start: UInt64 { UInt64(lineStart) << 32 | UInt64(columnStart) }
     var end: UInt64 { UInt64(lineEnd) << 32 | UInt64(columnEnd) }
 
     /// What `llvm-cov export` prints for the region, as `LLVMCovExportReader` reads it back.
-    public var exportRegion: ExportRegion {
+    package var exportRegion: ExportRegion {
         ExportRegion(lineStart: lineStart, columnStart: columnStart, lineEnd: lineEnd, columnEnd: columnEnd,
                      executionCount: exportClamped(count), fileID: fileID, expandedFileID: expandedFileID,
                      kind: RegionKind(rawValue: kind.rawValue) ?? .unknown)
@@ -65,15 +65,15 @@ public struct CountedRegion: Sendable, Equatable {
 }
 
 /// A branch region (`CountedBranchRegions`): its true side as a `CountedRegion`, and the false count.
-public struct CountedBranch: Sendable, Equatable {
-    public var region: CountedRegion
-    public var falseCount: UInt64
+package struct CountedBranch: Sendable, Equatable {
+    package var region: CountedRegion
+    package var falseCount: UInt64
 
-    public var count: UInt64 { region.count }
-    public var fileID: UInt32 { region.fileID }
-    public var isUnreliable: Bool { region.isUnreliable }
-    public var trueFolded: Bool { region.trueFolded }
-    public var falseFolded: Bool { region.falseFolded }
+    package var count: UInt64 { region.count }
+    package var fileID: UInt32 { region.fileID }
+    package var isUnreliable: Bool { region.isUnreliable }
+    package var trueFolded: Bool { region.trueFolded }
+    package var falseFolded: Bool { region.falseFolded }
 }
 
 /// Export's `clamp_uint64_to_int64`: counts above `Int64.max` (wrapped negatives) print as `Int64.max`.
@@ -81,24 +81,24 @@ public struct CountedBranch: Sendable, Equatable {
 func exportClamped(_ count: UInt64) -> UInt64 { min(count, UInt64(Int64.max)) }
 
 /// One kept function record (llvm's `FunctionRecord`).
-public struct CountedFunction: Sendable {
+package struct CountedFunction: Sendable {
     /// The PGO name without its `<Filenames[0]>:` prefix; still mangled.
-    public var name: String
+    package var name: String
     /// The function's file-id map (may repeat a name).
-    public var filenames: [String]
+    package var filenames: [String]
     /// Code, expansion, skipped and gap regions in mapping order (`CountedRegions`).
-    public var regions: [CountedRegion]
+    package var regions: [CountedRegion]
     /// Branch and MC/DC branch regions (`CountedBranchRegions`).
-    public var branches: [CountedBranch]
+    package var branches: [CountedBranch]
     /// The count of the first region (`ExecutionCount`), unclamped.
-    public var executionCount: UInt64
+    package var executionCount: UInt64
     /// Which binary (in the order given) the record came from.
-    public var binaryIndex: Int
+    package var binaryIndex: Int
     /// Where the record is among all binaries' records (binary order, then covfun order): the
     /// order of the functions of a file.
-    public var position: Int
+    package var position: Int
 
-    public init(name: String, filenames: [String], regions: [CountedRegion], branches: [CountedBranch] = [],
+    package init(name: String, filenames: [String], regions: [CountedRegion], branches: [CountedBranch] = [],
                 executionCount: UInt64, binaryIndex: Int = 0, position: Int = 0) {
         self.name = name
         self.filenames = filenames
@@ -110,19 +110,19 @@ public struct CountedFunction: Sendable {
     }
 
     /// A record read back from an export (the differential oracle; counts are already clamped there).
-    public init(_ function: ExportFunction) {
+    package init(_ function: ExportFunction) {
         self.init(name: function.name, filenames: function.filenames, regions: function.regions.map(CountedRegion.init),
                   executionCount: function.count)
     }
 
     /// The `functions[]` entry `llvm-cov export` prints for this record.
-    public var exportFunction: ExportFunction {
+    package var exportFunction: ExportFunction {
         ExportFunction(name: name, count: exportClamped(executionCount), regions: regions.map(\.exportRegion),
                        filenames: filenames)
     }
 
     /// Whether any region's count is unreliable (see `CountedRegion.isUnreliable`).
-    public var hasUnreliableCounts: Bool {
+    package var hasUnreliableCounts: Bool {
         regions.contains(where: \.isUnreliable) || branches.contains(where: \.isUnreliable)
     }
 
@@ -138,25 +138,25 @@ public struct CountedFunction: Sendable {
 
 /// What `loadFunctionRecord` did with the records it did not keep. llvm-cov warns only about hash
 /// mismatches; the rest it drops silently, and the caller should say so.
-public struct NativeRecordDiagnostics: Sendable, Equatable {
+package struct NativeRecordDiagnostics: Sendable, Equatable {
     /// PGO names whose (name, hash) is not in the profile although the name is ("N functions have mismatched data").
-    public var hashMismatches: [String] = []
+    package var hashMismatches: [String] = []
     /// Records whose regions refer to a counter or expression outside the function's data (a profile
     /// from another build) or to a cyclic expression: dropped, as llvm does, without a word from llvm.
-    public var evaluationErrors: [String] = []
+    package var evaluationErrors: [String] = []
     /// Records without a PGO name (llvm-cov fails the whole load on them: "record function name is empty").
-    public var unnamed = 0
+    package var unnamed = 0
     /// One-region dummies with a Zero counter for a function counted elsewhere (skipped by llvm).
-    public var zeroRegionDummies = 0
+    package var zeroRegionDummies = 0
     /// Records already seen with the same filenames and name (a later binary's copy).
-    public var duplicates = 0
+    package var duplicates = 0
     /// Records the profile has counters for (the rest count as never run, as in llvm-cov).
-    public var profiled = 0
+    package var profiled = 0
 
-    public init() {}
+    package init() {}
 
     /// What a user is told about the records evaluation dropped (llvm-cov drops them silently).
-    public var warnings: [Diagnostic] {
+    package var warnings: [Diagnostic] {
         guard !evaluationErrors.isEmpty else { return [] }
         return [.warning("\(evaluationErrors.count) function(s) left out: their mapping refers to counters "
             + "the profile does not have (a profile from another build?): "
@@ -165,21 +165,21 @@ public struct NativeRecordDiagnostics: Sendable, Equatable {
 }
 
 /// The kept function records, in binary order then covfun order (llvm's `Functions`).
-public struct NativeFunctionRecords: Sendable {
-    public var functions: [CountedFunction]
-    public var diagnostics: NativeRecordDiagnostics
+package struct NativeFunctionRecords: Sendable {
+    package var functions: [CountedFunction]
+    package var diagnostics: NativeRecordDiagnostics
 
-    public init(functions: [CountedFunction], diagnostics: NativeRecordDiagnostics = NativeRecordDiagnostics()) {
+    package init(functions: [CountedFunction], diagnostics: NativeRecordDiagnostics = NativeRecordDiagnostics()) {
         self.functions = functions
         self.diagnostics = diagnostics
     }
 
     /// `functions[]` as `llvm-cov export` prints it.
-    public var exportFunctions: [ExportFunction] { functions.map(\.exportFunction) }
+    package var exportFunctions: [ExportFunction] { functions.map(\.exportFunction) }
 
     /// llvm's `CoverageMapping::loadFunctionRecord` over every mapped function, in the order given
     /// (binary order, then covfun order).
-    public static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
+    package static func build(_ mapped: [MappedFunction], counters: ProfileCounters) -> NativeFunctionRecords {
         let result = evaluated(parts: [mapped.count]) { _, range, chunk in
             var evaluator = CounterEvaluator()
             for i in range {
@@ -198,7 +198,7 @@ public struct NativeFunctionRecords: Sendable {
 
     /// The same over binaries' undecoded records: each is decoded into a chunk's scratch storage and
     /// evaluated from there. The first decoding error (binary order, then covfun order) is thrown.
-    public static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
+    package static func build(_ binaries: [CoverageMappingRecords], counters: ProfileCounters) throws -> NativeFunctionRecords {
         let starts = binaries.reduce(into: [0]) { $0.append($0.last! + $1.count) }
         return try evaluated(parts: binaries.map(\.count)) { part, range, chunk in
             let binary = binaries[part]
@@ -222,9 +222,9 @@ public struct NativeFunctionRecords: Sendable {
     }
 
     /// A record of binary `binaryIndex` could not be decoded (`error` is the reader's).
-    public struct DecodingFailure: Error {
-        public var binaryIndex: Int
-        public var error: any Error
+    package struct DecodingFailure: Error {
+        package var binaryIndex: Int
+        package var error: any Error
     }
 
     /// Every record of every part (binary), evaluated on every core, a chunk of records per task,

@@ -17,19 +17,19 @@ extension CoverageRatio {
 }
 
 /// A file's `summary` as `llvm-cov export` prints it (`prepareSingleFileReport`); MC/DC is not computed.
-public struct NativeFileSummary: Sendable, Equatable {
-    public var lines = CoverageRatio()
+package struct NativeFileSummary: Sendable, Equatable {
+    package var lines = CoverageRatio()
     /// Instantiation groups (functions sharing a definition site count once).
-    public var functions = CoverageRatio()
-    public var instantiations = CoverageRatio()
+    package var functions = CoverageRatio()
+    package var instantiations = CoverageRatio()
     /// Code regions only.
-    public var regions = CoverageRatio()
-    public var branches = CoverageRatio()
+    package var regions = CoverageRatio()
+    package var branches = CoverageRatio()
 
-    public init() {}
+    package init() {}
 
     /// The metrics Testscope's own model has, for comparing the two.
-    public var coverageSummary: CoverageSummary {
+    package var coverageSummary: CoverageSummary {
         var summary = CoverageSummary()
         summary.lines = lines
         summary.functions = functions
@@ -39,9 +39,9 @@ public struct NativeFileSummary: Sendable, Equatable {
     }
 }
 
-public enum NativeSummaries {
+package enum NativeSummaries {
     /// Per file of `NativeFileCoverage.uniqueSourceFiles(functions)`, in that order, its summary.
-    public static func fileSummaries(_ functions: [CountedFunction]) -> [(filename: String, summary: NativeFileSummary)] {
+    package static func fileSummaries(_ functions: [CountedFunction]) -> [(filename: String, summary: NativeFileSummary)] {
         let index = FilenameIndex(functions)
         var builder = SegmentBuilder()
         return NativeFileCoverage.uniqueSourceFiles(functions).map { filename in
@@ -50,7 +50,7 @@ public enum NativeSummaries {
     }
 
     /// The export's `totals`: the sum over the files.
-    public static func totals(_ summaries: [(filename: String, summary: NativeFileSummary)]) -> NativeFileSummary {
+    package static func totals(_ summaries: [(filename: String, summary: NativeFileSummary)]) -> NativeFileSummary {
         var totals = NativeFileSummary()
         for (_, s) in summaries {
             totals.lines += s.lines

@@ -4,34 +4,34 @@ import TestscopeExecution
 /// The package's targets and where their sources live, for per-target roll-ups and for telling
 /// test sources from the package's own. From `swift package describe`, else from the
 /// `Sources/<Target>` / `Tests/<Target>` convention.
-public struct PackageLayout: Sendable, Equatable {
+package struct PackageLayout: Sendable, Equatable {
     /// A SwiftPM target and its folder relative to the package root.
-    public struct Target: Sendable, Equatable {
-        public var name: String
-        public var path: String
-        public var isTest: Bool
-        public init(name: String, path: String, isTest: Bool) {
+    package struct Target: Sendable, Equatable {
+        package var name: String
+        package var path: String
+        package var isTest: Bool
+        package init(name: String, path: String, isTest: Bool) {
             self.name = name
             self.path = path
             self.isTest = isTest
         }
     }
 
-    public var name: String?
-    public var targets: [Target]
+    package var name: String?
+    package var targets: [Target]
 
-    public init(name: String?, targets: [Target]) {
+    package init(name: String?, targets: [Target]) {
         self.name = name
         self.targets = targets.sorted { $0.path.count > $1.path.count }
     }
 
     /// Folders whose files are tests (never counted by default).
-    public var testDirectories: [String] {
+    package var testDirectories: [String] {
         Array(Set(["Tests"] + targets.filter(\.isTest).map(\.path))).sorted()
     }
 
     /// The target owning a path relative to the package root.
-    public func target(for relativePath: String) -> String? {
+    package func target(for relativePath: String) -> String? {
         for target in targets where relativePath.hasPrefix(target.path + "/") { return target.name }
         let parts = relativePath.split(separator: "/")
         if parts.count >= 3, parts[0] == "Sources" || parts[0] == "Tests" { return String(parts[1]) }
@@ -40,7 +40,7 @@ public struct PackageLayout: Sendable, Equatable {
 
     /// The package `folder` is in, as `swift build` finds it: the nearest folder, `folder` itself or
     /// one above it, that has a `Package.swift`; nil when there is none.
-    public static func root(containing folder: URL) -> URL? {
+    package static func root(containing folder: URL) -> URL? {
         var candidate = folder.standardizedFileURL
         while true {
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Package.swift").path) { return candidate }
@@ -53,7 +53,7 @@ public struct PackageLayout: Sendable, Equatable {
     /// The package's name, from the test binary SwiftPM named after it (`<Name>PackageTests.xctest`):
     /// free, where asking SwiftPM costs a process and its manifest cache (measured on the Runaway
     /// fixture: `swift package dump-package` 1.5 s, `swift package describe --type json` 0.6 s).
-    public static func name(ofTestBinary binary: URL) -> String? {
+    package static func name(ofTestBinary binary: URL) -> String? {
         let bundle = binary.pathComponents.last { $0.hasSuffix("PackageTests.xctest") }
         return bundle.map { String($0.dropLast("PackageTests.xctest".count)) }.flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -62,7 +62,7 @@ public struct PackageLayout: Sendable, Equatable {
     /// manifest sets a `path:`, every target lives where the convention puts it, and SwiftPM is not asked.
     /// `scratchPath` is the build folder SwiftPM reads (and locks): the run's, or the plugin's work folder,
     /// because under `swift package testscope` the package's `.build` is locked and `describe` would wait forever.
-    public static func discover(root: URL, swift: URL?, scratchPath: URL? = nil) -> PackageLayout {
+    package static func discover(root: URL, swift: URL?, scratchPath: URL? = nil) -> PackageLayout {
         let manifest = root.appendingPathComponent("Package.swift")
         let manifests = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { $0.hasPrefix("Package") && $0.hasSuffix(".swift") }
@@ -79,7 +79,7 @@ public struct PackageLayout: Sendable, Equatable {
     }
 
     /// Parses `swift package describe --type json`.
-    public static func parseDescription(_ data: Data) -> PackageLayout? {
+    package static func parseDescription(_ data: Data) -> PackageLayout? {
         // The JSON may be preceded by resolution messages; start at the first brace.
         guard let brace = data.firstIndex(of: UInt8(ascii: "{")),
               let object = try? JSONSerialization.jsonObject(with: data[brace...]) as? [String: Any],
@@ -93,7 +93,7 @@ public struct PackageLayout: Sendable, Equatable {
     }
 
     /// Targets from folder names under `Sources/` and `Tests/`.
-    public static func conventional(root: URL) -> PackageLayout {
+    package static func conventional(root: URL) -> PackageLayout {
         var targets: [Target] = []
         for (folder, isTest) in [("Sources", false), ("Tests", true)] {
             let dir = root.appendingPathComponent(folder)

@@ -4,11 +4,11 @@ import TestscopeProfileData
 
 /// What one test process of `run --per-test-coverage` left: the counters' layout (a raw profile the
 /// process wrote of itself) and its blocks of counter deltas, one per test and outside tests.
-public struct PerTestProcess: Sendable {
-    public var layout: RawProfile
-    public var blocks: [PerTestContextBlock]
+package struct PerTestProcess: Sendable {
+    package var layout: RawProfile
+    package var blocks: [PerTestContextBlock]
 
-    public init(layout: RawProfile, blocks: [PerTestContextBlock]) {
+    package init(layout: RawProfile, blocks: [PerTestContextBlock]) {
         self.layout = layout
         self.blocks = blocks
     }
@@ -20,9 +20,9 @@ public struct PerTestProcess: Sendable {
 /// lines) is evaluated and swept into segments and lines exactly as the aggregate is. Lines are kept
 /// only where the report has them covered (excluded lines, filtered files and path equivalences are
 /// the report's).
-public enum PerTestBuilder {
+package enum PerTestBuilder {
     /// `ranTests`: the ids of tests that ran to an outcome other than skipped (those without a block are lost).
-    public static func build(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
+    package static func build(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
                              ranTests: [String]) -> PerTestCoverage {
         var reportIndex: [String: Int] = [:]
         var coveredInReport: [Set<UInt32>] = []
@@ -83,7 +83,7 @@ public enum PerTestBuilder {
 
     /// A block's id as `swift test list` names the test: Swift Testing's ids lose their source location
     /// (`Module.Suite/test()/File.swift:4:2` → `Module.Suite/test()`); `\t<n>` is the case number.
-    public static func context(of blockID: String) -> PerTestCoverage.Context {
+    package static func context(of blockID: String) -> PerTestCoverage.Context {
         let parts = blockID.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
         var id = String(parts[0])
         if let slash = id.lastIndex(of: "/"), id[id.index(after: slash)...].range(of: #"\.swift:\d+:\d+$"#, options: .regularExpression) != nil {

@@ -2,38 +2,38 @@ import Foundation
 
 /// Which tests ran which lines: the content of `per-test.json` (`docs/per-test-coverage.md`), written by
 /// `run --per-test-coverage` and read by `report --tests-for` / `--covered-by`.
-public struct PerTestCoverage: Codable, Sendable, Equatable {
+package struct PerTestCoverage: Codable, Sendable, Equatable {
     /// The schema's version; a reader refuses another.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
     /// The id of the context of code run outside any test (setup, class `setUp`, static initializers).
-    public static let outsideTests = ""
+    package static let outsideTests = ""
 
-    public var version: Int
+    package var version: Int
     /// Context 0 is "outside tests" (id `""`); then one per test, or per case of a parameterized test.
-    public var contexts: [Context]
+    package var contexts: [Context]
     /// Tests that ran but whose counts were lost (the process crashed or was killed during the test).
-    public var lost: [String]
+    package var lost: [String]
     /// Report files (package-relative paths, as the other reports show them) with the lines each context ran.
-    public var files: [File]
+    package var files: [File]
 
     /// A test, as `swift test list` names it; `testCase` numbers the cases of a parameterized test (from 1).
-    public struct Context: Codable, Sendable, Equatable, Hashable {
-        public var id: String
-        public var testCase: Int?
+    package struct Context: Codable, Sendable, Equatable, Hashable {
+        package var id: String
+        package var testCase: Int?
         enum CodingKeys: String, CodingKey { case id, testCase = "case" }
-        public init(id: String, testCase: Int? = nil) {
+        package init(id: String, testCase: Int? = nil) {
             self.id = id
             self.testCase = testCase
         }
     }
 
     /// One source file: for each context that ran some of its lines, those lines as ranges.
-    public struct File: Codable, Sendable, Equatable {
-        public var path: String
+    package struct File: Codable, Sendable, Equatable {
+        package var path: String
         /// The last executable line the report knows (bounds `--tests-for`).
-        public var lastLine: UInt32
-        public var runs: [Run]
-        public init(path: String, lastLine: UInt32, runs: [Run]) {
+        package var lastLine: UInt32
+        package var runs: [Run]
+        package init(path: String, lastLine: UInt32, runs: [Run]) {
             self.path = path
             self.lastLine = lastLine
             self.runs = runs
@@ -43,25 +43,25 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
     /// `lines`: ranges as text, `"3-7,12"` (ascending, disjoint); `counts`: how often the context ran each
     /// of those lines, in the same order, `"8,8,1,2,2,2"` (llvm-cov's line rules applied to the context's
     /// counters alone). Absent in files written before counts were recorded.
-    public struct Run: Codable, Sendable, Equatable {
-        public var context: Int
-        public var lines: String
-        public var counts: String?
-        public init(context: Int, lines: String, counts: String? = nil) {
+    package struct Run: Codable, Sendable, Equatable {
+        package var context: Int
+        package var lines: String
+        package var counts: String?
+        package init(context: Int, lines: String, counts: String? = nil) {
             self.context = context
             self.lines = lines
             self.counts = counts
         }
 
         /// Each line of the run with its count (nil counts when the file has none, or they do not match).
-        public var lineCounts: [(line: UInt32, count: UInt64?)] {
+        package var lineCounts: [(line: UInt32, count: UInt64?)] {
             let lines = PerTestCoverage.ranges(self.lines).flatMap { Array($0) }
             let counts = self.counts.map { $0.split(separator: ",").map { UInt64($0) } } ?? []
             return lines.enumerated().map { ($1, counts.count == lines.count ? counts[$0] : nil) }
         }
     }
 
-    public init(contexts: [Context], lost: [String], files: [File]) {
+    package init(contexts: [Context], lost: [String], files: [File]) {
         self.version = Self.formatVersion
         self.contexts = contexts
         self.lost = lost
@@ -69,7 +69,7 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
     }
 
     /// The file whose path is `path`, or ends with `/path`, when exactly one does.
-    public func file(matching path: String) -> File? {
+    package func file(matching path: String) -> File? {
         if let exact = files.first(where: { $0.path == path }) { return exact }
         let suffix = path.hasPrefix("/") ? path : "/" + path
         let matches = files.filter { ("/" + $0.path).hasSuffix(suffix) || path.hasSuffix("/" + $0.path) }
@@ -77,7 +77,7 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
     }
 
     /// The tests that ran `line` of `file`, each id once, in context order ("outside tests" left out).
-    public func tests(running line: UInt32, in file: File) -> [String] {
+    package func tests(running line: UInt32, in file: File) -> [String] {
         var seen = Set<String>()
         var ids: [String] = []
         for run in file.runs where run.context > 0 && run.context < contexts.count {
@@ -88,7 +88,7 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
     }
 
     /// What `test` (all its cases) ran: each file's lines as merged ranges, files in report order.
-    public func lines(coveredBy test: String) -> [(path: String, ranges: [ClosedRange<UInt32>])] {
+    package func lines(coveredBy test: String) -> [(path: String, ranges: [ClosedRange<UInt32>])] {
         let contextNumbers = Set(contexts.indices.filter { contexts[$0].id == test })
         var result: [(String, [ClosedRange<UInt32>])] = []
         for file in files {
@@ -102,7 +102,7 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
     }
 
     /// Sorted line numbers as maximal ranges.
-    public static func ranges(of lines: Set<UInt32>) -> [ClosedRange<UInt32>] {
+    package static func ranges(of lines: Set<UInt32>) -> [ClosedRange<UInt32>] {
         var ranges: [ClosedRange<UInt32>] = []
         for line in lines.sorted() {
             if let last = ranges.last, last.upperBound &+ 1 == line { ranges[ranges.count - 1] = last.lowerBound...line } else { ranges.append(line...line) }
@@ -111,12 +111,12 @@ public struct PerTestCoverage: Codable, Sendable, Equatable {
     }
 
     /// `"3-7,12"` for ranges.
-    public static func text(_ ranges: [ClosedRange<UInt32>]) -> String {
+    package static func text(_ ranges: [ClosedRange<UInt32>]) -> String {
         ranges.map { $0.lowerBound == $0.upperBound ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")
     }
 
     /// Ranges from `"3-7,12"`; a malformed part is skipped.
-    public static func ranges(_ text: String) -> [ClosedRange<UInt32>] {
+    package static func ranges(_ text: String) -> [ClosedRange<UInt32>] {
         text.split(separator: ",").compactMap { part in
             let bounds = part.split(separator: "-", maxSplits: 1)
             guard let low = UInt32(bounds[0]) else { return nil }

@@ -2,10 +2,10 @@ import Foundation
 
 /// The folder CI tools resolve report paths against: the git repository's top level when the package
 /// lies in one (GitLab, SonarQube and diff-cover match paths relative to it), else the package root.
-public enum RepositoryRoot {
+package enum RepositoryRoot {
     /// The nearest folder at or above `packageRoot` holding `.git` (a folder, or the file of a worktree
     /// or submodule); found on the file system, without running git, so it also works where git is absent.
-    public static func find(from packageRoot: URL) -> URL {
+    package static func find(from packageRoot: URL) -> URL {
         var folder = packageRoot.standardizedFileURL
         while true {
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".git").path) { return folder }
@@ -16,7 +16,7 @@ public enum RepositoryRoot {
     }
 
     /// `path` relative to `root` when inside it, else unchanged (absolute).
-    public static func relative(_ path: String, to root: String) -> String {
+    package static func relative(_ path: String, to root: String) -> String {
         let prefix = root.hasSuffix("/") ? root : root + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }

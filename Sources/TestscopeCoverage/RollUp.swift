@@ -1,12 +1,12 @@
 /// Sums file summaries per directory (every ancestor directory) and per target.
-public enum RollUp {
+package enum RollUp {
     /// Every directory of every file (`Sources`, `Sources/Core`, …; `/a`, `/a/b` for an absolute
     /// path): the path before each `/` but a leading one. The files come in path order, so a file's
     /// directories are mostly the previous file's: those are kept by comparing the two paths'
     /// bytes, and only a new directory is looked up by name (splitting every path and building
     /// each prefix as a `String`, then two dictionary lookups a directory, was 10 M instructions on
     /// the main thread at 400 files).
-    public static func directories(of files: [FileSummary]) -> [CoverageGroup] {
+    package static func directories(of files: [FileSummary]) -> [CoverageGroup] {
         var groups: [CoverageGroup] = []
         var index: [String: Int] = [:]
         // The previous file's path, and its directories: where each name ends in it, and its group.
@@ -44,7 +44,7 @@ public enum RollUp {
         return groups.sorted { $0.name < $1.name }
     }
 
-    public static func targets(of files: [FileSummary]) -> [CoverageGroup] {
+    package static func targets(of files: [FileSummary]) -> [CoverageGroup] {
         var groups: [String: CoverageGroup] = [:]
         for file in files {
             let name = file.target ?? "(no target)"

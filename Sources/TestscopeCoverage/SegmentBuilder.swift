@@ -170,10 +170,10 @@ struct SegmentBuilder {
 
 /// llvm-cov's per-file view of a set of function records: which files (`getUniqueSourceFiles`)
 /// and each file's segments (`getCoverageForFile`), exactly as `llvm-cov export` prints them in `files[]`.
-public enum NativeFileCoverage {
+package enum NativeFileCoverage {
     /// The sorted unique filenames of the records, compared as bytes (llvm's `StringRef` order),
     /// not as Swift `String`s (which equate canonically equivalent Unicode).
-    public static func uniqueSourceFiles(_ functions: [CountedFunction]) -> [String] {
+    package static func uniqueSourceFiles(_ functions: [CountedFunction]) -> [String] {
         uniqueSourceFiles(lists: functions.map(\.filenames))
     }
 
@@ -193,7 +193,7 @@ public enum NativeFileCoverage {
     }
 
     /// `files[]` with segments, in export order.
-    public static func files(_ functions: [CountedFunction]) -> [ExportFile] {
+    package static func files(_ functions: [CountedFunction]) -> [ExportFile] {
         let index = FilenameIndex(functions)
         var builder = SegmentBuilder()
         return uniqueSourceFiles(functions).map { filename in
@@ -270,7 +270,7 @@ struct FileIDs {
 
 /// Strings compared as their UTF-8 bytes, like llvm's `StringRef` (Swift's `==` and `<` equate
 /// canonically equivalent Unicode, which llvm-cov treats as different files).
-public enum ByteString {
+package enum ByteString {
     /// memcmp order: negative, zero or positive.
     static func compare(_ a: String, _ b: String) -> Int {
         withBytes(a) { x in
@@ -290,7 +290,7 @@ public enum ByteString {
     /// An in-process hash of `s`'s bytes, 8 at a time, folded into `seed`: only to pick candidates
     /// that are then compared (FNV-1a a byte at a time and `Hasher.combine(bytes:)` were 4.5 % of a
     /// text report's instructions). Not stable across versions: never written anywhere.
-    public static func hash(_ s: String, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ s: String, seed: UInt64 = 0) -> UInt64 {
         withBytes(s) { bytes in
             var h = seed ^ (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15)
             guard let base = UnsafeRawPointer(bytes.baseAddress) else { return mix(h) }
@@ -315,7 +315,7 @@ public enum ByteString {
     /// `String`'s canonical equality is byte equality) and their hashes all differ. Inlinable, so
     /// that `string` is inlined where it is called.
     @inlinable
-    public static func mayRepeat(_ count: Int, _ string: (Int) -> String) -> Bool {
+    package static func mayRepeat(_ count: Int, _ string: (Int) -> String) -> Bool {
         var hashes: [UInt64] = []
         hashes.reserveCapacity(count)
         for i in 0..<count {
@@ -328,7 +328,7 @@ public enum ByteString {
     }
 
     /// `hash(s)`, or nil when `s` is not all ASCII (checked in the same pass).
-    public static func asciiHash(_ s: String) -> UInt64? {
+    package static func asciiHash(_ s: String) -> UInt64? {
         let ascii = withBytes(s) { bytes in
             var high: UInt8 = 0
             for byte in bytes { high |= byte }
@@ -341,7 +341,7 @@ public enum ByteString {
     /// `var s = s; s.withUTF8` retained and released every string it was given.
     /// Inlinable: called from another module unspecialized, each call looked up generic metadata.
     @inlinable @inline(__always)
-    public static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    package static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         if let result = s.utf8.withContiguousStorageIfAvailable(body) { return result }
         return Array(s.utf8).withUnsafeBufferPointer(body)
     }

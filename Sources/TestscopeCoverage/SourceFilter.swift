@@ -4,13 +4,13 @@ import Foundation
 /// tests (`Tests/` and test targets), not `.build*` folders (dependency checkouts, the generated test
 /// runner and discovered-tests files), nothing outside the root. `--include` globs bring files back,
 /// `--exclude` globs remove them; both match paths relative to the package root.
-public struct SourceFilter: Sendable {
-    public var root: String
-    public var testDirectories: [String]
-    public var include: [Glob]
-    public var exclude: [Glob]
+package struct SourceFilter: Sendable {
+    package var root: String
+    package var testDirectories: [String]
+    package var include: [Glob]
+    package var exclude: [Glob]
 
-    public init(root: String, testDirectories: [String] = ["Tests"], include: [Glob] = [], exclude: [Glob] = []) {
+    package init(root: String, testDirectories: [String] = ["Tests"], include: [Glob] = [], exclude: [Glob] = []) {
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
         self.testDirectories = testDirectories
         self.include = include
@@ -18,7 +18,7 @@ public struct SourceFilter: Sendable {
     }
 
     /// The path relative to the root, or nil when it lies outside.
-    public func relativePath(_ path: String) -> String? {
+    package func relativePath(_ path: String) -> String? {
         let standardized = Self.normalized(path)
         if root == "/" { return String(standardized.dropFirst()) }
         guard standardized.hasPrefix(root + "/") else { return nil }
@@ -27,7 +27,7 @@ public struct SourceFilter: Sendable {
 
     /// Removes `.` and `..` components and repeated slashes, without touching the file system
     /// (symlinks are not resolved: the paths are llvm's, and may not exist here).
-    public static func normalized(_ path: String) -> String {
+    package static func normalized(_ path: String) -> String {
         // Compared as characters: a `.` joined by a combining mark is a name, not a `.`.
         guard path.contains("/.") || path.contains("//") else { return path }
         var parts: [Substring] = []
@@ -39,7 +39,7 @@ public struct SourceFilter: Sendable {
         return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
-    public func includes(_ path: String) -> Bool {
+    package func includes(_ path: String) -> Bool {
         let relative = relativePath(path)
         let subject = relative ?? path
         if exclude.contains(where: { $0.matches(subject) }) { return false }
@@ -61,13 +61,13 @@ public struct SourceFilter: Sendable {
 }
 
 /// Remembers the filter's answer per path: an export names the same files thousands of times.
-public final class CachedSourceFilter {
-    public let filter: SourceFilter
+package final class CachedSourceFilter {
+    package let filter: SourceFilter
     private var answers: [String: Bool] = [:]
 
-    public init(_ filter: SourceFilter) { self.filter = filter }
+    package init(_ filter: SourceFilter) { self.filter = filter }
 
-    public func includes(_ path: String) -> Bool {
+    package func includes(_ path: String) -> Bool {
         if let known = answers[path] { return known }
         let answer = filter.includes(path)
         answers[path] = answer
@@ -77,18 +77,18 @@ public final class CachedSourceFilter {
 
 /// A path glob: `*` and `?` within one path component, `**` across components. A pattern
 /// without `/` also matches the file name alone.
-public struct Glob: Sendable, Equatable {
-    public let pattern: String
+package struct Glob: Sendable, Equatable {
+    package let pattern: String
     private let parts: [Substring]
 
-    public init(_ pattern: String) throws {
+    package init(_ pattern: String) throws {
         let trimmed = pattern.hasPrefix("./") ? String(pattern.dropFirst(2)) : pattern
         guard !trimmed.isEmpty, !trimmed.contains("***") else { throw CoverageError.invalidGlob(pattern: pattern) }
         self.pattern = trimmed
         self.parts = trimmed.split(separator: "/", omittingEmptySubsequences: true)
     }
 
-    public func matches(_ path: String) -> Bool {
+    package func matches(_ path: String) -> Bool {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
         if !pattern.contains("/"), let name = components.last, Self.matchComponent(Array(parts[0]), Array(name)) {
             return true

@@ -3,14 +3,14 @@ import TestscopeExecution
 
 /// A source file's lines as bytes (it need not be valid UTF-8), for markers, partial-line trimming
 /// and reports that show code.
-public struct SourceText: Equatable, Sendable {
+package struct SourceText: Equatable, Sendable {
     /// Byte ranges of each line, without the line break.
-    public let lineRanges: [Range<Int>]
-    public let bytes: [UInt8]
+    package let lineRanges: [Range<Int>]
+    package let bytes: [UInt8]
     /// False when the file is not valid UTF-8 (it is then shown with replacement characters).
-    public let isValidUTF8: Bool
+    package let isValidUTF8: Bool
 
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         self.bytes = bytes
         // memchr per line and an ASCII check a word at a time: the byte-by-byte loop and a
         // validating `String` copy of every file were 3 % of a text report's CPU at 800 files.
@@ -44,22 +44,22 @@ public struct SourceText: Equatable, Sendable {
 
     /// The file at `url`, or nil when it cannot be read. Read straight into its array (through
     /// `Data`, every source was copied once more: 9.5 MB at 400 files).
-    public static func read(_ url: URL) -> SourceText? {
+    package static func read(_ url: URL) -> SourceText? {
         guard let bytes = try? InputFile.read(url) else { return nil }
         return SourceText(bytes: bytes)
     }
 
-    public var lineCount: Int { lineRanges.count }
+    package var lineCount: Int { lineRanges.count }
 
     /// The text of a 1-based line (invalid UTF-8 replaced).
-    public func line(_ number: Int) -> String {
+    package func line(_ number: Int) -> String {
         guard number >= 1 && number <= lineRanges.count else { return "" }
         return String(decoding: bytes[lineRanges[number - 1]], as: UTF8.self)
     }
 
     /// True if the 1-based columns `from..<to` (to the end of line when nil) hold code: anything but
     /// blanks and closing punctuation (a lone `}` that ends an unexecuted block is not a partial line).
-    public func hasCode(line: UInt32, from: UInt32, to: UInt32?) -> Bool {
+    package func hasCode(line: UInt32, from: UInt32, to: UInt32?) -> Bool {
         withBuffers { $0.hasCode(line: line, from: from, to: to) }
     }
 
@@ -95,13 +95,13 @@ public struct SourceText: Equatable, Sendable {
 
 /// `// testscope:ignore` (one line) and `// testscope:ignore:start` … `// testscope:ignore:end`
 /// (a block, both marker lines included) exclude lines from every total.
-public enum ExclusionMarkers {
-    public static let line = "testscope:ignore"
-    public static let blockStart = "testscope:ignore:start"
-    public static let blockEnd = "testscope:ignore:end"
+package enum ExclusionMarkers {
+    package static let line = "testscope:ignore"
+    package static let blockStart = "testscope:ignore:start"
+    package static let blockEnd = "testscope:ignore:end"
 
     /// The excluded 1-based lines, and whether a block was left open.
-    public static func excludedLines(in source: SourceText) -> (lines: Set<UInt32>, unclosedBlockAt: Int?) {
+    package static func excludedLines(in source: SourceText) -> (lines: Set<UInt32>, unclosedBlockAt: Int?) {
         var excluded = Set<UInt32>()
         var blockStartLine: Int? = nil
         let marker = Array(line.utf8)

@@ -1,7 +1,7 @@
 /// Removes ANSI escape sequences (CSI such as colours, OSC such as hyperlinks): the one stripper, for
 /// the XCTest console parser and for the reports that must not carry terminal codes (XML, Markdown).
-public enum ANSI {
-    public static func strip(_ text: String) -> String {
+package enum ANSI {
+    package static func strip(_ text: String) -> String {
         // Most text has no escape: returned as it is after one byte scan.
         guard text.utf8.contains(0x1B) else { return text }
         var out = String.UnicodeScalarView()

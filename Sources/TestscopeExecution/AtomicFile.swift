@@ -8,15 +8,15 @@ import Darwin
 
 /// A file written through a buffered temporary file and renamed into place on `commit()`,
 /// so a reader never sees a half-written output.
-public final class AtomicFileWriter {
-    public let destination: URL
+package final class AtomicFileWriter {
+    package let destination: URL
     private let temporary: URL
     private var fd: Int32
     private var buffer: [UInt8] = []
     private let capacity = 1 << 16
     private var committed = false
 
-    public init(destination: URL) throws {
+    package init(destination: URL) throws {
         self.destination = destination
         let dir = destination.deletingLastPathComponent()
         self.temporary = dir.appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
@@ -38,13 +38,13 @@ public final class AtomicFileWriter {
         }
     }
 
-    public func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         var text = text
         text.withUTF8 { buffer.append(contentsOf: $0) }
         if buffer.count >= capacity { try flush() }
     }
 
-    public func write<Bytes: Sequence>(bytes: Bytes) throws where Bytes.Element == UInt8 {
+    package func write<Bytes: Sequence>(bytes: Bytes) throws where Bytes.Element == UInt8 {
         // A large contiguous piece (a file page: 200 KB; a file's part of coverage.json: 57 KB on
         // average) goes to the file from where it is, after what is buffered: copying it into the
         // buffer first was 3 % of an HTML report's CPU, 1 % of a JSON report's.
@@ -73,7 +73,7 @@ public final class AtomicFileWriter {
     }
 
     /// Flushes, closes and renames the temporary file onto the destination.
-    public func commit() throws {
+    package func commit() throws {
         try flush()
         close(fd)
         fd = -1
@@ -90,7 +90,7 @@ public final class AtomicFileWriter {
     }
 
     /// Writes `text` to `destination` atomically.
-    public static func write(_ text: String, to destination: URL) throws {
+    package static func write(_ text: String, to destination: URL) throws {
         let writer = try AtomicFileWriter(destination: destination)
         try writer.write(text)
         try writer.commit()
@@ -101,22 +101,22 @@ public final class AtomicFileWriter {
 /// (`out/files → /elsewhere`) is never written through: a folder Testscope writes into that is a link
 /// is refused with one line (the link is the user's; replacing it could lose what it points at), and a
 /// file that is a link is replaced by the renamed temporary file, never followed.
-public struct OutputFolder: Sendable {
-    public let url: URL
+package struct OutputFolder: Sendable {
+    package let url: URL
 
-    public init(_ url: URL) { self.url = url.standardizedFileURL }
+    package init(_ url: URL) { self.url = url.standardizedFileURL }
 
     /// The folders Testscope writes into inside the output folder (checked before anything is written).
-    public static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work", "per-test"]
+    package static let subfolderNames = ["files", "dirs", "assets", "profiles", "flaky-logs", "flaky-work", "per-test"]
 
     /// The `.gitignore` written into a folder Testscope creates, so that `git status` does not list the
     /// reports (coverage.py does the same for `htmlcov/`); a folder that existed keeps what it has.
-    public static let gitignoreName = ".gitignore"
+    package static let gitignoreName = ".gitignore"
 
     /// Creates the folder (and parents) if needed, with a `.gitignore` of `*` when Testscope made it;
     /// refuses a folder it cannot write into, or one where a folder Testscope writes into is a symbolic
     /// link, so that nothing is written before the refusal.
-    public func prepare() throws {
+    package func prepare() throws {
         var isFolder: ObjCBool = false
         let existed = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue
         do {
@@ -152,7 +152,7 @@ public struct OutputFolder: Sendable {
 
     /// A path inside the folder; refuses names that would escape it, also through a symbolic link
     /// in one of the folders between the output folder and the file.
-    public func file(_ name: String) throws -> URL {
+    package func file(_ name: String) throws -> URL {
         // Said to be a file and its parents folders: without it, Foundation `stat`s each to find out.
         let target = url.appendingPathComponent(name, isDirectory: false).standardizedFileURL
         // The folder `/` is its own prefix (`/coverage.json` is inside it).
@@ -172,13 +172,13 @@ public struct OutputFolder: Sendable {
 
     /// The path of a file already written through `file(name)`, without its checks again (they
     /// lstat every folder on the way: the HTML report's list of its 800 pages cost 80 M instructions).
-    public func path(ofWritten name: String) -> String {
+    package func path(ofWritten name: String) -> String {
         let folder = url.path
         return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     /// A folder inside the output folder, created if needed; a symbolic link or a file in its place is refused.
-    public func subfolder(_ name: String) throws -> URL {
+    package func subfolder(_ name: String) throws -> URL {
         let folder = try file(name)
         if let destination = Self.linkDestination(folder) {
             throw ExecutionError.symbolicLinkInOutputFolder(path: folder.path, destination: destination)

@@ -24,7 +24,7 @@ extension Console {
 /// timings): each piece with `write(2)`. A stream whose reader is gone (`testscope … | head`, EPIPE) is
 /// dropped quietly from then on and the command goes on to its end and its own exit status: its
 /// reports are files, the screen is a copy (Foundation's `FileHandle.write` trapped there: status 132).
-public enum StandardStreams {
+package enum StandardStreams {
     /// Streams found closed: nothing more is written to them.
     private static let closed = Locked<Set<Int32>>([])
 
@@ -32,16 +32,16 @@ public enum StandardStreams {
     /// (children get SIGPIPE's default back: `Spawn`).
     static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    public static func write(_ fd: Int32, _ text: String) {
+    package static func write(_ fd: Int32, _ text: String) {
         var text = text
         text.withUTF8 { write(fd, UnsafeRawBufferPointer($0)) }
     }
 
-    public static func write(_ fd: Int32, _ data: Data) {
+    package static func write(_ fd: Int32, _ data: Data) {
         data.withUnsafeBytes { write(fd, $0) }
     }
 
-    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+    package static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
         _ = ignoreSIGPIPE
         guard !bytes.isEmpty, !closed.withLock({ $0.contains(fd) }) else { return }
         // Any failure (EPIPE, a closed descriptor, a full disk behind a redirection) ends this stream only.
@@ -93,16 +93,16 @@ public struct StandardConsole: Console {
 }
 
 /// A console that keeps everything written to it (tests).
-public final class CapturedConsole: Console {
+package final class CapturedConsole: Console {
     private let state = Locked((output: "", diagnostics: ""))
 
-    public init() {}
+    package init() {}
 
-    public func output(_ text: String) { state.withLock { $0.output += text } }
-    public func diagnostics(_ text: String) { state.withLock { $0.diagnostics += text } }
+    package func output(_ text: String) { state.withLock { $0.output += text } }
+    package func diagnostics(_ text: String) { state.withLock { $0.diagnostics += text } }
 
     /// What went to stdout.
-    public var outputText: String { state.withLock { $0.output } }
+    package var outputText: String { state.withLock { $0.output } }
     /// What went to stderr.
-    public var diagnosticsText: String { state.withLock { $0.diagnostics } }
+    package var diagnosticsText: String { state.withLock { $0.diagnostics } }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Errors raised while locating tools, running processes or writing output files.
-public enum ExecutionError: LocalizedError, Equatable {
+package enum ExecutionError: LocalizedError, Equatable {
     case toolNotFound(tool: String, searched: [String])
     case toolNotExecutable(path: String)
     case launchFailed(tool: String, reason: String)
@@ -11,7 +11,7 @@ public enum ExecutionError: LocalizedError, Equatable {
     case outsideOutputFolder(path: String, folder: String)
     case symbolicLinkInOutputFolder(path: String, destination: String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .toolNotFound(tool, searched):
             let places = searched.isEmpty ? "" : " (looked in: \(searched.joined(separator: ", ")))"
@@ -36,7 +36,7 @@ public enum ExecutionError: LocalizedError, Equatable {
 }
 
 extension ExecutionError: ClassifiedError {
-    public var errorClass: ErrorClass {
+    package var errorClass: ErrorClass {
         switch self {
         case .toolNotFound, .toolNotExecutable, .outsideOutputFolder, .symbolicLinkInOutputFolder, .cannotWrite, .outputFolderNotWritable: return .badInput
         case .launchFailed, .toolFailed: return .internalError

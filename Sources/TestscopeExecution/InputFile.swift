@@ -8,17 +8,17 @@ import Darwin
 /// Reads an input the user named — a regular file, or a pipe such as `--export <(cmd)` (`/dev/fd/63`),
 /// `/dev/stdin` or a FIFO, whose size `stat` does not know — to its end. Foundation's
 /// `FileManager.contents(atPath:)` returns nil for those, which read as "unreadable" or "empty".
-public enum InputFile {
+package enum InputFile {
     /// Why an input could not be read, in Testscope's words; `missing` when it does not exist.
-    public struct Failure: Error, Equatable {
-        public var reason: String
-        public var missing: Bool
+    package struct Failure: Error, Equatable {
+        package var reason: String
+        package var missing: Bool
     }
 
     /// When the file at `path` was last modified; nil when it cannot be read. One `stat`: Foundation's
     /// `attributesOfItem` also looks up the owner's and group's names (`/etc/passwd`, `/etc/group`:
     /// 9 of the 14 system calls a source file cost in a report).
-    public static func modificationDate(_ path: String) -> Date? {
+    package static func modificationDate(_ path: String) -> Date? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         #if canImport(Darwin)
@@ -30,7 +30,7 @@ public enum InputFile {
     }
 
     /// The whole contents of `url`.
-    public static func read(_ url: URL) throws(Failure) -> [UInt8] {
+    package static func read(_ url: URL) throws(Failure) -> [UInt8] {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -48,7 +48,7 @@ public enum InputFile {
     /// twice, 14 MB of page faults). The result is not zero-filled before the reads fill it
     /// (zeroing every source file and the profile was 1.3 % of a text report's instructions), and
     /// a regular file's is one byte past its size, so that its end is seen without growing.
-    public static func readToEnd(_ fd: Int32, sizeHint: Int) throws(Failure) -> [UInt8] {
+    package static func readToEnd(_ fd: Int32, sizeHint: Int) throws(Failure) -> [UInt8] {
         var chunks: [[UInt8]] = []
         var size = sizeHint > 0 ? sizeHint + 1 : 1 << 16
         while true {
@@ -77,7 +77,7 @@ public enum InputFile {
     /// Reads up to `count` bytes of `fd` at `offset` into `bytes[start...]`, which must have room;
     /// returns how many (fewer only at the end of the file). Pieces of a file are read in place,
     /// without a `Data` in between.
-    public static func read(_ fd: Int32, offset: UInt64, count: Int, into bytes: inout [UInt8], at start: Int) throws(Failure) -> Int {
+    package static func read(_ fd: Int32, offset: UInt64, count: Int, into bytes: inout [UInt8], at start: Int) throws(Failure) -> Int {
         precondition(start >= 0 && count >= 0 && start + count <= bytes.count, "InputFile.read: no room for \(count) bytes at \(start)")
         var done = 0
         while done < count {

@@ -13,9 +13,9 @@ import Darwin
 ///
 /// Once interrupted, a thread that would start a process, create a file or print parks in
 /// `checkpoint()` until the process exits, so nothing new starts while the cleanup runs.
-public enum Interruption {
+package enum Interruption {
     /// The exit status of an interrupted command (128 + SIGINT, what a shell shows for a Ctrl-C).
-    public static let exitStatus: Int32 = 130
+    package static let exitStatus: Int32 = 130
 
     private struct State {
         var installed = false
@@ -30,7 +30,7 @@ public enum Interruption {
     /// Installs the handler (the command line does, once; the library's in-process tests do not) and
     /// makes Testscope the reaper of its descendants' orphans, so that a process a test leaves behind
     /// becomes Testscope's child, where `ProcessTree.killLeftovers` finds it.
-    public static func install() {
+    package static func install() {
         guard state.withLock({ state in defer { state.installed = true }; return !state.installed }) else { return }
         let subreaper = testscope_set_child_subreaper() == 0
         state.withLock { $0.subreaper = subreaper }
@@ -54,16 +54,16 @@ public enum Interruption {
     /// True when orphaned descendants come to Testscope (the command line on Linux). Only then are
     /// children Testscope did not spawn taken for what a test left behind: a process that embeds the
     /// library may have children of its own.
-    public static var reapsOrphans: Bool { state.withLock { $0.subreaper } }
+    package static var reapsOrphans: Bool { state.withLock { $0.subreaper } }
 
     /// True once a signal arrived: from the handler's own flag, so that a thread that sees a child
     /// die of the same Ctrl-C parks before it reports that as a failure, even when the cleanup
     /// thread has not run yet (on a loaded machine the main thread printed the child's "crashed with
     /// signal 2" and exited 70 first).
-    public static var isInterrupted: Bool { testscope_interrupt_received() != 0 || state.withLock { $0.interrupted } }
+    package static var isInterrupted: Bool { testscope_interrupt_received() != 0 || state.withLock { $0.interrupted } }
 
     /// Parks the calling thread for good once interrupted (the watcher is about to exit the process).
-    public static func checkpoint() {
+    package static func checkpoint() {
         guard isInterrupted else { return }
         park()
     }
@@ -74,7 +74,7 @@ public enum Interruption {
 
     /// Runs `create` (which makes `url`) and registers `url` for removal on interrupt, as one step:
     /// either the file exists and is registered before the cleanup looks, or it is never made.
-    public static func creatingTemporary<Result>(_ url: URL, _ create: () throws -> Result) rethrows -> Result {
+    package static func creatingTemporary<Result>(_ url: URL, _ create: () throws -> Result) rethrows -> Result {
         let result: Result? = try state.withLock { state in
             guard !state.interrupted else { return nil }
             let made = try create()
@@ -89,7 +89,7 @@ public enum Interruption {
     /// returned, so files it renames are replaced all or none (`run` putting its artifacts and record
     /// in place). `body` renames and removes files only: it must not call back into `Interruption`
     /// (writers do). Once interrupted, it does not run: the thread parks.
-    public static func withCleanupHeldOff(_ body: () -> Void) {
+    package static func withCleanupHeldOff(_ body: () -> Void) {
         let ran = state.withLock { state -> Bool in
             guard !state.interrupted else { return false }
             body()
@@ -99,12 +99,12 @@ public enum Interruption {
     }
 
     /// Registers `url` (a file or folder a child process writes) for removal on interrupt.
-    public static func removeOnInterrupt(_ url: URL) {
+    package static func removeOnInterrupt(_ url: URL) {
         creatingTemporary(url) {}
     }
 
     /// `url` is complete, renamed or removed: an interrupt leaves it alone.
-    public static func forget(_ url: URL) {
+    package static func forget(_ url: URL) {
         state.withLock { state in
             guard let count = state.temporaries[url.path] else { return }
             state.temporaries[url.path] = count > 1 ? count - 1 : nil

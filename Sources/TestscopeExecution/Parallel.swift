@@ -1,9 +1,9 @@
 import Foundation
 
 /// Data-parallel loops on every core (the coverage engine's only form of parallelism).
-public enum Parallel {
+package enum Parallel {
     /// `body(0..<count)` on every core, results in index order.
-    public static func map<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+    package static func map<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
         guard count > 1 else { return (0..<count).map(body) }
         return withoutActuallyEscaping(body) { body in
             let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
@@ -22,7 +22,7 @@ public enum Parallel {
     /// specialized where it is called: generic, it cost about 1,500 instructions an item (a
     /// mapping's 35,457 names hashed, then their display names: 4 % of a JSON report at 400 files).
     @inlinable
-    public static func chunkedMap<T>(_ count: Int, minimumChunk: Int = 256, _ body: (Int) -> T) -> [T] {
+    package static func chunkedMap<T>(_ count: Int, minimumChunk: Int = 256, _ body: (Int) -> T) -> [T] {
         let ranges = chunks(count, minimumChunk: minimumChunk)
         guard ranges.count > 1 else { return (0..<count).map(body) }
         return map(ranges.count) { ranges[$0].map(body) }.flatMap { $0 }
@@ -30,7 +30,7 @@ public enum Parallel {
 
     /// `0..<count` cut into contiguous ranges, a few per core, none under `minimumChunk` items (one
     /// range when there are few): for work that keeps state per chunk.
-    public static func chunks(_ count: Int, minimumChunk: Int = 256) -> [Range<Int>] {
+    package static func chunks(_ count: Int, minimumChunk: Int = 256) -> [Range<Int>] {
         let parts = max(1, min(count / max(1, minimumChunk), 4 * processorCount))
         return (0..<parts).map { (count * $0 / parts)..<(count * ($0 + 1) / parts) }
     }
@@ -38,7 +38,7 @@ public enum Parallel {
     /// The processors this process may run on, asked once: Foundation asks the system each time
     /// (`sched_getaffinity` and the cgroup's CPU limit), on the calling thread between two loops; at
     /// 400 files that was 0.5 % of a text report's samples, all of them on the main thread.
-    public static let processorCount = ProcessInfo.processInfo.activeProcessorCount
+    package static let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// Each slot is written by exactly one iteration, and read only after all of them finished.
     private struct UncheckedBox<T>: @unchecked Sendable {

@@ -2,7 +2,7 @@ import CProcessControl
 import Foundation
 
 /// Prints how long each phase took on stderr when `TESTSCOPE_TIMING=1` (for the benchmark).
-public enum PhaseTimer {
+package enum PhaseTimer {
     #if canImport(Glibc)
     private static let selfUsage = RUSAGE_SELF.rawValue
     #else
@@ -37,7 +37,7 @@ public enum PhaseTimer {
                       Double(inUse) / 1e6, Double(free) / 1e6, Double(mapped) / 1e6)
     }
 
-    public static func mark(_ phase: String) {
+    package static func mark(_ phase: String) {
         guard enabled else { return }
         last.withLock { last in
             let now = (wall: Date(), cpu: processCPUSeconds())

@@ -6,25 +6,25 @@ import Darwin
 #endif
 
 /// The outcome of a finished child process.
-public struct ProcessResult: Sendable {
-    public var status: Int32
+package struct ProcessResult: Sendable {
+    package var status: Int32
     /// True when the process was ended by a signal (then `status` is the signal number).
-    public var terminatedBySignal: Bool
-    public var stdout: Data
-    public var stderr: Data
+    package var terminatedBySignal: Bool
+    package var stdout: Data
+    package var stderr: Data
 
-    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
-    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
-    public var succeeded: Bool { status == 0 && !terminatedBySignal }
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    package var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    package var succeeded: Bool { status == 0 && !terminatedBySignal }
 }
 
 /// Runs child processes: captured, streamed to our own output, or with stdout sent to a file.
-public enum ProcessRunner {
+package enum ProcessRunner {
     /// Writing to a child that has exited must be an error, not a fatal SIGPIPE.
     private static var ignoreSIGPIPE: Void { StandardStreams.ignoreSIGPIPE }
 
     /// Runs `executable` and captures both output streams (stdout into `stdoutFile` when given).
-    public static func run(
+    package static func run(
         _ executable: URL, _ arguments: [String], input: Data? = nil,
         currentDirectory: URL? = nil, environment: [String: String]? = nil,
         stdoutFile: URL? = nil
@@ -81,7 +81,7 @@ public enum ProcessRunner {
     /// once the child is reaped, before the rest of its output is read (the supervisor kills what a
     /// test left behind there). The output is read until end of file, or, from a second after the child
     /// ended, until the pipes fall silent: a process it left running may hold them open forever.
-    public static func stream(
+    package static func stream(
         _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
         environment: [String: String]? = nil, log: FileHandle? = nil,
         echo: Bool = true, mergeStderr: Bool = false, newProcessGroup: Bool = false,
@@ -144,12 +144,12 @@ public enum ProcessRunner {
 /// Work that blocks (reading a pipe, waiting for a child) on a thread of its own: Dispatch's global
 /// pool is only as wide as the machine, and blocked tasks there starve the rest (on 2 cores a
 /// demangler's output reader waited behind other work for most of a second).
-public final class BlockingTask: Sendable {
+package final class BlockingTask: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// `stackSize`: 1 MB unless the work needs more (rendering templates recurses per nesting level:
     /// give it the 8 MB of the main thread).
-    public init(stackSize: Int = 1 << 20, _ work: @escaping @Sendable () -> Void) {
+    package init(stackSize: Int = 1 << 20, _ work: @escaping @Sendable () -> Void) {
         let thread = Thread { [done] in
             work()
             done.signal()
@@ -159,7 +159,7 @@ public final class BlockingTask: Sendable {
     }
 
     /// Waits until the work has finished (again and again: the signal is passed on).
-    public func wait() {
+    package func wait() {
         done.wait()
         done.signal()
     }

@@ -8,7 +8,7 @@ import Darwin
 
 /// Finds and ends the descendants of a process (the test binary that `swift test` started), the
 /// processes a test left behind, and, on interrupt, everything Testscope started.
-public enum ProcessTree {
+package enum ProcessTree {
     /// One process as the process table shows it.
     struct Entry {
         var pid: Int32
@@ -49,7 +49,7 @@ public enum ProcessTree {
     }
 
     /// All descendants of `pid`, children first (each after its parent).
-    public static func descendants(of pid: Int32) -> [Int32] {
+    package static func descendants(of pid: Int32) -> [Int32] {
         descendants(of: pid, in: table())
     }
 
@@ -68,7 +68,7 @@ public enum ProcessTree {
     /// Sends SIGKILL to the process group `leader` leads and to every descendant of `leader` (also
     /// those that moved to a group of their own). The descendants are found first: once the leader
     /// dies they are re-parented and can no longer be told apart.
-    public static func killGroupAndDescendants(leader: Int32) {
+    package static func killGroupAndDescendants(leader: Int32) {
         let children = descendants(of: leader)
         kill(-leader, SIGKILL)
         for child in children.reversed() { kill(child, SIGKILL) }
@@ -76,12 +76,12 @@ public enum ProcessTree {
     }
 
     /// A process a test process left running when it ended (killed since).
-    public struct Leftover: Sendable, Equatable {
-        public var pid: Int32
+    package struct Leftover: Sendable, Equatable {
+        package var pid: Int32
         /// Its command line (shortened).
-        public var command: String
+        package var command: String
         /// When it started (to a clock tick, 10 ms), to tell which test started it.
-        public var started: ClosedRange<Date>?
+        package var started: ClosedRange<Date>?
     }
 
     /// After the test process that led `group` was reaped: kills (SIGKILL) and reaps the processes
@@ -91,7 +91,7 @@ public enum ProcessTree {
     /// may have moved to a group of its own (Foundation's `Process` does that), so the group alone
     /// cannot find it. Without the subreaper (the library in another process) nothing is done: the
     /// orphans went to init, and that process's other children are not Testscope's to kill.
-    public static func killLeftovers(ofGroup group: Int32) -> [Leftover] {
+    package static func killLeftovers(ofGroup group: Int32) -> [Leftover] {
         guard Interruption.reapsOrphans else { return [] }
         // Under the spawn lock: a child that was just spawned is tracked before it can be seen here.
         return spawnLock.withLock { _ in

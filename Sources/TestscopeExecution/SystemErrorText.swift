@@ -8,10 +8,10 @@ import Darwin
 /// Foundation's, the C library's and libxml2's errors in Testscope's words: the one place where a
 /// system error becomes text, so no bare `NSError` description ("The operation could not be
 /// completed. (NSCocoaErrorDomain error 512.)") reaches the user.
-public enum SystemErrorText {
+package enum SystemErrorText {
     /// A whole message for any error: ours say what, which file and what to do; anything else is
     /// translated and said to be Testscope's bug (status 70).
-    public static func message(_ error: Error) -> String {
+    package static func message(_ error: Error) -> String {
         if error is ClassifiedError {
             if let text = (error as? LocalizedError)?.errorDescription { return text }
             return String(describing: error)
@@ -20,7 +20,7 @@ public enum SystemErrorText {
     }
 
     /// Why a file operation failed, as a short clause ("permission denied", "a file is in the way").
-    public static func reason(_ error: Error) -> String {
+    package static func reason(_ error: Error) -> String {
         let ns = error as NSError
         if ns.domain == NSPOSIXErrorDomain { return posix(Int32(ns.code)) }
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
@@ -46,7 +46,7 @@ public enum SystemErrorText {
     }
 
     /// libxml2's error numbers (Foundation's `XMLParser.parserError` codes) as a clause.
-    public static func xmlReason(code: Int, line: Int) -> String {
+    package static func xmlReason(code: Int, line: Int) -> String {
         let what: String
         switch code {
         case 4: what = "the document is empty"
@@ -64,7 +64,7 @@ public enum SystemErrorText {
     }
 
     /// The C library's text for `errno`, lower-cased like the rest of a Testscope message.
-    public static func posix(_ code: Int32) -> String {
+    package static func posix(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return clause(String(cString: text))
     }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// The LLVM coverage tools of the Swift toolchain in use (never the first `llvm-cov` on `PATH`).
-public struct Toolchain: Sendable, Equatable {
-    public var swift: URL?
-    public var llvmCov: URL
-    public var llvmProfdata: URL
+package struct Toolchain: Sendable, Equatable {
+    package var swift: URL?
+    package var llvmCov: URL
+    package var llvmProfdata: URL
     /// The toolchain's demangler library, `lib/libswiftDemangle` beside the `bin` of `swift` (or of
     /// `llvm-cov`); names stay mangled when it is not there.
-    public var demangler: URL?
+    package var demangler: URL?
 
-    public init(swift: URL?, llvmCov: URL, llvmProfdata: URL, demangler: URL?) {
+    package init(swift: URL?, llvmCov: URL, llvmProfdata: URL, demangler: URL?) {
         self.swift = swift
         self.llvmCov = llvmCov
         self.llvmProfdata = llvmProfdata
@@ -17,11 +17,11 @@ public struct Toolchain: Sendable, Equatable {
     }
 
     /// What the user may override: command-line options win over environment variables.
-    public struct Overrides: Sendable {
-        public var llvmCov: String?
-        public var llvmProfdata: String?
-        public var swift: String?
-        public init(llvmCov: String? = nil, llvmProfdata: String? = nil, swift: String? = nil) {
+    package struct Overrides: Sendable {
+        package var llvmCov: String?
+        package var llvmProfdata: String?
+        package var swift: String?
+        package init(llvmCov: String? = nil, llvmProfdata: String? = nil, swift: String? = nil) {
             self.llvmCov = llvmCov
             self.llvmProfdata = llvmProfdata
             self.swift = swift
@@ -29,13 +29,13 @@ public struct Toolchain: Sendable, Equatable {
     }
 
     /// The `swift` to build and run with: the override, `TESTSCOPE_SWIFT`, or the first on `PATH`.
-    public static func findSwift(override: String? = nil,
+    package static func findSwift(override: String? = nil,
                                  environment: [String: String] = ProcessInfo.processInfo.environment) throws -> URL? {
         try (override ?? environment["TESTSCOPE_SWIFT"]).map { try checkedExecutable($0) } ?? findInPath("swift", environment: environment)
     }
 
     /// Finds the tools: overrides, then beside the resolved `swift` (symlinks followed), then `xcrun` on macOS.
-    public static func locate(
+    package static func locate(
         overrides: Overrides = Overrides(),
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> Toolchain {
@@ -74,7 +74,7 @@ public struct Toolchain: Sendable, Equatable {
     }
 
     /// The directory that holds the toolchain's own tools, for messages that say which tool to use.
-    public var suggestedToolDirectory: String? {
+    package var suggestedToolDirectory: String? {
         swift?.resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
@@ -88,7 +88,7 @@ public struct Toolchain: Sendable, Equatable {
     }
 
     /// The first executable called `name` on `PATH`.
-    public static func findInPath(_ name: String, environment: [String: String]) -> URL? {
+    package static func findInPath(_ name: String, environment: [String: String]) -> URL? {
         let path = environment["PATH"] ?? "/usr/bin:/bin"
         for dir in path.split(separator: ":") where !dir.isEmpty {
             let candidate = URL(fileURLWithPath: String(dir)).appendingPathComponent(name)

@@ -7,22 +7,22 @@ import Darwin
 
 /// UTC timestamps formatted with the C library: Foundation's date formatting loads calendar and
 /// ICU data (about 5 MB of memory) for what is a fixed format here.
-public enum UTCTimestamp {
+package enum UTCTimestamp {
     /// `2026-11-21T10:07:51Z` (ISO 8601, whole seconds).
-    public static func iso8601(_ date: Date) -> String { format(date) + "Z" }
+    package static func iso8601(_ date: Date) -> String { format(date) + "Z" }
 
     /// `2026-11-21T10:07:51.250Z` (ISO 8601 with milliseconds): when a test started.
-    public static func iso8601Milliseconds(_ date: Date) -> String {
+    package static func iso8601Milliseconds(_ date: Date) -> String {
         let millis = Int((date.timeIntervalSince1970 - date.timeIntervalSince1970.rounded(.down)) * 1000)
         let digits = String(min(999, max(0, millis)))
         return format(date) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// `2026-11-21T10:07:51` (no zone; JUnit's `timestamp`).
-    public static func withoutZone(_ date: Date) -> String { format(date) }
+    package static func withoutZone(_ date: Date) -> String { format(date) }
 
     /// The date of an `iso8601` string (`2026-11-21T10:07:51Z`), nil for anything else.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var parts = tm()
         let fields = text.utf8.split(whereSeparator: { $0 == 0x2D || $0 == 0x54 || $0 == 0x3A || $0 == 0x5A }).map { Int32(Substring($0)) }
         guard text.hasSuffix("Z"), fields.count == 6, let year = fields[0], let month = fields[1], let day = fields[2],

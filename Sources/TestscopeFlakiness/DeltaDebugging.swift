@@ -1,11 +1,11 @@
 /// Zeller's ddmin over an ordered list of tests, as iFixFlakies uses it to find polluters and
 /// state-setters: split into n chunks, try each complement first (the culprits are usually close to
 /// the end of a prefix), then each chunk, else double n. The relative order is always kept.
-public enum DeltaDebugging {
+package enum DeltaDebugging {
     /// A minimal subsequence of `items` for which `holds` is true, given that it is true for `items`.
     /// `holds` returns nil when the run budget is spent; then the smallest list found so far is
     /// returned with `complete == false`.
-    public static func minimize(_ items: [String], holds: ([String]) throws -> Bool?) rethrows -> (result: [String], complete: Bool) {
+    package static func minimize(_ items: [String], holds: ([String]) throws -> Bool?) rethrows -> (result: [String], complete: Bool) {
         var current = items
         var n = 2
         var tried: [[String]: Bool] = [:]

@@ -2,24 +2,24 @@ import Foundation
 import TestscopeTestResults
 
 /// Runs an order and returns what every test did (the real one is `OrderExecutor`; tests use a model).
-public protocol OrderRunning: Sendable {
+package protocol OrderRunning: Sendable {
     func run(_ order: [String]) throws -> ExecutedOrder
 }
 
 extension OrderExecutor: OrderRunning {
-    public func run(_ order: [String]) throws -> ExecutedOrder { try execute(order) }
+    package func run(_ order: [String]) throws -> ExecutedOrder { try execute(order) }
 }
 
 /// Limits of the confirmation and culprit search.
-public struct AnalysisSettings: Sendable {
+package struct AnalysisSettings: Sendable {
     /// How often a failing prefix, a passing prefix, the test alone and a minimal order are rerun.
-    public var confirmations: Int
+    package var confirmations: Int
     /// Orders one test's analysis may run at most.
-    public var runBudget: Int
+    package var runBudget: Int
     /// Polluter (or setter) groups searched for at most.
-    public var maxGroups: Int
+    package var maxGroups: Int
 
-    public init(confirmations: Int = 3, runBudget: Int = 80, maxGroups: Int = 4) {
+    package init(confirmations: Int = 3, runBudget: Int = 80, maxGroups: Int = 4) {
         self.confirmations = confirmations
         self.runBudget = runBudget
         self.maxGroups = maxGroups
@@ -27,12 +27,12 @@ public struct AnalysisSettings: Sendable {
 }
 
 /// A test to classify: its id, library and how it was run.
-public struct AnalyzedTest: Sendable {
-    public var id: String
-    public var framework: TestFramework
-    public var method: DetectionMethod
+package struct AnalyzedTest: Sendable {
+    package var id: String
+    package var framework: TestFramework
+    package var method: DetectionMethod
 
-    public init(id: String, framework: TestFramework, method: DetectionMethod) {
+    package init(id: String, framework: TestFramework, method: DetectionMethod) {
         self.id = id
         self.framework = framework
         self.method = method
@@ -44,20 +44,20 @@ public struct AnalyzedTest: Sendable {
 /// passes and fails makes it NOD. A victim's polluters are found by delta debugging over its failing
 /// prefixes (each group removed in turn, so several polluters are all found), a brittle test's setters
 /// over its passing prefixes; a cleaner is looked for between a polluter and its victim.
-public struct FlakinessAnalyzer: Sendable {
-    public var runner: OrderRunning
-    public var settings: AnalysisSettings
+package struct FlakinessAnalyzer: Sendable {
+    package var runner: OrderRunning
+    package var settings: AnalysisSettings
     /// The default order, where a cleaner is looked for when no run shows one.
-    public var defaultOrder: [String]
+    package var defaultOrder: [String]
 
-    public init(runner: OrderRunning, settings: AnalysisSettings = AnalysisSettings(), defaultOrder: [String]) {
+    package init(runner: OrderRunning, settings: AnalysisSettings = AnalysisSettings(), defaultOrder: [String]) {
         self.runner = runner
         self.settings = settings
         self.defaultOrder = defaultOrder
     }
 
     /// One finding per test, in the order of `tests`; candidates are analysed on up to `jobs` threads.
-    public func analyze(_ tests: [AnalyzedTest], executions: [ExecutedOrder], jobs: Int) throws -> [TestFinding] {
+    package func analyze(_ tests: [AnalyzedTest], executions: [ExecutedOrder], jobs: Int) throws -> [TestFinding] {
         try AdaptivePool.map(tests.count, jobs: jobs) { index in
             var analysis = CandidateAnalysis(test: tests[index], executions: executions, analyzer: self)
             return try analysis.run()

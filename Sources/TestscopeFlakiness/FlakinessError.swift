@@ -2,7 +2,7 @@ import Foundation
 import TestscopeExecution
 
 /// Errors of `testscope flaky`: bad seeds and orders, builds and runs that cannot go on, with what to do.
-public enum FlakinessError: LocalizedError, Equatable {
+package enum FlakinessError: LocalizedError, Equatable {
     /// `--seed` is not an integer in the accepted range.
     case malformedSeed(String)
     /// `--replay K` names a run the plan does not have.
@@ -24,7 +24,7 @@ public enum FlakinessError: LocalizedError, Equatable {
     /// The binary has no `swt_abiv0_getEntryPoint`: Swift Testing tests fall back to repetition.
     case swiftTestingUnavailable
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .malformedSeed(text):
             return "--seed takes an integer from 0 to \(OrderPlan.maximumSeed), not '\(text)'; pass the seed a previous run printed"
@@ -51,7 +51,7 @@ public enum FlakinessError: LocalizedError, Equatable {
 }
 
 extension FlakinessError: ClassifiedError {
-    public var errorClass: ErrorClass {
+    package var errorClass: ErrorClass {
         switch self {
         case .malformedSeed, .unknownReplayIndex: return .usage
         case .buildFailed: return .testsFailed

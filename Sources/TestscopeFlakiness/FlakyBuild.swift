@@ -4,16 +4,16 @@ import TestscopeRun
 import TestscopeTestResults
 
 /// The test binary built with Testscope's entry point, and the package's tests.
-public struct FlakyTestBinary: Sendable {
-    public var binary: URL
-    public var scratchPath: URL
+package struct FlakyTestBinary: Sendable {
+    package var binary: URL
+    package var scratchPath: URL
     /// Every test (`--list-tests` of both libraries), before `--filter`/`--skip`; Swift Testing's in its
     /// serial order.
-    public var tests: TestList
+    package var tests: TestList
     /// Swift Testing tests' ranks in Swift Testing's serial order (see `SwiftTestingOrder`).
-    public var swiftTestingRanks: [String: Int]
+    package var swiftTestingRanks: [String: Int]
 
-    public init(binary: URL, scratchPath: URL, tests: TestList, swiftTestingRanks: [String: Int] = [:]) {
+    package init(binary: URL, scratchPath: URL, tests: TestList, swiftTestingRanks: [String: Int] = [:]) {
         self.binary = binary
         self.scratchPath = scratchPath
         self.tests = tests
@@ -24,15 +24,15 @@ public struct FlakyTestBinary: Sendable {
 /// Builds the test product once as Testscope's one build (`InstrumentedBuild`: coverage, atomic counters,
 /// the generated entry point; default folder `<package>/.build/testscope`, shared with `run`), so the
 /// package's own build is not invalidated and `flaky` after `run` builds nothing.
-public struct FlakyBuilder {
-    public var swift: URL
-    public var packageRoot: URL
-    public var scratchPath: URL
+package struct FlakyBuilder {
+    package var swift: URL
+    package var packageRoot: URL
+    package var scratchPath: URL
     /// `-c`, and the arguments after `--`.
-    public var extraBuildArguments: [String]
-    public var environment: [String: String]
+    package var extraBuildArguments: [String]
+    package var environment: [String: String]
 
-    public init(swift: URL, packageRoot: URL, scratchPath: URL, extraBuildArguments: [String] = [],
+    package init(swift: URL, packageRoot: URL, scratchPath: URL, extraBuildArguments: [String] = [],
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.swift = swift
         self.packageRoot = packageRoot
@@ -43,7 +43,7 @@ public struct FlakyBuilder {
 
     /// Writes the entry point, builds, and lists the tests. `log` receives the build output; `echo` also
     /// shows it raw (on stderr), `onLine` hands each line to a live view.
-    public func build(log: LineLog?, echo: Bool, onLine: (@Sendable (String) -> Void)? = nil) throws -> FlakyTestBinary {
+    package func build(log: LineLog?, echo: Bool, onLine: (@Sendable (String) -> Void)? = nil) throws -> FlakyTestBinary {
         #if os(macOS)
         throw FlakinessError.unsupportedPlatform
         #else
@@ -78,7 +78,7 @@ public struct FlakyBuilder {
 
     /// `--list-tests` of XCTest and of Swift Testing, run on the built binary; Swift Testing's tests
     /// sorted in its serial order, learnt from the test records it writes to `stream`.
-    public static func listTests(binary: URL, environment: [String: String], stream: URL) throws -> (tests: TestList, ranks: [String: Int]) {
+    package static func listTests(binary: URL, environment: [String: String], stream: URL) throws -> (tests: TestList, ranks: [String: Int]) {
         var env = environment
         env.removeValue(forKey: EntryPointSource.orderFileVariable)
         env.removeValue(forKey: EntryPointSource.orderVariable)

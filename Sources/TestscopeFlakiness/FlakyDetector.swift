@@ -3,24 +3,24 @@ import TestscopeExecution
 import TestscopeTestResults
 
 /// What a flaky run is asked to do.
-public struct FlakyOptions: Sendable {
-    public var runs: Int
-    public var seed: UInt64
-    public var jobs: Int
+package struct FlakyOptions: Sendable {
+    package var runs: Int
+    package var seed: UInt64
+    package var jobs: Int
     /// Detection runs may go up to this many at once while the CPUs sit idle (nil: exactly `jobs`).
-    public var maxJobs: Int?
-    public var filters: [String]
-    public var skips: [String]
-    public var settings: AnalysisSettings
+    package var maxJobs: Int?
+    package var filters: [String]
+    package var skips: [String]
+    package var settings: AnalysisSettings
     /// Known flaky tests: still run and reported, never counted by the gate.
-    public var quarantine: Set<String>
+    package var quarantine: Set<String>
     /// Swift Testing by repetition even when its ABI entry point is there (`TESTSCOPE_FLAKY_SWIFT_TESTING=repetition`).
-    public var forceRepetition: Bool
+    package var forceRepetition: Bool
     /// Shuffle Swift Testing tests one by one, like XCTest methods, instead of keeping each suite in its
     /// serial order (`--shuffle-swift-testing-tests`; a call of its entry point per test).
-    public var shuffleSwiftTestingTests: Bool
+    package var shuffleSwiftTestingTests: Bool
 
-    public init(runs: Int, seed: UInt64, jobs: Int, filters: [String] = [], skips: [String] = [],
+    package init(runs: Int, seed: UInt64, jobs: Int, filters: [String] = [], skips: [String] = [],
                 settings: AnalysisSettings = AnalysisSettings(), quarantine: Set<String> = [], forceRepetition: Bool = false,
                 shuffleSwiftTestingTests: Bool = false, maxJobs: Int? = nil) {
         self.runs = runs
@@ -37,20 +37,20 @@ public struct FlakyOptions: Sendable {
 }
 
 /// Runs the plan's orders (in parallel, `jobs` at a time), then classifies every test.
-public final class FlakyDetector: Sendable {
-    public let binary: FlakyTestBinary
-    public let executor: OrderExecutor
+package final class FlakyDetector: Sendable {
+    package let binary: FlakyTestBinary
+    package let executor: OrderExecutor
     /// Where each detection run's output is kept (`run-<k>.log`), or nil.
-    public let logsFolder: URL?
+    package let logsFolder: URL?
 
-    public init(binary: FlakyTestBinary, executor: OrderExecutor, logsFolder: URL?) {
+    package init(binary: FlakyTestBinary, executor: OrderExecutor, logsFolder: URL?) {
         self.binary = binary
         self.executor = executor
         self.logsFolder = logsFolder
     }
 
     /// The tests `--filter`/`--skip` select, in the default order (XCTest as listed, then Swift Testing).
-    public func selectedTests(_ options: FlakyOptions) throws -> TestList {
+    package func selectedTests(_ options: FlakyOptions) throws -> TestList {
         let selected = binary.tests.applying(filters: options.filters, skips: options.skips)
         guard !(selected.xctest.isEmpty && selected.swiftTesting.isEmpty) else {
             throw FlakinessError.noTests(package: binary.binary.path)
@@ -59,7 +59,7 @@ public final class FlakyDetector: Sendable {
     }
 
     /// Detection runs and analysis. `progress` receives one line per run, in run order.
-    public func detect(_ options: FlakyOptions, reproduction: Reproduction, packageRoot: String,
+    package func detect(_ options: FlakyOptions, reproduction: Reproduction, packageRoot: String,
                        progress: @escaping @Sendable (String) -> Void) throws -> FlakyReport {
         let started = Date()
         let selected = try selectedTests(options)
@@ -120,27 +120,27 @@ public final class FlakyDetector: Sendable {
     }
 
     /// The plan of a seed: every selected test (with Swift Testing by repetition: the XCTest tests only).
-    public func plan(_ selected: TestList, method: DetectionMethod, options: FlakyOptions) -> OrderPlan {
+    package func plan(_ selected: TestList, method: DetectionMethod, options: FlakyOptions) -> OrderPlan {
         let ordered = method == .inProcessOrder ? selected.xctest + selected.swiftTesting : selected.xctest
         return OrderPlan(seed: options.seed, defaultOrder: ordered,
                          fixedWithinGroup: options.shuffleSwiftTestingTests ? [:] : binary.swiftTestingRanks)
     }
 
     /// Run `index` of the plan of `options` (`--replay`).
-    public func replayOrder(_ options: FlakyOptions, index: Int) throws -> PlannedOrder {
+    package func replayOrder(_ options: FlakyOptions, index: Int) throws -> PlannedOrder {
         let selected = try selectedTests(options)
         let method: DetectionMethod = options.forceRepetition && !selected.swiftTesting.isEmpty ? .repetition : .inProcessOrder
         return plan(selected, method: method, options: options).order(index)
     }
 
     /// Re-runs one order `count` times (`--order`, `--order-file`, `--replay`).
-    public func replay(_ order: [String], count: Int, jobs: Int) throws -> [ExecutedOrder] {
+    package func replay(_ order: [String], count: Int, jobs: Int) throws -> [ExecutedOrder] {
         try AdaptivePool.map(count, jobs: jobs) { _ in try self.executor.execute(order) }
     }
 
     /// `run 3 (4/12)  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`: the run's index (what
     /// `--replay` takes) and its position among all runs ("run 0/5" read as 5 runs where there were 6).
-    public static func line(_ planned: PlannedOrder, _ execution: ExecutedOrder, of total: Int) -> String {
+    package static func line(_ planned: PlannedOrder, _ execution: ExecutedOrder, of total: Int) -> String {
         let tally = RunTally(execution)
         return "run \(planned.index) (\(planned.index + 1)/\(total))  \(planned.label)  \(tally.counts.joined(separator: ", "))  \(tally.time)"
     }

@@ -165,7 +165,7 @@ public struct FlakyReport: Sendable {
     }
 
     /// `2 jobs (up to 8 while the CPUs sit idle)`, or `2 jobs` for a fixed `--jobs`: the terminal's words and the HTML's.
-    public static func jobsText(start: Int, max: Int?) -> String {
+    package static func jobsText(start: Int, max: Int?) -> String {
         "\(start) job\(start == 1 ? "" : "s")" + (max.map { " (up to \($0) while the CPUs sit idle)" } ?? "")
     }
 

@@ -45,9 +45,9 @@ public enum Verdict: String, Sendable, Equatable {
 /// Runs an order in the binary built with Testscope's entry point, under a `TestSupervisor`: the order
 /// goes in a file named by `TESTSCOPE_ORDER_FILE`, a test past `testTimeout` is killed, and after a
 /// crash or a kill the rest of the order continues in a new process.
-public final class OrderExecutor: Sendable {
-    public let binary: URL
-    public let testTimeout: Double?
+package final class OrderExecutor: Sendable {
+    package let binary: URL
+    package let testTimeout: Double?
     let swiftTestingRanks: [String: Int]
     let workDirectory: URL
     let supervisor: TestSupervisor
@@ -58,11 +58,11 @@ public final class OrderExecutor: Sendable {
     /// `flaky`'s policy: the order is the experiment, so after a crash the rest of the order runs (a test
     /// the crash skipped stays unrun); tests run one at a time, so a crash that names no Swift Testing
     /// test is blamed on the one in flight.
-    public static let policy = SupervisionPolicy(relaunch: .restOfOrder, blameFirstInFlight: true)
+    package static let policy = SupervisionPolicy(relaunch: .restOfOrder, blameFirstInFlight: true)
 
     /// `warn` hears of tests that left a process running (killed when their process ended) and of
     /// processes that exited before the end of their order.
-    public init(binary: FlakyTestBinary, workDirectory: URL, testTimeout: Double?,
+    package init(binary: FlakyTestBinary, workDirectory: URL, testTimeout: Double?,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 warn: (@Sendable (Diagnostic) -> Void)? = nil) {
         self.binary = binary.binary
@@ -88,7 +88,7 @@ public final class OrderExecutor: Sendable {
     }
 
     /// Runs `order` (relaunching after crashes and kills) and returns every test's result.
-    public func execute(_ order: [String], log: LineLog? = nil) throws -> ExecutedOrder {
+    package func execute(_ order: [String], log: LineLog? = nil) throws -> ExecutedOrder {
         let token = nextToken()
         let started = Date()
         let run = try supervisor(log: log).run(order, launch: { tests, index in
@@ -118,7 +118,7 @@ public final class OrderExecutor: Sendable {
 
     /// Swift Testing's own default run of `tests` (no order), for binaries without the ABI entry point:
     /// repetition only, one process, `--no-parallel`.
-    public func executeDefaultSwiftTesting(_ tests: [String], log: LineLog? = nil) throws -> ExecutedOrder {
+    package func executeDefaultSwiftTesting(_ tests: [String], log: LineLog? = nil) throws -> ExecutedOrder {
         let token = nextToken()
         let started = Date()
         var supervisor = self.supervisor(log: log)

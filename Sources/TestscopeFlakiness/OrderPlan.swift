@@ -45,27 +45,27 @@ public struct PlannedOrder: Sendable, Equatable {
 /// seeded shuffles alternating class level and method level. A test's position in a shuffle is a sort
 /// by `hash(runSeed, id)` (as RSpec and pytest-randomly do), so any subset of the tests keeps its relative
 /// order: bisection and prefix reruns rely on that. The plan depends only on the seed and the test list.
-public struct OrderPlan: Sendable {
+package struct OrderPlan: Sendable {
     /// Seeds are kept below 2^53 so that JSON readers hold them exactly.
-    public static let maximumSeed: UInt64 = (1 << 53) - 1
+    package static let maximumSeed: UInt64 = (1 << 53) - 1
 
-    public var seed: UInt64
+    package var seed: UInt64
     /// The selected tests in the default order.
-    public var defaultOrder: [String]
+    package var defaultOrder: [String]
     /// Swift Testing tests' serial ranks. Shuffles keep a suite's tests together in this order (so a
     /// suite runs in one call of Swift Testing's entry point, which discovers every test again on each
     /// call); method-level shuffles place each such suite among the XCTest methods. Empty: every test
     /// is shuffled on its own.
-    public var fixedWithinGroup: [String: Int]
+    package var fixedWithinGroup: [String: Int]
 
-    public init(seed: UInt64, defaultOrder: [String], fixedWithinGroup: [String: Int] = [:]) {
+    package init(seed: UInt64, defaultOrder: [String], fixedWithinGroup: [String: Int] = [:]) {
         self.seed = seed
         self.defaultOrder = defaultOrder
         self.fixedWithinGroup = fixedWithinGroup
     }
 
     /// Run `index` of the plan.
-    public func order(_ index: Int) -> PlannedOrder {
+    package func order(_ index: Int) -> PlannedOrder {
         switch index {
         case 0: return PlannedOrder(index: 0, kind: .default, tests: defaultOrder)
         case 1: return PlannedOrder(index: 1, kind: .reverse, tests: defaultOrder.reversed())
@@ -79,16 +79,16 @@ public struct OrderPlan: Sendable {
     }
 
     /// The first `count` runs.
-    public func orders(count: Int) -> [PlannedOrder] { (0..<max(0, count)).map(order) }
+    package func orders(count: Int) -> [PlannedOrder] { (0..<max(0, count)).map(order) }
 
     /// A run's seed, derived from the plan's seed and the run's index.
-    public static func runSeed(seed: UInt64, index: Int) -> UInt64 {
+    package static func runSeed(seed: UInt64, index: Int) -> UInt64 {
         StableHash.mix(seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
     }
 
     /// All tests sorted by `hash(seed, id)` (ties, which need a 64-bit collision, by id); tests with a
     /// `fixed` rank stay together per group, in rank order, the group placed by `hash(seed, group)`.
-    public static func methodShuffle(_ tests: [String], seed: UInt64, fixed: [String: Int] = [:]) -> [String] {
+    package static func methodShuffle(_ tests: [String], seed: UInt64, fixed: [String: Int] = [:]) -> [String] {
         var blocks: [String: [String]] = [:]
         var items: [(UInt64, String, [String])] = []
         for test in tests {
@@ -106,7 +106,7 @@ public struct OrderPlan: Sendable {
 
     /// Groups (classes, suites) sorted by `hash(seed, group)`, tests within a group by `hash(seed, id)`,
     /// or by `fixed` rank when they all have one.
-    public static func classShuffle(_ tests: [String], seed: UInt64, fixed: [String: Int] = [:]) -> [String] {
+    package static func classShuffle(_ tests: [String], seed: UInt64, fixed: [String: Int] = [:]) -> [String] {
         var groups: [String: [String]] = [:]
         for test in tests { groups[TestIdentity.group(of: test), default: []].append(test) }
         return groups.keys.map { (StableHash.hash(seed: seed, "group:" + $0), $0) }.sorted { $0 < $1 }.flatMap { group -> [String] in
@@ -117,10 +117,10 @@ public struct OrderPlan: Sendable {
     }
 
     /// A random seed for runs without `--seed`.
-    public static func randomSeed() -> UInt64 { UInt64.random(in: 0...maximumSeed) }
+    package static func randomSeed() -> UInt64 { UInt64.random(in: 0...maximumSeed) }
 
     /// Parses `--seed`: a decimal integer from 0 to `maximumSeed`.
-    public static func parseSeed(_ text: String) throws -> UInt64 {
+    package static func parseSeed(_ text: String) throws -> UInt64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.allSatisfy(\.isASCII), trimmed.allSatisfy(\.isNumber),
               let value = UInt64(trimmed), value <= maximumSeed else { throw FlakinessError.malformedSeed(text) }
@@ -128,7 +128,7 @@ public struct OrderPlan: Sendable {
     }
 
     /// `0x` and 16 hex digits, as run seeds are printed.
-    public static func hex(_ value: UInt64) -> String {
+    package static func hex(_ value: UInt64) -> String {
         let digits = String(value, radix: 16)
         return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
     }
@@ -136,15 +136,15 @@ public struct OrderPlan: Sendable {
 
 /// What a test id says about its test: `Module.Class/testMethod` (XCTest), `Module.Suite/function()`,
 /// `Module.function()` (Swift Testing).
-public enum TestIdentity {
+package enum TestIdentity {
     /// The class or suite (`Module.Class`, `Module.Outer/Inner`), or the module for a free function.
-    public static func group(of id: String) -> String {
+    package static func group(of id: String) -> String {
         if let slash = separator(in: id) { return String(id[..<slash]) }
         return id.firstIndex(of: ".").map { String(id[..<$0]) } ?? id
     }
 
     /// `(Module.Class, testMethod)`, `(Module.Outer.Inner, f())`, `(Module, f())` for a free function.
-    public static func classAndName(of id: String) -> (className: String, name: String) {
+    package static func classAndName(of id: String) -> (className: String, name: String) {
         if let slash = separator(in: id) {
             return (id[..<slash].replacingOccurrences(of: "/", with: "."), String(id[id.index(after: slash)...]))
         }
@@ -170,7 +170,7 @@ public enum TestIdentity {
     }
 
     /// `Class.method`, the name Linux XCTest prints for `Module.Class/method`.
-    public static func xctestKey(of id: String) -> String {
+    package static func xctestKey(of id: String) -> String {
         guard let slash = id.firstIndex(of: "/") else { return id }
         let qualified = id[..<slash]
         let className = qualified.firstIndex(of: ".").map { qualified[qualified.index(after: $0)...] } ?? qualified
@@ -179,20 +179,20 @@ public enum TestIdentity {
 }
 
 /// Reading orders: `--order-file` (one id per line, `#` comments) and `--order` (comma-separated).
-public enum OrderFile {
+package enum OrderFile {
     /// The ids in a file's text.
-    public static func parse(_ text: String) -> [String] {
+    package static func parse(_ text: String) -> [String] {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
     /// Reads an order file.
-    public static func read(_ url: URL) throws -> [String] {
+    package static func read(_ url: URL) throws -> [String] {
         parse(try text(url, unreadable: FlakinessError.unreadableOrderFile))
     }
 
     /// A UTF-8 text file (a pipe such as `<(cmd)` too), or `unreadable`'s error naming it.
-    public static func text(_ url: URL, unreadable: (_ path: String, _ reason: String) -> FlakinessError) throws -> String {
+    package static func text(_ url: URL, unreadable: (_ path: String, _ reason: String) -> FlakinessError) throws -> String {
         let bytes: [UInt8]
         do { bytes = try InputFile.read(url) } catch { throw unreadable(url.path, error.reason) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw unreadable(url.path, "it is not UTF-8 text") }
@@ -200,10 +200,10 @@ public enum OrderFile {
     }
 
     /// The text of an order file.
-    public static func text(_ tests: [String]) -> String { tests.map { $0 + "\n" }.joined() }
+    package static func text(_ tests: [String]) -> String { tests.map { $0 + "\n" }.joined() }
 
     /// Checks an order against the package's tests: known ids, each at most once, at least one.
-    public static func validate(_ tests: [String], known: Set<String>, source: String) throws {
+    package static func validate(_ tests: [String], known: Set<String>, source: String) throws {
         guard !tests.isEmpty else { throw FlakinessError.badOrder(source: source, detail: "it names no test") }
         if let unknown = tests.first(where: { !known.contains($0) }) {
             throw FlakinessError.badOrder(source: source, detail: "'\(unknown)' is not a test of this package (after --filter/--skip)")

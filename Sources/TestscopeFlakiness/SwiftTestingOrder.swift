@@ -6,9 +6,9 @@ import TestscopeTestResults
 /// relative order of any subset of one module's tests is fixed. Each call of the ABI entry point
 /// discovers every test again (its cost grows with the number of tests), so consecutive tests of an
 /// order that are already in that serial order run in one call.
-public enum SwiftTestingOrder {
+package enum SwiftTestingOrder {
     /// Ranks in the serial order (0 first), from the `test` records `--list-tests` writes to an event stream.
-    public static func ranks(fromListStream text: String) -> [String: Int] {
+    package static func ranks(fromListStream text: String) -> [String: Int] {
         struct Location: Comparable {
             var fileID: String, line: Int, column: Int
             static func < (a: Location, b: Location) -> Bool {
@@ -60,7 +60,7 @@ public enum SwiftTestingOrder {
     /// The lines of an order file for the generated entry point: one test per line, except that
     /// consecutive Swift Testing tests of one module in ascending serial order share a line
     /// (tab-separated) and run in one call.
-    public static func batchedLines(_ order: [String], ranks: [String: Int]) -> [String] {
+    package static func batchedLines(_ order: [String], ranks: [String: Int]) -> [String] {
         var lines: [String] = []
         var batch: [String] = []
         func flush() { if !batch.isEmpty { lines.append(batch.joined(separator: "\t")); batch = [] } }

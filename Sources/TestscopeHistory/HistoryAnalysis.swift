@@ -5,71 +5,71 @@ import Foundation
 /// pass and fail on the same code (tree, else commit) is the strongest signal (BuildPulse, Buildkite,
 /// Mergify, Datadog); broken only when nothing points to flakiness (Mergify); skipped runs say nothing and a lack of data
 /// heals nothing (Mergify); nothing is called flaky on fewer than `minimumSample` runs (Trunk).
-public struct HistoryAnalysis: Sendable {
+package struct HistoryAnalysis: Sendable {
     /// Pass/fail executions a test needs before it can be called flaky (docs/history.md).
-    public static let minimumSample = 5
+    package static let minimumSample = 5
     /// A flip rate from which a test with enough runs is flaky (5 flips in 30 runs is 0.17, buildbutler's default).
-    public static let flakyFlipRate = 0.15
+    package static let flakyFlipRate = 0.15
     /// Consecutive failures at the end of the timeline that make a test broken.
-    public static let brokenStreak = 3
+    package static let brokenStreak = 3
     /// "Recently": the last this many runs of the selection.
-    public static let recentRuns = 5
+    package static let recentRuns = 5
     /// Slower: the recent median duration at least this factor times the earlier one, and 50 ms more.
-    public static let slowerFactor = 1.5
+    package static let slowerFactor = 1.5
 
     /// A test's verdict, most serious first.
-    public enum State: String, Sendable, Comparable {
+    package enum State: String, Sendable, Comparable {
         case broken, flaky, healthy
         /// Fewer than `minimumSample` pass/fail runs and not broken.
         case tooFewRuns = "too-few-runs"
-        public static func < (a: State, b: State) -> Bool { a.rank < b.rank }
+        package static func < (a: State, b: State) -> Bool { a.rank < b.rank }
         var rank: Int { [.broken: 0, .flaky: 1, .healthy: 2, .tooFewRuns: 3][self]! }
     }
 
     /// One test across the selected runs.
-    public struct TestStats: Sendable {
-        public var test: String
+    package struct TestStats: Sendable {
+        package var test: String
         /// Pass/fail executions (skipped ones are not counted) and their failures.
-        public var runs: Int
-        public var failures: Int
-        public var flips: Int
+        package var runs: Int
+        package var failures: Int
+        package var flips: Int
         /// flips ÷ (runs − 1); nil below two runs.
-        public var flipRate: Double? { runs > 1 ? Double(flips) / Double(runs - 1) : nil }
+        package var flipRate: Double? { runs > 1 ? Double(flips) / Double(runs - 1) : nil }
         /// Trees (or commits) on which the test both passed and failed.
-        public var sameCodeDisagreements: Int
+        package var sameCodeDisagreements: Int
         /// Median durations of the earlier and of the last `recentRuns` executions (seconds).
-        public var earlierDuration: Double?
-        public var recentDuration: Double?
+        package var earlierDuration: Double?
+        package var recentDuration: Double?
         /// Durations, oldest first (one per execution that had one).
-        public var durations: [Double]
+        package var durations: [Double]
         /// Outcomes oldest first (true passed, false failed; skipped left out).
-        public var timeline: [Bool]
-        public var state: State
-        public var reason: String
+        package var timeline: [Bool]
+        package var state: State
+        package var reason: String
         /// The state on the runs before the recent ones.
-        public var earlierState: State
-        public var lastFailure: String?
+        package var earlierState: State
+        package var lastFailure: String?
 
-        public var becameFlaky: Bool { state == .flaky && earlierState != .flaky && earlierState != .broken }
-        public var becameBroken: Bool { state == .broken && earlierState != .broken }
-        public var becameSlower: Bool {
+        package var becameFlaky: Bool { state == .flaky && earlierState != .flaky && earlierState != .broken }
+        package var becameBroken: Bool { state == .broken && earlierState != .broken }
+        package var becameSlower: Bool {
             guard let earlier = earlierDuration, let recent = recentDuration else { return false }
             return recent >= earlier * HistoryAnalysis.slowerFactor && recent - earlier >= 0.05
         }
     }
 
     /// Line coverage of one run.
-    public struct CoveragePoint: Sendable {
-        public var run: String
-        public var date: Date
-        public var percent: Double
+    package struct CoveragePoint: Sendable {
+        package var run: String
+        package var date: Date
+        package var percent: Double
     }
 
-    public var runs: Int
-    public var tests: [TestStats]
-    public var coverage: [CoveragePoint]
+    package var runs: Int
+    package var tests: [TestStats]
+    package var coverage: [CoveragePoint]
 
-    public init(_ records: [HistoryRecord]) {
+    package init(_ records: [HistoryRecord]) {
         runs = records.count
         coverage = records.compactMap { r in r.run.lines?.percent.map { CoveragePoint(run: r.run.uuid, date: r.run.startedAt, percent: $0) } }
         let recentStart = max(0, records.count - Self.recentRuns)
@@ -124,17 +124,17 @@ public struct HistoryAnalysis: Sendable {
 
     static func flips(_ timeline: [Bool]) -> Int { zip(timeline, timeline.dropFirst()).filter { $0 != $1 }.count }
 
-    public static func median(_ values: [Double]) -> Double {
+    package static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    public var flaky: [TestStats] { tests.filter { $0.state == .flaky } }
-    public var broken: [TestStats] { tests.filter { $0.state == .broken } }
+    package var flaky: [TestStats] { tests.filter { $0.state == .flaky } }
+    package var broken: [TestStats] { tests.filter { $0.state == .broken } }
 
     /// The quarantine file's lines (`testscope flaky --quarantine FILE`: one test id per line, `#` comments):
     /// the flaky tests, not the broken ones (a broken test needs a fix, not a quarantine).
-    public var quarantineLines: [String] {
+    package var quarantineLines: [String] {
         var seen = Set<String>()
         return flaky.flatMap { stats -> [String] in
             // A parameterized case's key is `id [arguments]`; the quarantine names the test. The

@@ -3,7 +3,7 @@ import TestscopeExecution
 
 /// Why a history file cannot be used: one line each (what, which file, what to do); all bad input (65),
 /// and in every case the file is left as it was.
-public enum HistoryError: LocalizedError, Equatable {
+package enum HistoryError: LocalizedError, Equatable {
     case notSQLite(path: String)
     case foreign(path: String)
     case newerSchema(path: String, version: Int, supported: Int)
@@ -13,7 +13,7 @@ public enum HistoryError: LocalizedError, Equatable {
     case unreadable(path: String, detail: String)
     case readOnly(path: String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .notSQLite(path):
             return "history \(path) is not an SQLite file; pass a Testscope history (.sqlite) or a path that does not exist yet (it is created)"
@@ -36,5 +36,5 @@ public enum HistoryError: LocalizedError, Equatable {
 }
 
 extension HistoryError: ClassifiedError {
-    public var errorClass: ErrorClass { .badInput }
+    package var errorClass: ErrorClass { .badInput }
 }

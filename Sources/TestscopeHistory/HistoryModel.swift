@@ -2,14 +2,14 @@ import Foundation
 
 /// One invocation of `run` or `flaky` as the history stores it: where and when it ran, what every test
 /// did, the coverage, the flaky findings. `uuid` is its identity across files (merge stores it once).
-public struct HistoryRecord: Sendable, Equatable {
-    public var run: HistoryRun
-    public var executions: [HistoryExecution] = []
+package struct HistoryRecord: Sendable, Equatable {
+    package var run: HistoryRun
+    package var executions: [HistoryExecution] = []
     /// Per-file line counts (paths relative to the package), when the run had coverage.
-    public var coverageFiles: [HistoryFileCoverage] = []
-    public var findings: [HistoryFinding] = []
+    package var coverageFiles: [HistoryFileCoverage] = []
+    package var findings: [HistoryFinding] = []
 
-    public init(run: HistoryRun, executions: [HistoryExecution] = [], coverageFiles: [HistoryFileCoverage] = [], findings: [HistoryFinding] = []) {
+    package init(run: HistoryRun, executions: [HistoryExecution] = [], coverageFiles: [HistoryFileCoverage] = [], findings: [HistoryFinding] = []) {
         self.run = run
         self.executions = executions
         self.coverageFiles = coverageFiles
@@ -18,35 +18,35 @@ public struct HistoryRecord: Sendable, Equatable {
 }
 
 /// The run's row: the keys hosted flaky-test services record (ci-formats.md G.2).
-public struct HistoryRun: Sendable, Equatable {
-    public var uuid: String
+package struct HistoryRun: Sendable, Equatable {
+    package var uuid: String
     /// `run` or `flaky`.
-    public var command: String
-    public var startedAt: Date
-    public var finishedAt: Date
-    public var commit: String?
+    package var command: String
+    package var startedAt: Date
+    package var finishedAt: Date
+    package var commit: String?
     /// The commit's tree: two commits with the same tree ran the same code (BuildPulse's key).
-    public var tree: String?
-    public var branch: String?
-    public var ciProvider: String?
-    public var ciRunID: String?
-    public var ciJob: String?
+    package var tree: String?
+    package var branch: String?
+    package var ciProvider: String?
+    package var ciRunID: String?
+    package var ciJob: String?
     /// `flaky`'s seed.
-    public var seed: String?
-    public var toolchain: String?
-    public var host: String?
-    public var testscopeVersion: String?
+    package var seed: String?
+    package var toolchain: String?
+    package var host: String?
+    package var testscopeVersion: String?
     /// The command's exit status (0 success, 1 tests failed, 2 gate, 3 flaky).
-    public var exitStatus: Int
-    public var lines: HistoryRatio?
-    public var functions: HistoryRatio?
-    public var regions: HistoryRatio?
+    package var exitStatus: Int
+    package var lines: HistoryRatio?
+    package var functions: HistoryRatio?
+    package var regions: HistoryRatio?
     /// Test results (a parameterized case counts once), failed ones, and the suite's wall time.
-    public var testCount: Int = 0
-    public var failedCount: Int = 0
-    public var suiteSeconds: Double?
+    package var testCount: Int = 0
+    package var failedCount: Int = 0
+    package var suiteSeconds: Double?
 
-    public init(uuid: String = UUID().uuidString.lowercased(), command: String, startedAt: Date, finishedAt: Date, exitStatus: Int) {
+    package init(uuid: String = UUID().uuidString.lowercased(), command: String, startedAt: Date, finishedAt: Date, exitStatus: Int) {
         self.uuid = uuid
         self.command = command
         self.startedAt = startedAt
@@ -55,36 +55,36 @@ public struct HistoryRun: Sendable, Equatable {
     }
 
     /// What "the same code" means for same-commit disagreements: the tree, else the commit.
-    public var codeKey: String? { tree ?? commit }
+    package var codeKey: String? { tree ?? commit }
 }
 
 /// Covered of total.
-public struct HistoryRatio: Sendable, Equatable {
-    public var covered: Int
-    public var total: Int
-    public init(covered: Int, total: Int) {
+package struct HistoryRatio: Sendable, Equatable {
+    package var covered: Int
+    package var total: Int
+    package init(covered: Int, total: Int) {
         self.covered = covered
         self.total = total
     }
-    public var percent: Double? { total == 0 ? nil : Double(covered) * 100 / Double(total) }
+    package var percent: Double? { total == 0 ? nil : Double(covered) * 100 / Double(total) }
 }
 
 /// How one test ended in one run (or one of `flaky`'s orders: `iteration`).
-public struct HistoryExecution: Sendable, Equatable {
+package struct HistoryExecution: Sendable, Equatable {
     /// `swift test list`'s id, with ` [arguments]` for a parameterized case.
-    public var test: String
-    public var iteration: Int
+    package var test: String
+    package var iteration: Int
     /// `TestOutcome`'s raw value: passed, failed, skipped, expected-failure, crashed, timed-out.
-    public var outcome: String
-    public var duration: Double?
+    package var outcome: String
+    package var duration: Double?
     /// The failure's place and message with numbers masked, hashed: the same failure again has the same one.
-    public var fingerprint: String?
+    package var fingerprint: String?
     /// The failure's first line, at most `HistoryExecution.messageLimit` characters.
-    public var message: String?
+    package var message: String?
 
-    public static let messageLimit = 200
+    package static let messageLimit = 200
 
-    public init(test: String, iteration: Int = 0, outcome: String, duration: Double? = nil, fingerprint: String? = nil, message: String? = nil) {
+    package init(test: String, iteration: Int = 0, outcome: String, duration: Double? = nil, fingerprint: String? = nil, message: String? = nil) {
         self.test = test
         self.iteration = iteration
         self.outcome = outcome
@@ -94,10 +94,10 @@ public struct HistoryExecution: Sendable, Equatable {
     }
 
     /// A test's key: `swift test list`'s id, with ` [arguments]` for a parameterized case.
-    public static func key(id: String, arguments: String?) -> String { arguments.map { "\(id) [\($0)]" } ?? id }
+    package static func key(id: String, arguments: String?) -> String { arguments.map { "\(id) [\($0)]" } ?? id }
 
     /// Pass or fail for flakiness; nil for skipped (a skipped run says nothing, as in Mergify's rules).
-    public var passed: Bool? {
+    package var passed: Bool? {
         switch outcome {
         case "passed", "expected-failure": return true
         case "failed", "crashed", "timed-out": return false
@@ -107,7 +107,7 @@ public struct HistoryExecution: Sendable, Equatable {
 
     /// The failure fingerprint of a message and place: FNV-1a 64 of `outcome|place|message`, digits
     /// masked (so line numbers inside messages, addresses and counts do not split one failure in many).
-    public static func fingerprint(outcome: String, place: String?, message: String?) -> String {
+    package static func fingerprint(outcome: String, place: String?, message: String?) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         let masked = (message ?? "").unicodeScalars.map { CharacterSet.decimalDigits.contains($0) ? "#" : String($0) }.joined()
         for byte in "\(outcome)|\(place ?? "")|\(masked)".utf8 {
@@ -117,29 +117,29 @@ public struct HistoryExecution: Sendable, Equatable {
     }
 
     /// The first line of `message`, capped.
-    public static func head(_ message: String) -> String {
+    package static func head(_ message: String) -> String {
         let line = message.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
         return line.count > messageLimit ? String(line.prefix(messageLimit - 1)) + "…" : line
     }
 }
 
 /// One file's line coverage in a run.
-public struct HistoryFileCoverage: Sendable, Equatable {
-    public var path: String
-    public var lines: HistoryRatio
-    public init(path: String, lines: HistoryRatio) {
+package struct HistoryFileCoverage: Sendable, Equatable {
+    package var path: String
+    package var lines: HistoryRatio
+    package init(path: String, lines: HistoryRatio) {
         self.path = path
         self.lines = lines
     }
 }
 
 /// A `flaky` finding: the classification and the runs it rests on.
-public struct HistoryFinding: Sendable, Equatable {
-    public var test: String
-    public var classification: String
-    public var runs: Int
-    public var failedRuns: Int
-    public init(test: String, classification: String, runs: Int, failedRuns: Int) {
+package struct HistoryFinding: Sendable, Equatable {
+    package var test: String
+    package var classification: String
+    package var runs: Int
+    package var failedRuns: Int
+    package init(test: String, classification: String, runs: Int, failedRuns: Int) {
         self.test = test
         self.classification = classification
         self.runs = runs

@@ -9,19 +9,19 @@ import Foundation
 /// program's SQLite file (no Testscope `application_id` but tables) and a newer schema are refused
 /// before anything is written; every write is one `BEGIN IMMEDIATE` transaction (a crash or a full disk
 /// rolls it back; the runs already stored stay); concurrent writers wait up to `busyTimeout`.
-public final class HistoryStore {
-    public enum Mode: Sendable { case read, write }
+package final class HistoryStore {
+    package enum Mode: Sendable { case read, write }
 
     /// How long a writer waits for another process's transaction (a run's append takes milliseconds;
     /// a merge of a large file one run at a time holds the lock no longer than one run's rows).
-    public static let defaultBusyTimeout: TimeInterval = 30
+    package static let defaultBusyTimeout: TimeInterval = 30
 
-    public let url: URL
+    package let url: URL
     let mode: Mode
     let busyTimeout: TimeInterval
     private var connection: SQLiteConnection?
 
-    public init(url: URL, mode: Mode, busyTimeout: TimeInterval = HistoryStore.defaultBusyTimeout) throws {
+    package init(url: URL, mode: Mode, busyTimeout: TimeInterval = HistoryStore.defaultBusyTimeout) throws {
         self.url = url
         self.mode = mode
         self.busyTimeout = busyTimeout
@@ -121,7 +121,7 @@ public final class HistoryStore {
 
     /// Stores `record` in one transaction; false when a run with its uuid is already stored (merge is idempotent).
     @discardableResult
-    public func append(_ record: HistoryRecord) throws -> Bool {
+    package func append(_ record: HistoryRecord) throws -> Bool {
         let db = try db()
         do {
             return try db.transaction { try HistoryRows.insert(record, into: db) }
@@ -131,7 +131,7 @@ public final class HistoryStore {
     }
 
     /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
-    public func records(since: Date? = nil, branch: String? = nil) throws -> [HistoryRecord] {
+    package func records(since: Date? = nil, branch: String? = nil) throws -> [HistoryRecord] {
         do {
             return try HistoryRows.load(from: try db(), since: since, branch: branch)
         } catch {
@@ -140,7 +140,7 @@ public final class HistoryStore {
     }
 
     /// Checkpoints the WAL into the file (TRUNCATE: the `-wal` file is emptied) and closes.
-    public func close() throws {
+    package func close() throws {
         guard let connection else { return }
         defer { connection.close(); self.connection = nil }
         if mode == .write {
@@ -154,7 +154,7 @@ public final class HistoryStore {
 
     /// Stores the records not yet there (by uuid) in one transaction: all or none; how many were added.
     @discardableResult
-    public func append(all records: [HistoryRecord]) throws -> Int {
+    package func append(all records: [HistoryRecord]) throws -> Int {
         let db = try db()
         do {
             return try db.transaction { try records.reduce(0) { $0 + (try HistoryRows.insert($1, into: db) ? 1 : 0) } }
@@ -165,7 +165,7 @@ public final class HistoryStore {
 
     /// Stores every run of `sources` not yet in `target` (by uuid), in one transaction (a full disk or a
     /// crash adds none of them); the counts added and already there.
-    public static func merge(_ sources: [URL], into target: URL, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (added: Int, present: Int) {
+    package static func merge(_ sources: [URL], into target: URL, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (added: Int, present: Int) {
         // Every source is checked before the target is touched.
         var loaded: [HistoryRecord] = []
         for source in sources {

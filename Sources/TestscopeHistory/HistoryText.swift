@@ -2,20 +2,20 @@ import Foundation
 
 /// `testscope history FILE`'s text: the selection, a line per test, what changed recently, the coverage
 /// trend and a quarantine file to start from. Plain text (no colour): it is also piped into files.
-public struct HistoryText: Sendable {
-    public var path: String
-    public var since: Date?
-    public var branch: String?
+package struct HistoryText: Sendable {
+    package var path: String
+    package var since: Date?
+    package var branch: String?
     /// Tests listed at most (the most serious first); the rest are counted.
-    public var limit = 200
+    package var limit = 200
 
-    public init(path: String, since: Date? = nil, branch: String? = nil) {
+    package init(path: String, since: Date? = nil, branch: String? = nil) {
         self.path = path
         self.since = since
         self.branch = branch
     }
 
-    public func render(_ records: [HistoryRecord]) -> String {
+    package func render(_ records: [HistoryRecord]) -> String {
         let analysis = HistoryAnalysis(records)
         var out: [String] = []
         var selection = [since.map { "since \(Self.day($0))" }, branch.map { "on branch \($0)" }].compactMap { $0 }.joined(separator: ", ")
@@ -70,7 +70,7 @@ public struct HistoryText: Sendable {
         return "  " + pad(state, 13, left: true) + pad(runs, 5) + pad(fail, 6) + pad(flip, 10) + pad(same, 10) + "  " + pad(duration, 24, left: true) + " " + test
     }
 
-    public static func durationTrend(_ stats: HistoryAnalysis.TestStats) -> String {
+    package static func durationTrend(_ stats: HistoryAnalysis.TestStats) -> String {
         if let earlier = stats.earlierDuration, let recent = stats.recentDuration {
             // Below 5 ms of difference a percentage is timer noise.
             let change = earlier > 0 && abs(recent - earlier) >= 0.005 ? String(format: " (%+.0f%%)", (recent - earlier) * 100 / earlier) : ""
@@ -80,7 +80,7 @@ public struct HistoryText: Sendable {
         return "median " + seconds(HistoryAnalysis.median(stats.durations))
     }
 
-    public static func coverageTrend(_ points: [HistoryAnalysis.CoveragePoint]) -> String {
+    package static func coverageTrend(_ points: [HistoryAnalysis.CoveragePoint]) -> String {
         guard let first = points.first, let last = points.last else { return "no run recorded coverage" }
         let values = points.map(\.percent)
         return String(format: "%.2f%% → %.2f%% (%+.2f points) over %d run%@; lowest %.2f%%, highest %.2f%%",
@@ -88,8 +88,8 @@ public struct HistoryText: Sendable {
                       values.min()!, values.max()!)
     }
 
-    public static func seconds(_ value: Double) -> String { String(format: value < 10 ? "%.3f s" : "%.1f s", value) }
-    public static func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
+    package static func seconds(_ value: Double) -> String { String(format: value < 10 ? "%.3f s" : "%.1f s", value) }
+    package static func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ", ") }
 
     static func day(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()

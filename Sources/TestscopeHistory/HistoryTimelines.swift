@@ -1,22 +1,22 @@
 import Foundation
 
 /// One run of one test as a sparkline shows it.
-public struct HistoryTimelinePoint: Sendable, Equatable {
-    public var run: String
-    public var date: Date
+package struct HistoryTimelinePoint: Sendable, Equatable {
+    package var run: String
+    package var date: Date
     /// passed, failed, skipped… (the worst of the run's iterations: a flaky run that failed once failed).
-    public var outcome: String
+    package var outcome: String
     /// The longest of the run's iterations.
-    public var duration: Double?
+    package var duration: Double?
 }
 
 /// The per-test timelines of the last runs: what the Tests page's sparklines draw.
-public enum HistoryTimelines {
+package enum HistoryTimelines {
     /// Outcome severity: a run with several iterations shows its worst.
     static let severity = ["crashed": 6, "timed-out": 5, "failed": 4, "expected-failure": 2, "passed": 1, "skipped": 0]
 
     /// By test key, the points of the last `last` runs that ran it, oldest first.
-    public static func build(_ records: [HistoryRecord], last: Int) -> [String: [HistoryTimelinePoint]] {
+    package static func build(_ records: [HistoryRecord], last: Int) -> [String: [HistoryTimelinePoint]] {
         var timelines: [String: [HistoryTimelinePoint]] = [:]
         for record in records {
             var worst: [String: HistoryTimelinePoint] = [:]

@@ -44,13 +44,13 @@ extension PullRequestError: ClassifiedError {
 }
 
 /// Runs git in the package's repository (through `ProcessRunner`) and parses its diffs.
-public struct GitRepository: Sendable {
-    public let git: URL
+package struct GitRepository: Sendable {
+    package let git: URL
     /// `git rev-parse --show-toplevel`: the folder git's paths are relative to.
-    public let root: URL
+    package let root: URL
 
     /// The repository holding `directory`.
-    public static func containing(_ directory: URL, environment: [String: String]) throws -> GitRepository {
+    package static func containing(_ directory: URL, environment: [String: String]) throws -> GitRepository {
         guard let git = Toolchain.findInPath("git", environment: environment) else { throw PullRequestError.gitNotFound }
         let result = try ProcessRunner.run(git, ["-C", directory.path, "rev-parse", "--show-toplevel"])
         let top = result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -76,17 +76,17 @@ public struct GitRepository: Sendable {
     var isShallow: Bool { (try? output(["rev-parse", "--is-shallow-repository"]))??.hasPrefix("true") ?? false }
 
     /// The commit HEAD points at (nil in a repository without commits).
-    public func head() throws -> String? {
+    package func head() throws -> String? {
         try output(["rev-parse", "--verify", "--quiet", "HEAD"])?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Whether `commit` is known here and an ancestor of HEAD.
-    public func isAncestorOfHead(_ commit: String) throws -> Bool {
+    package func isAncestorOfHead(_ commit: String) throws -> Bool {
         try output(["merge-base", "--is-ancestor", commit, "HEAD"]) != nil
     }
 
     /// The lines changed between the merge base of `base` and HEAD (and the working tree, with `uncommitted`).
-    public func changes(since base: String, uncommitted: Bool) throws -> ChangeSet {
+    package func changes(since base: String, uncommitted: Bool) throws -> ChangeSet {
         guard let commit = try output(["rev-parse", "--verify", "--quiet", base + "^{commit}"]), !commit.isEmpty else {
             throw PullRequestError.unknownBase(ref: base, shallow: isShallow)
         }
@@ -101,7 +101,7 @@ public struct GitRepository: Sendable {
     }
 
     /// The files of a unified diff (`-U0`): added lines from the hunk headers, renames, new and deleted files.
-    public static func parse(diff: String, root: String) -> [ChangedFile] {
+    package static func parse(diff: String, root: String) -> [ChangedFile] {
         var files: [ChangedFile] = []
         var current: ChangedFile?
         var renamedFrom: String?, isNew = false, deleted = false

@@ -58,7 +58,7 @@ extension Pipeline {
     /// (each of flaky's orders is an iteration), coverage totals and per-file lines, flaky findings.
     /// Returns the stored record.
     @discardableResult
-    public func recordHistory(_ outcome: Outcome, command: String, packageRoot: URL, history: URL, startedAt: Date,
+    package func recordHistory(_ outcome: Outcome, command: String, packageRoot: URL, history: URL, startedAt: Date,
                               seed: String? = nil, toolchain: String? = nil) throws -> HistoryRecord {
         var run = HistoryRun(command: command, startedAt: startedAt, finishedAt: Date(), exitStatus: Int(outcome.status.exitStatus))
         HistoryEnvironment(environment: environment).describe(&run, packageRoot: packageRoot)

@@ -3,7 +3,7 @@ import TestscopeExecution
 
 /// `--open`: shows the HTML report a command wrote with the desktop's opener (`xdg-open` on Linux, `open`
 /// on macOS). Opening is a convenience: whatever goes wrong is one note, never a failed command.
-public enum ReportOpener {
+package enum ReportOpener {
     #if os(macOS)
     static let opener = "open"
     #else
@@ -11,12 +11,12 @@ public enum ReportOpener {
     #endif
 
     /// The page to open among the files written: the coverage or tests `index.html`, else `flaky.html`.
-    public static func page(in written: [String]) -> String? {
+    package static func page(in written: [String]) -> String? {
         written.first { $0.hasSuffix("/index.html") } ?? written.first { $0.hasSuffix("/flaky.html") }
     }
 
     /// Opens the HTML page among `written`, or says in one line why not.
-    public static func open(_ written: [String], terminal: Terminal,
+    package static func open(_ written: [String], terminal: Terminal,
                             environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let page = page(in: written) else {
             terminal.diagnosticLine("note: --open: no HTML report was written (add html to --format)")

@@ -49,18 +49,18 @@ public struct ReportSettings: Sendable {
     }
 
     /// The HTML renderer with the built-in templates or the `templates` folder (checked here, before any work).
-    public func htmlReport() throws -> HTMLReport {
+    package func htmlReport() throws -> HTMLReport {
         let set = try templates.map { try HTMLTemplates.load(directory: $0) } ?? HTMLTemplates.builtIn()
         return HTMLReport(templates: set, watermarks: watermarks, singleFile: htmlSingleFile, generatorVersion: TestscopeVersion.current)
     }
 
     /// The toolchain's tools, with the overrides.
-    public func toolchain() throws -> Toolchain {
+    package func toolchain() throws -> Toolchain {
         try Toolchain.locate(overrides: Toolchain.Overrides(llvmCov: llvmCov, llvmProfdata: llvmProfdata))
     }
 
     /// The output folder: `output`, or `.testscope` in the package.
-    public func outputFolder(packageRoot: URL) -> OutputFolder {
+    package func outputFolder(packageRoot: URL) -> OutputFolder {
         OutputFolder((output ?? packageRoot.appendingPathComponent(".testscope")).absoluteURL)
     }
 

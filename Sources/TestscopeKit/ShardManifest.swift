@@ -6,28 +6,28 @@ import TestscopeTestResults
 /// `.testscope-shard.json`: what `testscope run --shard K/N` ran, and with which build, so that
 /// `testscope merge` can check that its shards belong together (docs/output-folder.md describes it).
 /// The shard's files (profiles, log, event streams, test list) are in the folder's `.testscope-run.json`.
-public struct ShardManifest: Codable, Sendable, Equatable {
-    public static let fileName = ".testscope-shard.json"
-    public var version = 1
+package struct ShardManifest: Codable, Sendable, Equatable {
+    package static let fileName = ".testscope-shard.json"
+    package var version = 1
     /// `K/N`.
-    public var shard: String
+    package var shard: String
     /// `hash` (the stable hash of the ids) or `durations` (`--shard-timings`).
-    public var partition: String
+    package var partition: String
     /// How many tests the shards were cut from (after --filter/--skip).
-    public var partitioned: Int
+    package var partitioned: Int
     /// The test binary's GNU build ID, lower-case hex (nil when it has none, e.g. a Mach-O binary).
-    public var buildID: String?
+    package var buildID: String?
     /// The test binary's path on the machine that ran the shard.
-    public var binary: String
+    package var binary: String
     /// The first line of `swift --version`, and the `swift` it came from.
-    public var toolchain: String?
-    public var swift: String?
-    public var packageRoot: String
+    package var toolchain: String?
+    package var swift: String?
+    package var packageRoot: String
     /// The ids of the tests this shard ran (`swift test list`'s specifiers), XCTest's then Swift Testing's.
-    public var tests: [String]
+    package var tests: [String]
 
     /// The shard this manifest describes (nil when its text is not `K/N`).
-    public var testShard: TestShard? { TestShard(parsing: shard) }
+    package var testShard: TestShard? { TestShard(parsing: shard) }
 
     /// The manifest of a shard run that used `binary` and `swift`.
     static func make(shard: TestShard, timed: Bool, partitioned: Int, binary: URL, swift: URL, packageRoot: URL, tests: TestList) -> ShardManifest {

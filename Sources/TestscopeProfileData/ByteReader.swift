@@ -1,15 +1,15 @@
 /// A bounds-checked little-endian cursor over bytes: every read past the end throws
 /// `ProfileDataError.truncated`, so hostile or cut-off files can never trap.
-public struct ByteReader: Sendable {
-    public let bytes: [UInt8]
+package struct ByteReader: Sendable {
+    package let bytes: [UInt8]
     /// The absolute offset of the next read into `bytes`.
-    public private(set) var offset: Int
+    package private(set) var offset: Int
     /// One past the last readable byte (a reader may be limited to a window of `bytes`).
-    public let end: Int
+    package let end: Int
     /// Names the input in error messages ("profraw header", "covfun record", …).
-    public var context: String
+    package var context: String
 
-    public init(_ bytes: [UInt8], context: String = "input") {
+    package init(_ bytes: [UInt8], context: String = "input") {
         self.bytes = bytes
         self.offset = 0
         self.end = bytes.count
@@ -17,7 +17,7 @@ public struct ByteReader: Sendable {
     }
 
     /// A reader over `bytes[start..<end]`, offsets still absolute.
-    public init(_ bytes: [UInt8], start: Int, end: Int, context: String = "input") throws {
+    package init(_ bytes: [UInt8], start: Int, end: Int, context: String = "input") throws {
         guard start >= 0, start <= end, end <= bytes.count else {
             throw ProfileDataError.truncated("\(context): range \(start)..<\(end) outside \(bytes.count) bytes")
         }
@@ -27,44 +27,44 @@ public struct ByteReader: Sendable {
         self.context = context
     }
 
-    public var remaining: Int { end - offset }
-    public var isAtEnd: Bool { offset >= end }
+    package var remaining: Int { end - offset }
+    package var isAtEnd: Bool { offset >= end }
 
     /// Throws unless `count` more bytes are available; count may come straight from the input.
-    public func require(_ count: Int, _ what: @autoclosure () -> String) throws {
+    package func require(_ count: Int, _ what: @autoclosure () -> String) throws {
         guard count >= 0, count <= remaining else {
             throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
     }
 
     /// The same as `require` for an unsigned 64-bit count read from the input.
-    public func require(_ count: UInt64, _ what: @autoclosure () -> String) throws -> Int {
+    package func require(_ count: UInt64, _ what: @autoclosure () -> String) throws -> Int {
         guard count <= UInt64(remaining) else {
             throw ProfileDataError.truncated("\(context): \(what()) needs \(count) bytes at offset \(offset), \(remaining) left")
         }
         return Int(count)
     }
 
-    public mutating func seek(to absolute: Int) throws {
+    package mutating func seek(to absolute: Int) throws {
         guard absolute >= 0, absolute <= end else {
             throw ProfileDataError.truncated("\(context): offset \(absolute) outside 0..<\(end)")
         }
         offset = absolute
     }
 
-    public mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "skipped bytes") throws {
+    package mutating func skip(_ count: Int, _ what: @autoclosure () -> String = "skipped bytes") throws {
         try require(count, what())
         offset += count
     }
 
-    public mutating func skip(_ count: UInt64, _ what: @autoclosure () -> String = "skipped bytes") throws {
+    package mutating func skip(_ count: UInt64, _ what: @autoclosure () -> String = "skipped bytes") throws {
         offset += try require(count, what())
     }
 
     /// Skips one value-profile blob (`ValueProfData`: a u32 total size, at least 8 and a multiple of 8,
     /// that counts itself), which raw and indexed profiles carry per record and coverage does not use;
     /// `format` (`profraw`, `profdata`) names the file in the error.
-    public mutating func skipValueProfileData(_ format: String) throws {
+    package mutating func skipValueProfileData(_ format: String) throws {
         let start = offset
         let totalSize = try u32("ValueProfData TotalSize")
         guard totalSize >= 8, totalSize % 8 == 0 else {
@@ -75,36 +75,36 @@ public struct ByteReader: Sendable {
     }
 
     /// Skips zero bytes up to the next multiple of `alignment` (absolute), or to the end.
-    public mutating func align(to alignment: Int) {
+    package mutating func align(to alignment: Int) {
         let rest = offset % alignment
         if rest != 0 { offset = min(end, offset + (alignment - rest)) }
     }
 
-    public mutating func u8(_ what: @autoclosure () -> String = "u8") throws -> UInt8 {
+    package mutating func u8(_ what: @autoclosure () -> String = "u8") throws -> UInt8 {
         try require(1, what())
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    public mutating func u16(_ what: @autoclosure () -> String = "u16") throws -> UInt16 {
+    package mutating func u16(_ what: @autoclosure () -> String = "u16") throws -> UInt16 {
         UInt16(truncatingIfNeeded: try little(2, what()))
     }
 
-    public mutating func u32(_ what: @autoclosure () -> String = "u32") throws -> UInt32 {
+    package mutating func u32(_ what: @autoclosure () -> String = "u32") throws -> UInt32 {
         UInt32(truncatingIfNeeded: try little(4, what()))
     }
 
-    public mutating func u64(_ what: @autoclosure () -> String = "u64") throws -> UInt64 {
+    package mutating func u64(_ what: @autoclosure () -> String = "u64") throws -> UInt64 {
         try little(8, what())
     }
 
-    public mutating func i64(_ what: @autoclosure () -> String = "i64") throws -> Int64 {
+    package mutating func i64(_ what: @autoclosure () -> String = "i64") throws -> Int64 {
         Int64(bitPattern: try little(8, what()))
     }
 
     /// Unsigned LEB128; more than 64 significant bits is corrupt (llvm would silently return 0).
     @inline(__always)
-    public mutating func uleb128(_ what: @autoclosure () -> String = "ULEB128") throws -> UInt64 {
+    package mutating func uleb128(_ what: @autoclosure () -> String = "ULEB128") throws -> UInt64 {
         // One byte (a value below 128) is most of a coverage mapping: read in place, without the loop.
         if offset < end, bytes[offset] < 0x80 {
             offset += 1
@@ -137,20 +137,20 @@ public struct ByteReader: Sendable {
     }
 
     /// `count` raw bytes as a new array.
-    public mutating func bytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
+    package mutating func bytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
         try require(count, what())
         defer { offset += count }
         return Array(bytes[offset..<(offset + count)])
     }
 
     /// `count` raw bytes as a new array, for a count read from the input.
-    public mutating func bytes(_ count: UInt64, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
+    package mutating func bytes(_ count: UInt64, _ what: @autoclosure () -> String = "bytes") throws -> [UInt8] {
         let n = try require(count, what())
         return try bytes(n, what())
     }
 
     /// A reader limited to the next `count` bytes (offsets stay absolute); advances past them.
-    public mutating func slice(_ count: UInt64, _ what: @autoclosure () -> String = "slice") throws -> ByteReader {
+    package mutating func slice(_ count: UInt64, _ what: @autoclosure () -> String = "slice") throws -> ByteReader {
         let n = try require(count, what())
         let sub = try ByteReader(bytes, start: offset, end: offset + n, context: context)
         offset += n
@@ -174,7 +174,7 @@ public struct ByteReader: Sendable {
     }
 
     /// `count` little-endian u64s (`count` checked against what is left first).
-    public mutating func u64s(_ count: Int, _ what: @autoclosure () -> String = "u64s") throws -> [UInt64] {
+    package mutating func u64s(_ count: Int, _ what: @autoclosure () -> String = "u64s") throws -> [UInt64] {
         guard count >= 0, count <= remaining / 8 else {
             throw ProfileDataError.truncated("\(context): \(what()) needs \(count) × 8 bytes at offset \(offset), \(remaining) left")
         }

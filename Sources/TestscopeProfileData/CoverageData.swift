@@ -4,7 +4,7 @@
 
 /// What a mapping region counts with (`llvm::coverage::Counter`): nothing, a profile counter of
 /// the function, or an expression of the function (`a - b` or `a + b`).
-public enum MappingCounter: Sendable, Equatable, Hashable {
+package enum MappingCounter: Sendable, Equatable, Hashable {
     case zero
     /// Index into the function's profile counters.
     case counter(UInt32)
@@ -15,39 +15,39 @@ public enum MappingCounter: Sendable, Equatable, Hashable {
 }
 
 /// One expression of a function's mapping; its kind comes from the counter that refers to it.
-public struct MappingExpression: Sendable, Equatable {
-    public var lhs: MappingCounter
-    public var rhs: MappingCounter
+package struct MappingExpression: Sendable, Equatable {
+    package var lhs: MappingCounter
+    package var rhs: MappingCounter
 
-    public init(lhs: MappingCounter, rhs: MappingCounter) {
+    package init(lhs: MappingCounter, rhs: MappingCounter) {
         self.lhs = lhs
         self.rhs = rhs
     }
 }
 
 /// The kind of a mapping region (`CounterMappingRegion::RegionKind`), as llvm-cov export numbers them.
-public enum MappingRegionKind: UInt8, Sendable {
+package enum MappingRegionKind: UInt8, Sendable {
     case code = 0, expansion = 1, skipped = 2, gap = 3, branch = 4, mcdcDecision = 5, mcdcBranch = 6
 }
 
 /// One decoded region of a function's mapping, in mapping order (file 0's regions, then file 1's, …).
-public struct MappingRegion: Sendable, Equatable {
-    public var kind: MappingRegionKind
+package struct MappingRegion: Sendable, Equatable {
+    package var kind: MappingRegionKind
     /// The region's counter; for an expansion, the counter of the first region of the file it expands.
-    public var counter: MappingCounter
+    package var counter: MappingCounter
     /// Branch regions: the false counter (`.zero` otherwise).
-    public var falseCounter: MappingCounter
+    package var falseCounter: MappingCounter
     /// Index into the function's `filenames`.
-    public var fileID: UInt32
+    package var fileID: UInt32
     /// Expansion regions: the file id expanded here (0 otherwise).
-    public var expandedFileID: UInt32
-    public var lineStart: UInt32
-    public var columnStart: UInt32
-    public var lineEnd: UInt32
+    package var expandedFileID: UInt32
+    package var lineStart: UInt32
+    package var columnStart: UInt32
+    package var lineEnd: UInt32
     /// Gap bit already cleared; a whole-line region has columns 1 … 4294967295, as llvm decodes it.
-    public var columnEnd: UInt32
+    package var columnEnd: UInt32
 
-    public init(kind: MappingRegionKind, counter: MappingCounter, falseCounter: MappingCounter = .zero,
+    package init(kind: MappingRegionKind, counter: MappingCounter, falseCounter: MappingCounter = .zero,
                 fileID: UInt32 = 0, expandedFileID: UInt32 = 0,
                 lineStart: UInt32, columnStart: UInt32, lineEnd: UInt32, columnEnd: UInt32) {
         self.kind = kind
@@ -63,22 +63,22 @@ public struct MappingRegion: Sendable, Equatable {
 }
 
 /// One function record of a binary's coverage mapping (`__llvm_covfun`), decoded, in covfun order.
-public struct MappedFunction: Sendable {
+package struct MappedFunction: Sendable {
     /// Low 64 bits of MD5(PGO name): the key shared with the profiles.
-    public var nameRef: UInt64
+    package var nameRef: UInt64
     /// The PGO name (`[<path>:]<mangled symbol>`) from the names section, or nil when it has none.
-    public var pgoName: String?
+    package var pgoName: String?
     /// Swift writes 0.
-    public var funcHash: UInt64
+    package var funcHash: UInt64
     /// The function's file-id map resolved to absolute paths (relative names joined to the
     /// compilation directory, as llvm does); may repeat a name.
-    public var filenames: [String]
-    public var expressions: [MappingExpression]
-    public var regions: [MappingRegion]
+    package var filenames: [String]
+    package var expressions: [MappingExpression]
+    package var regions: [MappingRegion]
     /// Which of the binaries (in the order they were given) it came from.
-    public var binaryIndex: Int
+    package var binaryIndex: Int
 
-    public init(nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String],
+    package init(nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String],
                 expressions: [MappingExpression], regions: [MappingRegion], binaryIndex: Int = 0) {
         self.nameRef = nameRef
         self.pgoName = pgoName
@@ -96,9 +96,9 @@ public struct MappedFunction: Sendable {
 /// Stored flat — one index by NameRef, one array of entries, one pool of counts — rather than as a
 /// dictionary of dictionaries of arrays: at 800 files (70,874 functions) the nested form was three
 /// allocations per function, about 16 MB of a report's peak.
-public struct ProfileCounters: Sendable {
+package struct ProfileCounters: Sendable {
     /// What a lookup found (`IndexedInstrProfReader::getInstrProfRecord`'s three outcomes).
-    public enum Lookup: Sendable, Equatable {
+    package enum Lookup: Sendable, Equatable {
         case found(ArraySlice<UInt64>)
         /// The name is in the profile, but not with this hash: llvm-cov drops the function.
         case hashMismatch
@@ -107,7 +107,7 @@ public struct ProfileCounters: Sendable {
     }
 
     /// What adding one record did.
-    public enum Addition: Sendable, Equatable {
+    package enum Addition: Sendable, Equatable {
         case inserted
         /// Summed into the record already there; `saturated` additions stopped at UInt64.max.
         case summed(saturated: Int)
@@ -128,10 +128,10 @@ public struct ProfileCounters: Sendable {
     private var entries: [Entry] = []
     private var pool: [UInt64] = []
     /// The binary IDs (GNU build IDs) the profiles recorded, lower-case hex.
-    public var binaryIDs: Set<String>
+    package var binaryIDs: Set<String>
 
     /// nameRef → (funcHash → counters) (tests and small tables).
-    public init(functions: [UInt64: [UInt64: [UInt64]]] = [:], binaryIDs: Set<String> = []) {
+    package init(functions: [UInt64: [UInt64: [UInt64]]] = [:], binaryIDs: Set<String> = []) {
         self.binaryIDs = binaryIDs
         for nameRef in functions.keys.sorted() {
             for (hash, counts) in functions[nameRef]!.sorted(by: { $0.key < $1.key }) {
@@ -141,10 +141,10 @@ public struct ProfileCounters: Sendable {
     }
 
     /// No function has counters.
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
     /// nameRef → (funcHash → counters), rebuilt (for tests and merging; lookups use `counters`).
-    public var functions: [UInt64: [UInt64: [UInt64]]] {
+    package var functions: [UInt64: [UInt64: [UInt64]]] {
         var result: [UInt64: [UInt64: [UInt64]]] = [:]
         index.forEach { nameRef, first in
             var e = first
@@ -157,26 +157,26 @@ public struct ProfileCounters: Sendable {
         return result
     }
 
-    public func counters(nameRef: UInt64, funcHash: UInt64) -> Lookup {
+    package func counters(nameRef: UInt64, funcHash: UInt64) -> Lookup {
         lookup(entry: entry(nameRef: nameRef, funcHash: funcHash))
     }
 
     /// `entry(nameRef:funcHash:)` when the name is not in the profile.
-    public static let unknownEntry: Int32 = -1
+    package static let unknownEntry: Int32 = -1
     /// `entry(nameRef:funcHash:)` when the name is in the profile with other hashes only.
-    public static let mismatchedEntry: Int32 = -2
+    package static let mismatchedEntry: Int32 = -2
 
     /// Where the counters of (nameRef, funcHash) are, to be kept and looked at again with
     /// `lookup(entry:)`: the hash table is found once per record, not once for each step that needs
     /// it (its lookups are cache misses; two per record were 4.8 % of a text report's time at 400 files).
-    public func entry(nameRef: UInt64, funcHash: UInt64) -> Int32 {
+    package func entry(nameRef: UInt64, funcHash: UInt64) -> Int32 {
         guard let first = index[nameRef] else { return Self.unknownEntry }
         guard let e = entry(first, funcHash) else { return Self.mismatchedEntry }
         return Int32(e)
     }
 
     /// What `entry(nameRef:funcHash:)` found.
-    public func lookup(entry e: Int32) -> Lookup { Self.lookup(entry: e, entries, pool) }
+    package func lookup(entry e: Int32) -> Lookup { Self.lookup(entry: e, entries, pool) }
 
     fileprivate static func lookup(entry e: Int32, _ entries: [Entry], _ pool: [UInt64]) -> Lookup {
         guard e >= 0 else { return e == mismatchedEntry ? .hashMismatch : .unknown }
@@ -186,27 +186,27 @@ public struct ProfileCounters: Sendable {
 
     /// The counters without the index by NameRef, for records whose entries were found already:
     /// the index is let go once they are (0.85 MB at 400 files, held for the whole report before).
-    public var found: Found { Found(entries: entries, pool: pool) }
+    package var found: Found { Found(entries: entries, pool: pool) }
 
     /// `ProfileCounters` reduced to `lookup(entry:)`.
-    public struct Found: Sendable {
+    package struct Found: Sendable {
         fileprivate let entries: [Entry]
         fileprivate let pool: [UInt64]
 
         /// What `ProfileCounters.entry(nameRef:funcHash:)` found.
-        public func lookup(entry e: Int32) -> Lookup { ProfileCounters.lookup(entry: e, entries, pool) }
+        package func lookup(entry e: Int32) -> Lookup { ProfileCounters.lookup(entry: e, entries, pool) }
 
         /// Where entry `e`'s counters are in the buffer `withPool` gives (nil when `e` is not an
         /// entry): for evaluators reading many records' counters in place. A slice of the pool per
         /// record retained and released the one pool every core reads (`lookup`).
-        public func span(entry e: Int32) -> Range<Int>? {
+        package func span(entry e: Int32) -> Range<Int>? {
             guard e >= 0 else { return nil }
             let entry = entries[Int(e)]
             return entry.start..<entry.start + Int(entry.count)
         }
 
         /// `body` given every entry's counters, in place (`span(entry:)`).
-        public func withPool<R>(_ body: (UnsafeBufferPointer<UInt64>) throws -> R) rethrows -> R {
+        package func withPool<R>(_ body: (UnsafeBufferPointer<UInt64>) throws -> R) rethrows -> R {
             try pool.withUnsafeBufferPointer(body)
         }
     }
@@ -250,7 +250,7 @@ public struct ProfileCounters: Sendable {
 
     /// `InstrProfWriter::addRecord` for one record: a new (name, hash) is stored; a known one with
     /// the same number of counters is summed element-wise, saturating; another number is ignored.
-    public mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: some Collection<UInt64>) -> Addition {
+    package mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: some Collection<UInt64>) -> Addition {
         let first = index[nameRef]
         if let first, let e = entry(first, funcHash) {
             let entry = entries[e]
@@ -272,7 +272,7 @@ public struct ProfileCounters: Sendable {
     }
 
     /// Every record, in the order it was first added.
-    public func forEach(_ body: (_ nameRef: UInt64, _ funcHash: UInt64, _ counts: ArraySlice<UInt64>) -> Void) {
+    package func forEach(_ body: (_ nameRef: UInt64, _ funcHash: UInt64, _ counts: ArraySlice<UInt64>) -> Void) {
         // Entries do not record their NameRef (the index does): recovered once, for this rare walk.
         var nameRefs = [UInt64](repeating: 0, count: entries.count)
         index.forEach { nameRef, first in

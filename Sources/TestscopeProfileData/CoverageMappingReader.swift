@@ -1,18 +1,18 @@
 import TestscopeExecution
 
 /// A binary's coverage mapping, decoded: one `MappedFunction` per NameRef, in covfun order.
-public struct CoverageMapping: Sendable {
-    public var functions: [MappedFunction]
+package struct CoverageMapping: Sendable {
+    package var functions: [MappedFunction]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
-    public var buildID: String?
+    package var buildID: String?
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
-    public var duplicateRecords: Int
+    package var duplicateRecords: Int
 }
 
 /// A binary's function records with their mappings still encoded: each is decoded where it is
 /// used and dropped after, so the decoded regions of every function never exist at once (at 400
 /// files they were 25 MB of the peak).
-public struct CoverageMappingRecords: Sendable {
+package struct CoverageMappingRecords: Sendable {
     /// A record's header: no reference inside, so that reading one copies no counted reference.
     struct Record: Sendable {
         var nameRef: UInt64
@@ -43,18 +43,18 @@ public struct CoverageMappingRecords: Sendable {
     /// The covmap's filename lists that records name (`Record.filenameList`).
     let filenameLists: [[String]]
     /// The names section's names, inflated, one after the other (`pgoName(at:)`).
-    public let nameBytes: [UInt8]
+    package let nameBytes: [UInt8]
     /// The binary's GNU build ID, lower-case hex (compare with the profiles' binary IDs).
-    public let buildID: String?
+    package let buildID: String?
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
-    public let duplicateRecords: Int
-    public let binaryIndex: Int
+    package let duplicateRecords: Int
+    package let binaryIndex: Int
 
     /// The number of kept records, in covfun order.
-    public var count: Int { records.count }
+    package var count: Int { records.count }
 
     /// Record `index`, decoded.
-    public func function(at index: Int) throws -> MappedFunction {
+    package func function(at index: Int) throws -> MappedFunction {
         var cache = FilenameListCache()
         return try function(at: index, cache: &cache)
     }
@@ -62,14 +62,14 @@ public struct CoverageMappingRecords: Sendable {
     /// The same, sharing the filenames array with the previous record decoded through `cache` when
     /// both pick the same names of the same list (the functions of one source file follow each
     /// other): one array per file instead of one per function (70,874 at 800 files).
-    public func function(at index: Int, cache: inout FilenameListCache) throws -> MappedFunction {
+    package func function(at index: Int, cache: inout FilenameListCache) throws -> MappedFunction {
         var scratch = MappingDecoder.Decoded()
         return try function(at: index, cache: &cache, scratch: &scratch)
     }
 
     /// The same, decoded into `scratch`'s storage: the returned function shares its arrays, so a
     /// caller that drops it before the next record decodes every record of a chunk into one storage.
-    public func function(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws -> MappedFunction {
+    package func function(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws -> MappedFunction {
         let header = try decode(at: index, cache: &cache, scratch: &scratch)
         return MappedFunction(
             nameRef: header.nameRef, pgoName: header.pgoName, funcHash: header.funcHash, filenames: header.filenames,
@@ -79,14 +79,14 @@ public struct CoverageMappingRecords: Sendable {
     /// Record `index` decoded into `scratch` (its regions and expressions stay there; nothing else
     /// is built): what `function(at:cache:scratch:)` returns, without a `MappedFunction` to copy
     /// and destroy per record, or a retain of `scratch`'s arrays (which made them shared).
-    public func decode(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
+    package func decode(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, pgoName: String?, funcHash: UInt64, filenames: [String]) {
         let header = try decodeMapping(at: index, cache: &cache, scratch: &scratch)
         return (header.nameRef, pgoName(at: index), header.funcHash, header.filenames)
     }
 
     /// `decode(at:cache:scratch:)` without the PGO name (`pgoName(at:)` reads it).
-    public func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
+    package func decodeMapping(at index: Int, cache: inout FilenameListCache, scratch: inout MappingDecoder.Decoded) throws
         -> (nameRef: UInt64, funcHash: UInt64, filenames: [String]) {
         let record = records[index]
         try MappingDecoder.decode(
@@ -97,16 +97,16 @@ public struct CoverageMappingRecords: Sendable {
 
     /// Record `index`'s NameRef, function hash, and whether the names section has a non-empty name
     /// for it: what llvm-cov's record loading checks before it evaluates anything.
-    public func header(at index: Int) -> (nameRef: UInt64, funcHash: UInt64, isNamed: Bool) {
+    package func header(at index: Int) -> (nameRef: UInt64, funcHash: UInt64, isNamed: Bool) {
         let record = records[index]
         return (record.nameRef, record.funcHash, record.hasName && record.nameLength > 0)
     }
 
     /// Whether the names section has record `index`'s PGO name.
-    public func hasPGOName(at index: Int) -> Bool { records[index].hasName }
+    package func hasPGOName(at index: Int) -> Bool { records[index].hasName }
 
     /// Record `index`'s PGO name (nil when the names section lacks it).
-    public func pgoName(at index: Int) -> String? { name(of: records[index]) }
+    package func pgoName(at index: Int) -> String? { name(of: records[index]) }
 
     private func name(of record: Record) -> String? {
         guard record.hasName else { return nil }
@@ -115,7 +115,7 @@ public struct CoverageMappingRecords: Sendable {
 
     /// Record `index`'s filenames, read from its file-id map only (its regions are not decoded);
     /// `indices` is scratch storage.
-    public func filenames(at index: Int, cache: inout FilenameListCache, indices: inout [Int]) throws -> [String] {
+    package func filenames(at index: Int, cache: inout FilenameListCache, indices: inout [Int]) throws -> [String] {
         let record = records[index]
         let listCount = Int(record.filenameCount)
         try MappingDecoder.fileIndices(
@@ -125,21 +125,21 @@ public struct CoverageMappingRecords: Sendable {
     }
 
     /// Every record decoded (on every core); the first error in covfun order is thrown.
-    public func decodedAll() throws -> CoverageMapping {
+    package func decodedAll() throws -> CoverageMapping {
         let functions = try Parallel.chunkedMap(count) { i in Result { try function(at: i) } }.map { try $0.get() }
         return CoverageMapping(functions: functions, buildID: buildID, duplicateRecords: duplicateRecords)
     }
 }
 
 /// The last function's filenames, for the next function of the same file (`CoverageMappingRecords.function(at:cache:)`).
-public struct FilenameListCache {
+package struct FilenameListCache {
     private var indices: [Int] = []
     private var names: [String] = []
     /// The binary and filename list of the names kept by `filenames(of:in:_:)`.
     private var binary = -1
     private var listIndex: UInt32 = 0
 
-    public init() {}
+    package init() {}
 
     /// The names `indices` picks from `record`'s filename list: the last ones when the list and
     /// the picks are the same (no reference to the list taken to tell).
@@ -155,17 +155,17 @@ public struct FilenameListCache {
 
 /// Reads `__llvm_covmap`/`__llvm_covfun` (mapping versions 4–7, header values 3–6) as
 /// `VersionedCovMapFuncRecordReader` and `RawCoverageFilenamesReader` do.
-public enum CoverageMappingReader {
+package enum CoverageMappingReader {
     /// Header values: 3 = Version4 (covfun section) … 6 = Version7 (MC/DC), the toolchain's current.
-    public static let supportedVersions: ClosedRange<UInt32> = 3...6
+    package static let supportedVersions: ClosedRange<UInt32> = 3...6
 
     /// Reads the mapping of the ELF binary at `path`, reading only its coverage sections.
-    public static func read(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMapping {
+    package static func read(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMapping {
         try records(binaryAt: path, binaryIndex: binaryIndex).decodedAll()
     }
 
     /// The function records of the ELF binary at `path`, each decoded only when asked for.
-    public static func records(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMappingRecords {
+    package static func records(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let elf = try ELFFile(path: path)
         guard let covmap = elf.section(named: "__llvm_covmap") else {
             throw ProfileDataError.noCoverageMapping("\(path) has no __llvm_covmap section (built without coverage?)")
@@ -191,13 +191,13 @@ public enum CoverageMappingReader {
     }
 
     /// Decodes the raw section bytes (the entry point for tests and fuzzing).
-    public static func read(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
+    package static func read(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                             binaryIndex: Int = 0) throws -> CoverageMapping {
         try records(covmap: covmap, covfun: covfun, names: names, buildID: buildID, binaryIndex: binaryIndex).decodedAll()
     }
 
     /// The records of the raw section bytes, headers and names checked, mappings not yet decoded.
-    public static func records(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
+    package static func records(covmap: [UInt8], covfun: [UInt8], names: [UInt8], buildID: String? = nil,
                                binaryIndex: Int = 0) throws -> CoverageMappingRecords {
         let fileRanges = try readCovmap(covmap)
         guard covfun.count <= Int(UInt32.max) else { throw ProfileDataError.unsupported("__llvm_covfun of \(covfun.count) bytes") }

@@ -8,26 +8,26 @@ import Darwin
 
 /// The section table of an Elf64 little-endian file, reading only the bytes asked for: test
 /// binaries are tens of MB and coverage needs a few KB of them.
-public struct ELFFile: Sendable {
+package struct ELFFile: Sendable {
     /// One section header, by name.
-    public struct Section: Sendable, Equatable {
-        public var name: String
-        public var type: UInt32
-        public var flags: UInt64
-        public var offset: UInt64
-        public var size: UInt64
+    package struct Section: Sendable, Equatable {
+        package var name: String
+        package var type: UInt32
+        package var flags: UInt64
+        package var offset: UInt64
+        package var size: UInt64
         /// SHF_COMPRESSED: the bytes are a compression header plus a payload (llvm-cov cannot read those either).
-        public var isCompressed: Bool { flags & 0x800 != 0 }
+        package var isCompressed: Bool { flags & 0x800 != 0 }
         /// SHT_NOBITS (.bss-like): no bytes in the file.
-        public var hasNoBits: Bool { type == 8 }
+        package var hasNoBits: Bool { type == 8 }
     }
 
-    public let path: String
-    public let fileSize: UInt64
-    public let sections: [Section]
+    package let path: String
+    package let fileSize: UInt64
+    package let sections: [Section]
 
     /// Reads the ELF header and section table; anything but Elf64 little-endian is `.unsupported`.
-    public init(path: String) throws {
+    package init(path: String) throws {
         self.path = path
         let handle = try Self.open(path)
         defer { close(handle) }
@@ -77,19 +77,19 @@ public struct ELFFile: Sendable {
         }
     }
 
-    public func section(named name: String) -> Section? {
+    package func section(named name: String) -> Section? {
         sections.first { $0.name == name }
     }
 
     /// The section's bytes as stored in the file.
-    public func bytes(of section: Section) throws -> [UInt8] {
+    package func bytes(of section: Section) throws -> [UInt8] {
         try bytes(of: [section], aligningEachTo: 1)
     }
 
     /// The sections' bytes concatenated, each padded with zeros to a multiple of `alignment`
     /// (llvm's reading of several covfun sections), read in place into one buffer: the 4.7 MB
     /// covfun section of an 800-file package was copied three times on its way in.
-    public func bytes(of sections: [Section], aligningEachTo alignment: Int) throws -> [UInt8] {
+    package func bytes(of sections: [Section], aligningEachTo alignment: Int) throws -> [UInt8] {
         let sizes = try sections.map { try size(of: $0) }
         let padded = sizes.map { ($0 + alignment - 1) / alignment * alignment }
         var bytes = [UInt8](repeating: 0, count: padded.reduce(0, +))
@@ -105,7 +105,7 @@ public struct ELFFile: Sendable {
 
     /// The section's size in the file (0 for SHT_NOBITS), checked to lie within the file: a
     /// hostile size is an error before it is used as a count.
-    public func size(of section: Section) throws -> Int {
+    package func size(of section: Section) throws -> Int {
         guard !section.hasNoBits, section.size > 0 else { return 0 }
         guard section.offset <= fileSize, section.size <= fileSize - section.offset else {
             throw ProfileDataError.truncated("ELF: \(section.size) bytes at offset \(section.offset) past the end of \(fileSize)")
@@ -114,7 +114,7 @@ public struct ELFFile: Sendable {
     }
 
     /// The GNU build ID (`.note.gnu.build-id`, NT_GNU_BUILD_ID) in lower-case hex, or nil without one.
-    public func buildID() throws -> String? {
+    package func buildID() throws -> String? {
         guard let section = section(named: ".note.gnu.build-id") else { return nil }
         var reader = ByteReader(try bytes(of: section), context: ".note.gnu.build-id")
         while reader.remaining >= 12 {

@@ -1,32 +1,32 @@
 /// One record of an indexed profile: a function's counters for one FuncHash.
-public struct IndexedProfileRecord: Sendable, Equatable {
+package struct IndexedProfileRecord: Sendable, Equatable {
     /// The PGO name (the hash table's key).
-    public var name: String
+    package var name: String
     /// MD5-low64 of the key bytes, the NameRef the coverage mapping uses.
-    public var nameRef: UInt64
-    public var funcHash: UInt64
-    public var counters: [UInt64]
+    package var nameRef: UInt64
+    package var funcHash: UInt64
+    package var counters: [UInt64]
 }
 
 /// A decoded `.profdata` (indexed profile): every record of its hash table, and its binary IDs.
-public struct IndexedProfile: Sendable {
-    public var version: UInt64
+package struct IndexedProfile: Sendable {
+    package var version: UInt64
     /// In hash-table order (bucket by bucket), one entry per (name, FuncHash).
-    public var records: [IndexedProfileRecord]
-    public var binaryIDs: [String]
+    package var records: [IndexedProfileRecord]
+    package var binaryIDs: [String]
 }
 
 /// Reads indexed profiles (`llvm-profdata merge` output), versions 4…12, little-endian regardless of
 /// host, following `IndexedInstrProfReader` and `OnDiskHashTable.h`.
-public enum IndexedProfileReader {
-    public static let supportedVersions: ClosedRange<UInt64> = 4...12
+package enum IndexedProfileReader {
+    package static let supportedVersions: ClosedRange<UInt64> = 4...12
     static let magic: UInt64 = 0x8169_666f_7270_6cff
 
-    public static func read(path: String) throws -> IndexedProfile {
+    package static func read(path: String) throws -> IndexedProfile {
         try read(bytes: FileBytes.readAll(path: path))
     }
 
-    public static func read(bytes: [UInt8]) throws -> IndexedProfile {
+    package static func read(bytes: [UInt8]) throws -> IndexedProfile {
         var records: [IndexedProfileRecord] = []
         let (version, binaryIDs) = try read(bytes: bytes) { key, nameRef, hash, counters in
             records.append(IndexedProfileRecord(name: String(decoding: key, as: UTF8.self), nameRef: nameRef,
@@ -39,7 +39,7 @@ public enum IndexedProfileReader {
     /// as it is read; returns the version and binary IDs. The merge uses this: a name `String` and
     /// a record per function were ~10 MB of garbage at 800 files. `names` is told, before the first
     /// record, how many names the hash table announces (at most one per 24 bytes of the file).
-    public static func read(bytes: [UInt8], names: (Int) -> Void = { _ in },
+    package static func read(bytes: [UInt8], names: (Int) -> Void = { _ in },
                             record: (ArraySlice<UInt8>, UInt64, UInt64, [UInt64]) -> Void) throws
         -> (version: UInt64, binaryIDs: [String]) {
         var reader = ByteReader(bytes, context: "profdata")

@@ -1,8 +1,8 @@
 /// MD5 (RFC 1321), only for llvm's keys: NameRef and FilenamesRef are its low 64 bits, read
 /// little-endian. Own implementation so the module needs no crypto package.
-public enum MD5 {
+package enum MD5 {
     /// The 16-byte digest of `message`.
-    public static func digest(_ message: [UInt8]) -> [UInt8] {
+    package static func digest(_ message: [UInt8]) -> [UInt8] {
         let state = message.withUnsafeBytes { words(of: $0) }
         var out: [UInt8] = []
         out.reserveCapacity(16)
@@ -134,19 +134,19 @@ public enum MD5 {
     }
 
     /// Lower-case hex digest, for tests and messages.
-    public static func hex(_ message: [UInt8]) -> String { digest(message).hexString }
+    package static func hex(_ message: [UInt8]) -> String { digest(message).hexString }
 
     /// llvm's `IndexedInstrProf::ComputeHash`/`MD5Hash`: the digest's first 8 bytes, little-endian.
-    public static func low64(_ message: [UInt8]) -> UInt64 {
+    package static func low64(_ message: [UInt8]) -> UInt64 {
         message.withUnsafeBytes { low64($0) }
     }
 
     /// `low64` of bytes in place (a slice of a names section).
-    public static func low64(_ message: UnsafeRawBufferPointer) -> UInt64 {
+    package static func low64(_ message: UnsafeRawBufferPointer) -> UInt64 {
         let state = words(of: message)
         return UInt64(state.0) | UInt64(state.1) << 32
     }
 
     /// The NameRef of a PGO name: the key shared by profiles and the coverage mapping.
-    public static func nameRef(of name: String) -> UInt64 { low64(Array(name.utf8)) }
+    package static func nameRef(of name: String) -> UInt64 { low64(Array(name.utf8)) }
 }

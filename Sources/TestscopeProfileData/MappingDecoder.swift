@@ -1,29 +1,29 @@
 /// Decodes one function's encoded coverage mapping (`RawCoverageMappingReader::read`): file-id
 /// map, expressions, then each file's regions; expansion counters propagated as llvm does.
-public enum MappingDecoder {
+package enum MappingDecoder {
     /// The decoded mapping; `fileIndices` index the translation unit's filenames.
-    public struct Decoded: Sendable, Equatable {
-        public var fileIndices: [Int]
-        public var expressions: [MappingExpression]
-        public var regions: [MappingRegion]
+    package struct Decoded: Sendable, Equatable {
+        package var fileIndices: [Int]
+        package var expressions: [MappingExpression]
+        package var regions: [MappingRegion]
         /// Scratch for each expression's kind while a mapping is read, reused by the next one (an
         /// array per record with expressions was 26,400 allocations, 20 M instructions, at 400 files).
         fileprivate var kinds: [Bool] = []
 
-        public init(fileIndices: [Int] = [], expressions: [MappingExpression] = [], regions: [MappingRegion] = []) {
+        package init(fileIndices: [Int] = [], expressions: [MappingExpression] = [], regions: [MappingRegion] = []) {
             self.fileIndices = fileIndices
             self.expressions = expressions
             self.regions = regions
         }
 
-        public static func == (a: Decoded, b: Decoded) -> Bool {
+        package static func == (a: Decoded, b: Decoded) -> Bool {
             a.fileIndices == b.fileIndices && a.expressions == b.expressions && a.regions == b.regions
         }
     }
 
     /// Only the file-id map at the start of the mapping in `reader`'s window, into `indices`
     /// (emptied first): which filenames a record names, without decoding its regions.
-    public static func fileIndices(_ reader: ByteReader, filenameCount: Int, into indices: inout [Int]) throws {
+    package static func fileIndices(_ reader: ByteReader, filenameCount: Int, into indices: inout [Int]) throws {
         var reader = reader
         try fileIndices(&reader, filenameCount: filenameCount, into: &indices)
     }
@@ -45,12 +45,12 @@ public enum MappingDecoder {
     }
 
     /// Decodes `mapping`; `filenameCount` bounds the file-id map (`readIntMax`).
-    public static func decode(_ mapping: [UInt8], filenameCount: Int) throws -> Decoded {
+    package static func decode(_ mapping: [UInt8], filenameCount: Int) throws -> Decoded {
         try decode(ByteReader(mapping, context: "coverage mapping"), filenameCount: filenameCount)
     }
 
     /// Decodes the mapping in `reader`'s window (a record inside the covfun section, not copied out).
-    public static func decode(_ reader: ByteReader, filenameCount: Int) throws -> Decoded {
+    package static func decode(_ reader: ByteReader, filenameCount: Int) throws -> Decoded {
         var decoded = Decoded()
         try decode(reader, filenameCount: filenameCount, into: &decoded)
         return decoded
@@ -58,7 +58,7 @@ public enum MappingDecoder {
 
     /// The same into `decoded`'s arrays, emptied first and their storage reused: one decoder per
     /// chunk of records allocates once, not three arrays (and their growth) per function.
-    public static func decode(_ reader: ByteReader, filenameCount: Int, into decoded: inout Decoded) throws {
+    package static func decode(_ reader: ByteReader, filenameCount: Int, into decoded: inout Decoded) throws {
         var reader = reader
         decoded.fileIndices.removeAll(keepingCapacity: true)
         decoded.expressions.removeAll(keepingCapacity: true)
@@ -106,12 +106,12 @@ public enum MappingDecoder {
 
     /// `RawCoverageMappingDummyChecker::isDummy`: one file, no expressions, one region whose
     /// counter tag is Zero. Such records (hash 0) lose against a later real record.
-    public static func isDummy(_ mapping: [UInt8]) throws -> Bool {
+    package static func isDummy(_ mapping: [UInt8]) throws -> Bool {
         try isDummy(ByteReader(mapping, context: "coverage mapping"))
     }
 
     /// `isDummy` of the mapping in `reader`'s window.
-    public static func isDummy(_ reader: ByteReader) throws -> Bool {
+    package static func isDummy(_ reader: ByteReader) throws -> Bool {
         var reader = reader
         guard try size(&reader, "number of file ids") == 1 else { return false }
         _ = try intMax(&reader, UInt64(UInt32.max), "filename index")

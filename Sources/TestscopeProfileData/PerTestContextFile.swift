@@ -1,14 +1,14 @@
 /// One block of a per-test contexts file: the counters that changed while one test (or, with an
 /// empty id, code outside any test) ran.
-public struct PerTestContextBlock: Sendable, Equatable {
+package struct PerTestContextBlock: Sendable, Equatable {
     /// `""` outside tests; an XCTest id `Module.Class/test`; a Swift Testing test id as its event
     /// records give it (`Module.Suite/test()/File.swift:4:2`), with `\t<case number>` for a case.
-    public var id: String
+    package var id: String
     /// (index into the counters section, counts added) pairs.
-    public var indexes: [UInt32]
-    public var deltas: [UInt64]
+    package var indexes: [UInt32]
+    package var deltas: [UInt64]
 
-    public init(id: String, indexes: [UInt32], deltas: [UInt64]) {
+    package init(id: String, indexes: [UInt32], deltas: [UInt64]) {
         self.id = id
         self.indexes = indexes
         self.deltas = deltas
@@ -19,16 +19,16 @@ public struct PerTestContextBlock: Sendable, Equatable {
 /// blocks of `"TSC1"`, u32 id length, id (UTF-8), u32 pair count, then (u32 counter index, u64 delta)
 /// pairs, little-endian. A process killed while writing leaves a partial last block: it is dropped and
 /// `truncated` says so.
-public enum PerTestContextFile {
+package enum PerTestContextFile {
     static let magic: [UInt8] = Array("TSC1".utf8)
     /// Longer ids are refused as corrupt (test ids are far shorter).
     static let maximumIDLength = 1 << 16
 
-    public static func read(path: String) throws -> (blocks: [PerTestContextBlock], truncated: Bool) {
+    package static func read(path: String) throws -> (blocks: [PerTestContextBlock], truncated: Bool) {
         try read(bytes: FileBytes.readAll(path: path))
     }
 
-    public static func read(bytes: [UInt8]) throws -> (blocks: [PerTestContextBlock], truncated: Bool) {
+    package static func read(bytes: [UInt8]) throws -> (blocks: [PerTestContextBlock], truncated: Bool) {
         var reader = ByteReader(bytes, context: "per-test contexts")
         var blocks: [PerTestContextBlock] = []
         while !reader.isAtEnd {

@@ -2,7 +2,7 @@ import TestscopeExecution
 
 /// Why a native coverage reader refused its input: the caller falls back to llvm-cov on
 /// `.unsupported`, and warns and skips the file on `.truncated`/`.corrupt`.
-public enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A valid input in a format or mode this reader was not taught (another version, variant
     /// bits, byte order, pointer width, correlation mode, MC/DC, compressed sections, not ELF, …).
     case unsupported(String)
@@ -15,7 +15,7 @@ public enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The file could not be opened or read.
     case io(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupported(let why): return "unsupported: \(why)"
         case .truncated(let why): return "truncated: \(why)"
@@ -26,7 +26,7 @@ public enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     /// True when the caller should fall back to llvm's own tools rather than report a bad file.
-    public var isUnsupported: Bool {
+    package var isUnsupported: Bool {
         if case .unsupported = self { return true }
         return false
     }
@@ -35,5 +35,5 @@ public enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertibl
 extension ProfileDataError: ClassifiedError {
     /// A profile or binary the user passed or the build produced: bad input (an unsupported one makes
     /// the caller fall back to llvm-cov before it reaches the user).
-    public var errorClass: ErrorClass { .badInput }
+    package var errorClass: ErrorClass { .badInput }
 }

@@ -3,25 +3,25 @@ import TestscopeExecution
 /// Sums raw and indexed profiles into `ProfileCounters` the way `llvm-profdata merge` does
 /// (`InstrProfWriter::addRecord`): per (NameRef, FuncHash), saturating element-wise addition;
 /// a later record whose counter count differs from the first one is ignored and reported.
-public struct ProfileCountersBuilder: Sendable {
+package struct ProfileCountersBuilder: Sendable {
     /// A record ignored because its counter count differs from the one already merged.
-    public struct CountMismatch: Sendable, Equatable {
-        public var nameRef: UInt64
-        public var funcHash: UInt64
-        public var expected: Int
-        public var found: Int
+    package struct CountMismatch: Sendable, Equatable {
+        package var nameRef: UInt64
+        package var funcHash: UInt64
+        package var expected: Int
+        package var found: Int
         /// The file (or label) the ignored record came from.
-        public var source: String
+        package var source: String
     }
 
-    public internal(set) var counters = ProfileCounters()
-    public private(set) var mismatches: [CountMismatch] = []
+    package internal(set) var counters = ProfileCounters()
+    package private(set) var mismatches: [CountMismatch] = []
     /// How many counter additions saturated at UInt64.max (llvm warns `counter_overflow`).
-    public private(set) var saturatedAdditions = 0
+    package private(set) var saturatedAdditions = 0
 
-    public init() {}
+    package init() {}
 
-    public mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: some Collection<UInt64>, source: String) {
+    package mutating func add(nameRef: UInt64, funcHash: UInt64, counters new: some Collection<UInt64>, source: String) {
         switch counters.add(nameRef: nameRef, funcHash: funcHash, counters: new) {
         case .inserted:
             break
@@ -34,7 +34,7 @@ public struct ProfileCountersBuilder: Sendable {
     }
 
     /// Another builder's records, in the order they were first added, with its mismatches and saturations.
-    public mutating func add(_ other: ProfileCountersBuilder, source: String) {
+    package mutating func add(_ other: ProfileCountersBuilder, source: String) {
         other.counters.forEach { nameRef, funcHash, counts in
             add(nameRef: nameRef, funcHash: funcHash, counters: counts, source: source)
         }
@@ -43,14 +43,14 @@ public struct ProfileCountersBuilder: Sendable {
         counters.binaryIDs.formUnion(other.counters.binaryIDs)
     }
 
-    public mutating func add(_ profile: RawProfile, source: String) {
+    package mutating func add(_ profile: RawProfile, source: String) {
         for record in profile.records {
             add(nameRef: record.nameRef, funcHash: record.funcHash, counters: record.counters, source: source)
         }
         counters.binaryIDs.formUnion(profile.binaryIDs)
     }
 
-    public mutating func add(_ profile: IndexedProfile, source: String) {
+    package mutating func add(_ profile: IndexedProfile, source: String) {
         for record in profile.records {
             add(nameRef: record.nameRef, funcHash: record.funcHash, counters: record.counters, source: source)
         }
@@ -59,24 +59,24 @@ public struct ProfileCountersBuilder: Sendable {
 }
 
 /// What reading one profile file gave: its profiles, or why it was skipped.
-public struct ProfileFileOutcome: Sendable {
-    public var path: String
+package struct ProfileFileOutcome: Sendable {
+    package var path: String
     /// Nil when the file was merged.
-    public var error: ProfileDataError?
+    package var error: ProfileDataError?
 }
 
 /// The result of merging several profile files, with per-file outcomes for the caller to warn on.
-public struct ProfileMergeResult: Sendable {
-    public var counters: ProfileCounters
-    public var files: [ProfileFileOutcome]
-    public var mismatches: [ProfileCountersBuilder.CountMismatch]
-    public var saturatedAdditions: Int
+package struct ProfileMergeResult: Sendable {
+    package var counters: ProfileCounters
+    package var files: [ProfileFileOutcome]
+    package var mismatches: [ProfileCountersBuilder.CountMismatch]
+    package var saturatedAdditions: Int
 }
 
 extension ProfileCounters {
     /// Reads and sums `.profraw`/`.profdata` files (told apart by their magic) in the given order.
     /// A file that fails to read contributes nothing and is reported; the rest are still merged.
-    public static func merging(files paths: [String]) -> ProfileMergeResult {
+    package static func merging(files paths: [String]) -> ProfileMergeResult {
         var builder = ProfileCountersBuilder()
         var outcomes: [ProfileFileOutcome] = []
         for path in paths {
@@ -114,7 +114,7 @@ extension ProfileCounters {
     }
 
     /// This profile's counters plus `other`'s, with the same rules as `ProfileCountersBuilder`.
-    public func merging(_ other: ProfileCounters) -> ProfileCounters {
+    package func merging(_ other: ProfileCounters) -> ProfileCounters {
         var builder = ProfileCountersBuilder()
         for (source, counters) in [("first", self), ("second", other)] {
             for nameRef in counters.functions.keys.sorted() {

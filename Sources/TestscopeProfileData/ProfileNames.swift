@@ -7,14 +7,14 @@ import Darwin
 
 /// llvm's encoded name lists (profile names section, `__llvm_prf_names`, vtable names): chunks of
 /// [ULEB uncompressed size][ULEB compressed size (0 = raw)][payload], names split by 0x01.
-public enum ProfileNames {
+package enum ProfileNames {
     /// Every name, in order, as `readAndDecodeStrings` (InstrProf.cpp) yields them; empty names dropped.
-    public static func decode(_ bytes: [UInt8], context: String = "names") throws -> [String] {
+    package static func decode(_ bytes: [UInt8], context: String = "names") throws -> [String] {
         try decodeBytes(bytes, context: context).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The names as raw bytes: NameRefs are MD5s of the bytes, which a String round trip could alter.
-    public static func decodeBytes(_ bytes: [UInt8], context: String = "names") throws -> [[UInt8]] {
+    package static func decodeBytes(_ bytes: [UInt8], context: String = "names") throws -> [[UInt8]] {
         let list = try payload(bytes, context: context)
         return list.spans.map { Array(list.bytes[$0]) }
     }
@@ -117,7 +117,7 @@ public enum ProfileNames {
     }
 
     /// NameRef → name, for mapping a binary's or profile's keys back to printable names.
-    public static func table(_ bytes: [UInt8], context: String = "names") throws -> NameTable {
+    package static func table(_ bytes: [UInt8], context: String = "names") throws -> NameTable {
         let list = try payload(bytes, context: context)
         guard list.bytes.count <= Int(UInt32.max) else { throw ProfileDataError.corrupt("\(context): names of \(list.bytes.count) bytes") }
         // Hashing every name is the costliest step of reading a mapping's names: on every core.
@@ -143,7 +143,7 @@ public enum ProfileNames {
 /// NameRef → PGO name over the names' bytes kept in one buffer: a `String` per name (and an array
 /// per name on the way) was 15 % of an 800-file report's page faults; a name becomes a `String`
 /// only when a record is evaluated.
-public struct NameTable: Sendable {
+package struct NameTable: Sendable {
     struct Span: Sendable {
         var start: UInt32
         var count: UInt32
@@ -154,7 +154,7 @@ public struct NameTable: Sendable {
     let index: UInt64Index
     let spans: [Span]
 
-    public init() {
+    package init() {
         bytes = []
         index = UInt64Index()
         spans = []
@@ -166,16 +166,16 @@ public struct NameTable: Sendable {
         self.spans = spans
     }
 
-    public var count: Int { spans.count }
+    package var count: Int { spans.count }
 
     /// Whether a non-empty name has MD5 `nameRef`.
-    public func hasName(_ nameRef: UInt64) -> Bool {
+    package func hasName(_ nameRef: UInt64) -> Bool {
         guard let i = index[nameRef] else { return false }
         return spans[Int(i)].count > 0
     }
 
     /// `body` given the bytes of the name whose MD5 is `nameRef`, in place; nil (and `body` not called) when there is none.
-    public func withName<R>(_ nameRef: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+    package func withName<R>(_ nameRef: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         guard let i = index[nameRef] else { return nil }
         let span = spans[Int(i)]
         return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(span.start)..<Int(span.start + span.count)])) }
@@ -188,7 +188,7 @@ public struct NameTable: Sendable {
     }
 
     /// The name whose MD5 is `nameRef`, or nil.
-    public subscript(nameRef: UInt64) -> String? {
+    package subscript(nameRef: UInt64) -> String? {
         guard let i = index[nameRef] else { return nil }
         let span = spans[Int(i)]
         return String(decoding: bytes[Int(span.start)..<Int(span.start + span.count)], as: UTF8.self)

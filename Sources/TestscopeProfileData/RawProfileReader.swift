@@ -2,34 +2,34 @@ import Foundation
 import TestscopeExecution
 
 /// One function's record in a raw profile: its key and its counters.
-public struct RawProfileRecord: Sendable, Equatable {
-    public var nameRef: UInt64
-    public var funcHash: UInt64
-    public var counters: [UInt64]
+package struct RawProfileRecord: Sendable, Equatable {
+    package var nameRef: UInt64
+    package var funcHash: UInt64
+    package var counters: [UInt64]
     /// Where the counters start in the profile's counters section, in bytes (the same offset in the
     /// binary's `__llvm_prf_cnts`: what per-test coverage's counter indexes refer to).
-    public var counterOffset: Int = 0
+    package var counterOffset: Int = 0
 }
 
 /// One raw profile (a `.profraw` may hold several back to back), decoded.
-public struct RawProfile: Sendable {
+package struct RawProfile: Sendable {
     /// The format version (low 32 bits of the header's Version).
-    public var version: UInt64
+    package var version: UInt64
     /// GNU build IDs of the instrumented binaries, lower-case hex.
-    public var binaryIDs: [String]
-    public var records: [RawProfileRecord]
+    package var binaryIDs: [String]
+    package var records: [RawProfileRecord]
     /// The names section as stored (checked when read): the counters are keyed by NameRef, so a
     /// report never needs the names, and a String per function of every profile was wasted work.
     var namesSection: [UInt8]
 
     /// The PGO names of the names section, in order.
-    public func names() throws -> [String] { try ProfileNames.decode(namesSection, context: "profraw names") }
+    package func names() throws -> [String] { try ProfileNames.decode(namesSection, context: "profraw names") }
 }
 
 /// Reads `.profraw` files as written by compiler-rt for a 64-bit little-endian target, raw version
 /// 10 only (the layout changes with every version); the layout follows `RawInstrProfReader`.
-public enum RawProfileReader {
-    public static let supportedVersion: UInt64 = 10
+package enum RawProfileReader {
+    package static let supportedVersion: UInt64 = 10
     static let magic64: UInt64 = 0xff6c_7072_6f66_7281
     static let magic32: UInt64 = 0xff6c_7072_6f66_5281
     static let headerSize = 16 * 8
@@ -37,12 +37,12 @@ public enum RawProfileReader {
     static let vtableRecordSize = 24
 
     /// Reads every profile of the file at `path`.
-    public static func read(path: String) throws -> [RawProfile] {
+    package static func read(path: String) throws -> [RawProfile] {
         try read(bytes: FileBytes.readAll(path: path))
     }
 
     /// Reads every profile in `bytes`, back to back (zero padding between them is skipped).
-    public static func read(bytes: [UInt8]) throws -> [RawProfile] {
+    package static func read(bytes: [UInt8]) throws -> [RawProfile] {
         guard bytes.count >= 8 else {
             throw ProfileDataError.truncated("profraw: \(bytes.count) bytes, not even a magic")
         }

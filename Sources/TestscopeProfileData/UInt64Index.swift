@@ -8,14 +8,14 @@ import TestscopeExecution
 /// aim its keys at one chain. The table has twice as many slots as it was sized for, not the next
 /// power of two: three tables of 70,874 keys, each at 262,144 slots, were 9.4 MB at the peak of an
 /// 800-file report (a slot is found by multiplying the mixed key's high half by the slot count).
-public struct UInt64Index: Sendable {
+package struct UInt64Index: Sendable {
     private var keys: [UInt64] = []
     /// -1: an empty slot.
     private var values: [Int32] = []
     private let seed = Self.nextSeed()
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init(minimumCapacity: Int = 0) {
+    package init(minimumCapacity: Int = 0) {
         resize(Self.slots(for: minimumCapacity))
     }
 
@@ -35,7 +35,7 @@ public struct UInt64Index: Sendable {
     }
 
     /// The value of `key`, or nil; setting a value inserts or replaces (there is no removal).
-    public subscript(key: UInt64) -> Int32? {
+    package subscript(key: UInt64) -> Int32? {
         get {
             guard count > 0 else { return nil }
             var slot = home(key)
@@ -61,12 +61,12 @@ public struct UInt64Index: Sendable {
     }
 
     /// Every (key, value), in no particular order.
-    public func forEach(_ body: (UInt64, Int32) -> Void) {
+    package func forEach(_ body: (UInt64, Int32) -> Void) {
         for slot in values.indices where values[slot] >= 0 { body(keys[slot], values[slot]) }
     }
 
     /// Whether the table has the slots `init(minimumCapacity: count)` would give it.
-    public func isSized(for count: Int) -> Bool { keys.count == Self.slots(for: count) }
+    package func isSized(for count: Int) -> Bool { keys.count == Self.slots(for: count) }
 
     private func home(_ key: UInt64) -> Int {
         let mixed = (key ^ seed) &* 0x9E37_79B9_7F4A_7C15

@@ -1,12 +1,12 @@
 import CZlib
 
 /// zlib (RFC 1950) inflation of llvm's compressed names and filenames, over the system zlib.
-public enum Zlib {
+package enum Zlib {
     /// Larger announced sizes are refused: a hostile length must not make us allocate gigabytes.
-    public static let maximumUncompressedSize = 1 << 30
+    package static let maximumUncompressedSize = 1 << 30
 
     /// Inflates `compressed`, which must produce exactly `expectedSize` bytes (llvm's contract).
-    public static func uncompress(_ compressed: [UInt8], expectedSize: UInt64) throws -> [UInt8] {
+    package static func uncompress(_ compressed: [UInt8], expectedSize: UInt64) throws -> [UInt8] {
         let size = try checkedSize(expectedSize, compressedCount: compressed.count)
         if size == 0 { return [] }
         var output = [UInt8](repeating: 0, count: size)

@@ -2,7 +2,7 @@ import Foundation
 import TestscopeExecution
 
 /// Errors of the report renderers (the HTML templates): each names the template and what to do.
-public enum ReportError: LocalizedError, Equatable {
+package enum ReportError: LocalizedError, Equatable {
     case templatesFolderNotFound(path: String)
     case templatesFolderUnreadable(path: String, reason: String)
     case noTemplatesInFolder(path: String, expected: [String])
@@ -15,7 +15,7 @@ public enum ReportError: LocalizedError, Equatable {
     /// A streamed HTML report finished with other files than it was given (a bug of Testscope's).
     case streamMismatch(expected: Int, actual: Int)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .templatesFolderNotFound(let path):
             return "templates folder \(path) does not exist; pass --templates a folder with copies of the files in Testscope's templates/"
@@ -47,7 +47,7 @@ public enum ReportError: LocalizedError, Equatable {
 }
 
 extension ReportError: ClassifiedError {
-    public var errorClass: ErrorClass {
+    package var errorClass: ErrorClass {
         if case .streamMismatch = self { return .internalError }
         return .badInput
     }

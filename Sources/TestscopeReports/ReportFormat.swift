@@ -32,17 +32,17 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 }
 
 /// An unknown `--format` name: a usage error (the CLI's `usage` names the command's help).
-public struct ReportFormatError: LocalizedError, ClassifiedError, Equatable, Sendable, CustomStringConvertible {
-    public var name: String
-    public var supported: [ReportFormat]
+package struct ReportFormatError: LocalizedError, ClassifiedError, Equatable, Sendable, CustomStringConvertible {
+    package var name: String
+    package var supported: [ReportFormat]
 
     /// `unknown format 'pdf'; choose from: text, json, lcov, junit, html` (the CLI's wording so far).
-    public var message: String {
+    package var message: String {
         let choices = supported.map(\.rawValue).joined(separator: ", ")
         return name.isEmpty ? "--format names no format; choose from: \(choices)" : "unknown format '\(name)'; choose from: \(choices)"
     }
 
-    public var description: String { message }
-    public var errorDescription: String? { message }
-    public var errorClass: ErrorClass { .usage }
+    package var description: String { message }
+    package var errorDescription: String? { message }
+    package var errorClass: ErrorClass { .usage }
 }

@@ -2,7 +2,7 @@ import TestscopeCoverage
 import TestscopeExecution
 
 /// Where a renderer writes text: a file being written atomically, or a string.
-public protocol TextOutput {
+package protocol TextOutput {
     mutating func write(_ text: String) throws
     /// UTF-8 bytes; files take them as they are.
     mutating func write(bytes: [UInt8]) throws
@@ -11,24 +11,24 @@ public protocol TextOutput {
 }
 
 extension TextOutput {
-    public mutating func write(buffer: UnsafeBufferPointer<UInt8>) throws { try write(bytes: Array(buffer)) }
+    package mutating func write(buffer: UnsafeBufferPointer<UInt8>) throws { try write(bytes: Array(buffer)) }
 }
 
 extension AtomicFileWriter: TextOutput {
-    public func write(buffer: UnsafeBufferPointer<UInt8>) throws { try write(bytes: buffer) }
+    package func write(buffer: UnsafeBufferPointer<UInt8>) throws { try write(bytes: buffer) }
 }
 
 /// Text collected in memory (terminal output, tests).
-public struct StringOutput: TextOutput {
-    public var text = ""
-    public init() {}
-    public mutating func write(_ text: String) throws { self.text += text }
+package struct StringOutput: TextOutput {
+    package var text = ""
+    package init() {}
+    package mutating func write(_ text: String) throws { self.text += text }
 }
 
 /// One output file of a report, rendered from its subject (the coverage model, test results or a flaky
 /// report; never by llvm-cov): every single-file format conforms, so rendering to a string and the
 /// atomic write into the output folder exist once, here.
-public protocol ReportRenderer<Subject> {
+package protocol ReportRenderer<Subject> {
     /// What it renders: `CoverageReport`, `TestRunResults` or `FlakyReport`.
     associatedtype Subject
     /// The file name it writes inside the output folder.
@@ -38,7 +38,7 @@ public protocol ReportRenderer<Subject> {
 
 extension ReportRenderer {
     /// Renders into a string.
-    public func renderString(_ subject: Subject) throws -> String {
+    package func renderString(_ subject: Subject) throws -> String {
         var output = StringOutput()
         try render(subject, to: &output)
         return output.text
@@ -46,7 +46,7 @@ extension ReportRenderer {
 
     /// Renders into `folder/fileName` atomically (a reader never sees half a file) and returns its path.
     @discardableResult
-    public func write(_ subject: Subject, into folder: OutputFolder) throws -> String {
+    package func write(_ subject: Subject, into folder: OutputFolder) throws -> String {
         let url = try folder.file(fileName)
         var writer = try AtomicFileWriter(destination: url)
         try render(subject, to: &writer)
@@ -56,11 +56,11 @@ extension ReportRenderer {
 }
 
 /// The files one output wrote (paths in the output folder) and what to tell the user about them.
-public struct WrittenFiles: Sendable {
-    public var paths: [String]
-    public var diagnostic: Diagnostic?
+package struct WrittenFiles: Sendable {
+    package var paths: [String]
+    package var diagnostic: Diagnostic?
 
-    public init(paths: [String], diagnostic: Diagnostic? = nil) {
+    package init(paths: [String], diagnostic: Diagnostic? = nil) {
         self.paths = paths
         self.diagnostic = diagnostic
     }
@@ -69,7 +69,7 @@ public struct WrittenFiles: Sendable {
 /// An output of several files (the HTML report's pages and assets, the Tests page with its landing
 /// index): it writes them itself, each atomically, and returns what it wrote, its entry page first.
 /// The top bar's links are given to it (see `PagesManifest`); it records nothing itself.
-public protocol PageWriter<Subject> {
+package protocol PageWriter<Subject> {
     associatedtype Subject
     /// The kinds of page it writes, for the output folder's manifest.
     var pageKinds: [ReportPageKind] { get }
@@ -78,16 +78,16 @@ public protocol PageWriter<Subject> {
 }
 
 /// Formatting shared by the renderers.
-public enum Format {
+package enum Format {
     /// `85.71%`, or `–` for 0/0.
-    public static func percent(_ ratio: CoverageRatio) -> String {
+    package static func percent(_ ratio: CoverageRatio) -> String {
         guard let p = ratio.percent else { return "–" }
         return fixed(p, decimals: 2) + "%"
     }
 
     /// A fixed-decimals number without Foundation's locale-dependent formatting; a value below 100
     /// never rounds up to 100.
-    public static func fixed(_ value: Double, decimals: Int) -> String {
+    package static func fixed(_ value: Double, decimals: Int) -> String {
         let (whole, fraction, _) = fixedParts(value, decimals: decimals)
         guard decimals > 0 else { return String(whole) }
         let digits = String(fraction)
@@ -105,5 +105,5 @@ public enum Format {
     }
 
     /// Line ranges as coverage.py prints them: `12-14, 20`.
-    public static func ranges(_ ranges: [ClosedRange<UInt32>]) -> String { ranges.lineRangesText }
+    package static func ranges(_ ranges: [ClosedRange<UInt32>]) -> String { ranges.lineRangesText }
 }

@@ -3,11 +3,11 @@ import TestscopeExecution
 
 /// The one place that finds what a SwiftPM build left: the bin folder, the test binary in it, the
 /// `codecov` folder and the raw profiles (used by `run`, `flaky` and `report --build-path`).
-public enum BuildArtifacts {
+package enum BuildArtifacts {
     /// The bin folder of a build with these arguments (`--package-path`, `-c`, `--scratch-path`, …): the
     /// `<scratch>/<configuration>` link SwiftPM keeps to it when it is there (reading a link is free; asking
     /// SwiftPM starts it, a quarter second of CPU), else `swift build --show-bin-path`.
-    public static func binPath(swift: URL, buildArguments: [String], environment: [String: String]? = nil) throws -> URL {
+    package static func binPath(swift: URL, buildArguments: [String], environment: [String: String]? = nil) throws -> URL {
         if let link = configurationLink(buildArguments),
            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path) {
             return target.hasPrefix("/") ? URL(fileURLWithPath: target)
@@ -34,7 +34,7 @@ public enum BuildArtifacts {
 
     /// The test binary SwiftPM builds in a bin folder: `<Package>PackageTests.xctest` (the newest when a
     /// renamed package left an old one; by name on a tie), the executable inside the bundle on macOS.
-    public static func testBinary(in binDirectory: URL) -> URL? {
+    package static func testBinary(in binDirectory: URL) -> URL? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: binDirectory.path)) ?? []
         let bundles = names.sorted().filter { $0.hasSuffix("PackageTests.xctest") }.map { binDirectory.appendingPathComponent($0) }
         // `max` keeps the last of equals: reversed, so a tie goes to the first name.
@@ -50,7 +50,7 @@ public enum BuildArtifacts {
 
     /// The test binaries under a build path (`<build>/<config>`, `<build>/<triple>/<config>`, `.build/testscope/<config>`
     /// from `.build`, or a bin folder itself), newest first.
-    public static func testBinaries(underBuildPath buildPath: URL) -> [URL] {
+    package static func testBinaries(underBuildPath buildPath: URL) -> [URL] {
         var folders = [buildPath]
         for level1 in ((try? FileManager.default.contentsOfDirectory(atPath: buildPath.path)) ?? []).sorted() where !level1.hasPrefix(".") {
             let dir1 = buildPath.appendingPathComponent(level1)
@@ -63,7 +63,7 @@ public enum BuildArtifacts {
     }
 
     /// The newest `codecov` folder under a build path (`.build/<triple>/<config>/codecov` or `.build/<config>/codecov`).
-    public static func codecovDirectory(in buildPath: URL) -> URL? {
+    package static func codecovDirectory(in buildPath: URL) -> URL? {
         let fm = FileManager.default
         var candidates: [URL] = []
         let direct = buildPath.appendingPathComponent("codecov")
@@ -82,7 +82,7 @@ public enum BuildArtifacts {
 
     /// Profiles in a folder: `.profraw` files (only those modified at or after `since`, when given),
     /// and the merged `.profdata` files; each sorted by name.
-    public static func profiles(in directory: URL, since: Date? = nil) -> (raw: [URL], merged: [URL]) {
+    package static func profiles(in directory: URL, since: Date? = nil) -> (raw: [URL], merged: [URL]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         let urls = names.sorted().map { directory.appendingPathComponent($0) }
         let raw = urls.filter { url in url.pathExtension == "profraw" && (since.map { modified(url) >= $0 } ?? true) }
@@ -91,7 +91,7 @@ public enum BuildArtifacts {
     }
 
     /// A file's modification date (`distantPast` when unreadable).
-    public static func modified(_ url: URL) -> Date {
+    package static func modified(_ url: URL) -> Date {
         InputFile.modificationDate(url.path) ?? .distantPast
     }
 }

@@ -8,20 +8,20 @@
 /// public ABI entry point `swt_abiv0_getEntryPoint` with `^id(/|$)` filters, one call per line of the
 /// order (Testscope puts tests that Swift Testing runs in that order anyway on one line, tab-separated),
 /// their JSON records appended to `TESTSCOPE_EVENT_STREAM`.
-public enum EntryPointSource {
+package enum EntryPointSource {
     /// The environment variables the generated main reads.
-    public static let orderFileVariable = "TESTSCOPE_ORDER_FILE"
-    public static let orderVariable = "TESTSCOPE_ORDER"
-    public static let eventStreamVariable = "TESTSCOPE_EVENT_STREAM"
+    package static let orderFileVariable = "TESTSCOPE_ORDER_FILE"
+    package static let orderVariable = "TESTSCOPE_ORDER"
+    package static let eventStreamVariable = "TESTSCOPE_EVENT_STREAM"
     /// The folder the per-test recorder writes per-test counts into (`run --per-test-coverage`).
-    public static let perTestDirectoryVariable = "TESTSCOPE_PER_TEST_DIR"
+    package static let perTestDirectoryVariable = "TESTSCOPE_PER_TEST_DIR"
     /// The exit status and line of a main that cannot find Swift Testing's ABI entry point.
-    public static let abiUnavailableStatus: Int32 = 86
-    public static let abiUnavailableMarker = "testscope-entry-point: swt_abiv0_getEntryPoint unavailable"
+    package static let abiUnavailableStatus: Int32 = 86
+    package static let abiUnavailableMarker = "testscope-entry-point: swt_abiv0_getEntryPoint unavailable"
 
     /// SwiftPM's name for the module of discovered tests: `<package name>PackageDiscoveredTests`,
     /// made a C99 identifier.
-    public static func discoveredTestsModule(packageName: String) -> String {
+    package static func discoveredTestsModule(packageName: String) -> String {
         var name = String((packageName + "PackageDiscoveredTests").unicodeScalars.map { scalar -> Character in
             let ok = (scalar.value < 128) && (CharacterSetASCII.isAlphanumeric(scalar) || scalar == "_")
             return ok ? Character(scalar) : "_"
@@ -31,7 +31,7 @@ public enum EntryPointSource {
     }
 
     /// The source of the entry point for a package.
-    public static func source(packageName: String) -> String {
+    package static func source(packageName: String) -> String {
         (template + perTestRecorder).replacingOccurrences(of: "@DISCOVERED@", with: discoveredTestsModule(packageName: packageName))
             .replacingOccurrences(of: "@ABI_STATUS@", with: String(abiUnavailableStatus))
             .replacingOccurrences(of: "@ABI_MARKER@", with: abiUnavailableMarker)

@@ -3,13 +3,13 @@ import TestscopeExecution
 
 /// Testscope's one build of a package's tests — coverage, atomic counter updates, `EntryPointSource`'s main —
 /// shared by `run`, `run --per-test-coverage` and `flaky`, in a folder of its own (default `.build/testscope`).
-public struct InstrumentedBuild: Sendable {
-    public var swift: URL
-    public var packageRoot: URL
-    public var scratchPath: URL
-    public var environment: [String: String]
+package struct InstrumentedBuild: Sendable {
+    package var swift: URL
+    package var packageRoot: URL
+    package var scratchPath: URL
+    package var environment: [String: String]
 
-    public init(swift: URL, packageRoot: URL, scratchPath: URL,
+    package init(swift: URL, packageRoot: URL, scratchPath: URL,
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.swift = swift
         self.packageRoot = packageRoot
@@ -20,7 +20,7 @@ public struct InstrumentedBuild: Sendable {
     /// The default folder: inside the package's `.build`, which every package already ignores. Not `.build`
     /// itself: SwiftPM does not reliably recompile every object when only the atomic-counter flag changes,
     /// so sharing it with plain `swift test` builds could mix atomic and plain objects.
-    public static func defaultScratchPath(packageRoot: URL) -> URL {
+    package static func defaultScratchPath(packageRoot: URL) -> URL {
         packageRoot.appendingPathComponent(".build/testscope")
     }
 
@@ -28,15 +28,15 @@ public struct InstrumentedBuild: Sendable {
     /// timing; measured: no slower on swift-algorithms, ~20% of the CPU in swift-nio's per-byte debug code,
     /// see docs/performance.md). Not counter promotion: LLVM 21 leaves every counter it does not promote a
     /// plain update, which gave false covered lines on BigInt.
-    public static let atomicCounterArguments = ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
+    package static let atomicCounterArguments = ["-Xswiftc", "-Xllvm", "-Xswiftc", "-instrprof-atomic-counter-update-all"]
 
     /// The entry point's path inside the build folder.
-    public var entryPointFile: URL { scratchPath.appendingPathComponent("testscope-entry-point/main.swift") }
+    package var entryPointFile: URL { scratchPath.appendingPathComponent("testscope-entry-point/main.swift") }
 
     /// Writes `EntryPointSource`'s main for this package, only when it changed (so an unchanged package is
     /// not rebuilt); throws `InstrumentedBuild.ManifestError` when the package's name cannot be read.
     @discardableResult
-    public func writeEntryPoint() throws -> URL {
+    package func writeEntryPoint() throws -> URL {
         let source = EntryPointSource.source(packageName: try packageName())
         try FileManager.default.createDirectory(at: entryPointFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         if (try? String(contentsOf: entryPointFile, encoding: .utf8)) != source {
@@ -46,13 +46,13 @@ public struct InstrumentedBuild: Sendable {
     }
 
     /// `swift package dump-package` gave no package name: `detail` is its first line of stderr.
-    public struct ManifestError: Error, Equatable {
-        public var detail: String
+    package struct ManifestError: Error, Equatable {
+        package var detail: String
     }
 
     /// The package's name, from `swift package dump-package`; kept beside the entry point with the
     /// manifest's size and date, so an unchanged manifest is not loaded again.
-    public func packageName() throws -> String {
+    package func packageName() throws -> String {
         let manifest = packageRoot.appendingPathComponent("Package.swift")
         let attributes = try? FileManager.default.attributesOfItem(atPath: manifest.path)
         let stamp = "\(attributes?[.size] ?? 0) \((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"

@@ -38,7 +38,7 @@ struct EventStreamTail {
 
 /// What a live view hears from a running test process: a test started (its id as `swift test list`
 /// names it), or a test (or parameterized case) finished with its result.
-public enum LiveTestEvent: Sendable {
+package enum LiveTestEvent: Sendable {
     case started(String)
     case finished(TestCaseResult)
 }

@@ -3,12 +3,12 @@ import TestscopeExecution
 import TestscopeTestResults
 
 /// Lists the tests of a built test binary: `--list-tests` of XCTest and of Swift Testing.
-public enum TestLister {
+package enum TestLister {
     /// The binary's tests (Swift Testing's once each, as listed). A failed XCTest listing is an error
     /// (`TestResultsError.testListFailed`); a failed Swift Testing listing means no Swift Testing tests.
     /// With `swiftTestingEvents`, Swift Testing's listing also writes its test records there (their
     /// order is Swift Testing's serial order, which `flaky` needs).
-    public static func list(binary: URL, environment: [String: String], swiftTestingEvents: URL? = nil) throws -> TestList {
+    package static func list(binary: URL, environment: [String: String], swiftTestingEvents: URL? = nil) throws -> TestList {
         // An instrumented binary writes a profile at exit: into a folder that is removed, never as
         // `default.profraw` in the current directory.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-list-\(UUID().uuidString)")

@@ -3,33 +3,33 @@ import TestscopeExecution
 import TestscopeTestResults
 
 /// What to run and where to put the raw artifacts.
-public struct TestRunRequest: Sendable {
-    public var swift: URL
+package struct TestRunRequest: Sendable {
+    package var swift: URL
     /// `--package-path`, `-c`, `--scratch-path`: given to every swift invocation.
-    public var buildArguments: [String]
-    public var filters: [String]
-    public var skips: [String]
+    package var buildArguments: [String]
+    package var filters: [String]
+    package var skips: [String]
     /// Arguments after `--`: for `swift build` (the build and `--show-bin-path`), except the library
     /// switches (`--disable-xctest`/`--disable-swift-testing`: which libraries run; their `--enable-` forms)
     /// and `--parallel`/`--no-parallel` (`--no-parallel`: Swift Testing one test at a time), which are
     /// `swift test`'s and applied by the coordinator (`splitExtraArguments`).
-    public var extraArguments: [String]
+    package var extraArguments: [String]
     /// Logs, event streams and relaunch profiles go here.
-    public var artifacts: URL
+    package var artifacts: URL
     /// Per-test time limit in seconds.
-    public var testTimeout: Double?
-    public var echo: Bool
+    package var testTimeout: Double?
+    package var echo: Bool
     /// `--shard K/N`: only this part of the selected tests (`ShardPartition`), by these durations when given.
-    public var shard: TestShard?
-    public var shardDurations: [String: Double]?
+    package var shard: TestShard?
+    package var shardDurations: [String: Double]?
     /// The generated entry point to build the tests with (`--experimental-test-entry-point-path`:
     /// `InstrumentedBuild`'s); nil: SwiftPM's.
-    public var entryPoint: URL?
+    package var entryPoint: URL?
     /// `run --per-test-coverage`: the folder the entry point's per-test counts go to
     /// (`TESTSCOPE_PER_TEST_DIR`; emptied before the run).
-    public var perTestDirectory: URL?
+    package var perTestDirectory: URL?
 
-    public init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
+    package init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
                 extraArguments: [String] = [], artifacts: URL, testTimeout: Double? = nil, echo: Bool = true) {
         self.swift = swift
         self.buildArguments = buildArguments
@@ -43,36 +43,36 @@ public struct TestRunRequest: Sendable {
 }
 
 /// What a test run left behind.
-public struct TestRunOutput: Sendable {
-    public var results: TestRunResults
+package struct TestRunOutput: Sendable {
+    package var results: TestRunResults
     /// The test binary's exit status (the last failing process's), or the build's when it failed.
-    public var testBinaryStatus: Int32
+    package var testBinaryStatus: Int32
     /// Why nothing ran: the build's stderr, or "no tests found".
-    public var testBinaryStderr: String
-    public var binPath: URL?
-    public var testBinary: URL?
+    package var testBinaryStderr: String
+    package var binPath: URL?
+    package var testBinary: URL?
     /// Raw profiles of every process that exited (SwiftPM's and the relaunches').
-    public var profiles: [URL]
+    package var profiles: [URL]
     /// True when `swift build --build-tests` failed (nothing ran).
-    public var buildFailed: Bool
+    package var buildFailed: Bool
     /// The tests this run was to run (after --filter/--skip, the shard and the disabled libraries).
-    public var selected = TestList()
+    package var selected = TestList()
     /// How many tests the shards were cut from (after --filter/--skip and the disabled libraries).
-    public var partitioned = 0
+    package var partitioned = 0
     /// True when tests ran at the same time: Swift Testing's, unless `--no-parallel` (XCTest's run one at a time).
-    public var testsRanInParallel = false
+    package var testsRanInParallel = false
 }
 
 /// What a live view hears from `run`: every line of the build, the tests selected to run (before the
 /// first starts), and the tests starting and finishing.
-public struct RunObserver: Sendable {
-    public var buildLine: @Sendable (String) -> Void
-    public var testsSelected: @Sendable ([String]) -> Void
-    public var test: @Sendable (LiveTestEvent) -> Void
+package struct RunObserver: Sendable {
+    package var buildLine: @Sendable (String) -> Void
+    package var testsSelected: @Sendable ([String]) -> Void
+    package var test: @Sendable (LiveTestEvent) -> Void
     /// The test binary, as soon as the build made it (before the tests run).
-    public var built: (@Sendable (URL) -> Void)?
+    package var built: (@Sendable (URL) -> Void)?
 
-    public init(buildLine: @escaping @Sendable (String) -> Void, testsSelected: @escaping @Sendable ([String]) -> Void,
+    package init(buildLine: @escaping @Sendable (String) -> Void, testsSelected: @escaping @Sendable ([String]) -> Void,
                 test: @escaping @Sendable (LiveTestEvent) -> Void) {
         self.buildLine = buildLine
         self.testsSelected = testsSelected
@@ -85,19 +85,19 @@ public struct RunObserver: Sendable {
 /// runs the binary itself under a `TestSupervisor`, so that its output is parsed live (SwiftPM holds
 /// piped test output back until the process ends), a test past the time limit is killed, and the
 /// binary is relaunched for the tests a crash or a kill left unrun.
-public struct TestRunCoordinator: Sendable {
+package struct TestRunCoordinator: Sendable {
     let request: TestRunRequest
     let note: @Sendable (String) -> Void
     let warn: @Sendable (Diagnostic) -> Void
     let environment: [String: String]
     /// The live view, when there is one.
-    public var observer: RunObserver?
+    package var observer: RunObserver?
 
     /// `run`'s policy: every selected test that did not report runs again; Swift Testing runs in
     /// parallel, so a crash that names no test is not blamed on the first one in flight.
-    public static let policy = SupervisionPolicy(relaunch: .everyUnreported, blameFirstInFlight: false)
+    package static let policy = SupervisionPolicy(relaunch: .everyUnreported, blameFirstInFlight: false)
 
-    public init(request: TestRunRequest, note: @escaping @Sendable (String) -> Void,
+    package init(request: TestRunRequest, note: @escaping @Sendable (String) -> Void,
                 warn: @escaping @Sendable (Diagnostic) -> Void = { _ in }) {
         self.request = request
         self.note = note
@@ -113,7 +113,7 @@ public struct TestRunCoordinator: Sendable {
         self.environment = environment
     }
 
-    public func run(log: AtomicFileWriter) throws -> TestRunOutput {
+    package func run(log: AtomicFileWriter) throws -> TestRunOutput {
         PhaseTimer.mark("run")
         let started = Date().addingTimeInterval(-1)
         var results = TestRunResults(startedAt: started)

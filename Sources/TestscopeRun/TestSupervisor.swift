@@ -4,9 +4,9 @@ import TestscopeTestResults
 
 /// What `run` and `flaky` legitimately do differently when a test process dies early; everything
 /// else (parsing, the watchdog, the kill, the blame) is the same code.
-public struct SupervisionPolicy: Sendable, Equatable {
+package struct SupervisionPolicy: Sendable, Equatable {
     /// Which tests the next process gets after one was cut short by a crash or a kill.
-    public enum Relaunch: Sendable, Equatable {
+    package enum Relaunch: Sendable, Equatable {
         /// One process only (flaky's repetition runs of Swift Testing's own order).
         case never
         /// Every test of the launch that has not reported (`run`: the set of tests is the point, and
@@ -19,30 +19,30 @@ public struct SupervisionPolicy: Sendable, Equatable {
         case restOfOrder
     }
 
-    public var relaunch: Relaunch
+    package var relaunch: Relaunch
     /// Whether a crash whose backtrace names no in-flight Swift Testing test is blamed on the first one
     /// in flight: right when tests run one at a time (`flaky`), a guess when they run in parallel (`run`).
-    public var blameFirstInFlight: Bool
+    package var blameFirstInFlight: Bool
 
-    public init(relaunch: Relaunch, blameFirstInFlight: Bool) {
+    package init(relaunch: Relaunch, blameFirstInFlight: Bool) {
         self.relaunch = relaunch
         self.blameFirstInFlight = blameFirstInFlight
     }
 }
 
 /// How one process is started for some of the tests (the launch strategy returns one per process).
-public struct TestLaunch: Sendable {
-    public var arguments: [String]
+package struct TestLaunch: Sendable {
+    package var arguments: [String]
     /// Added to (or, with nil, removed from) the supervisor's environment.
-    public var environment: [String: String?]
+    package var environment: [String: String?]
     /// The Swift Testing event stream the process writes; read live for the watchdog and the blame.
-    public var eventStream: URL?
+    package var eventStream: URL?
     /// Raw profiles go to `<profileDirectory>/<profilePrefix>-%p.profraw` (when both are set).
-    public var profilePrefix: String?
+    package var profilePrefix: String?
     /// Files removed once the process has been read (an order file, a scratch event stream).
-    public var temporaryFiles: [URL]
+    package var temporaryFiles: [URL]
 
-    public init(arguments: [String], environment: [String: String?] = [:], eventStream: URL? = nil,
+    package init(arguments: [String], environment: [String: String?] = [:], eventStream: URL? = nil,
                 profilePrefix: String? = nil, temporaryFiles: [URL] = []) {
         self.arguments = arguments
         self.environment = environment
@@ -53,29 +53,29 @@ public struct TestLaunch: Sendable {
 }
 
 /// One test process's end as the supervisor saw it.
-public struct SupervisedProcess: Sendable {
+package struct SupervisedProcess: Sendable {
     /// The tests this process was launched for.
-    public var tests: [String]
+    package var tests: [String]
     /// XCTest's results, then Swift Testing's, then the blamed Swift Testing test's (parameterized
     /// cases each have a result of their own).
-    public var results: [TestCaseResult]
+    package var results: [TestCaseResult]
     /// The test the early death is blamed on (it has a `crashed` or `timed-out` result).
-    public var blamed: String?
+    package var blamed: String?
     /// True when the process was killed, crashed, or ended while a test ran.
-    public var interrupted: Bool
+    package var interrupted: Bool
     /// True when the watchdog killed it for the time limit.
-    public var timedOut: Bool
+    package var timedOut: Bool
     /// Crash evidence printed while no XCTest test ran.
-    public var crash: CrashEvidence?
-    public var result: ProcessResult
+    package var crash: CrashEvidence?
+    package var result: ProcessResult
     /// The last lines of output (for an error when the binary ran nothing).
-    public var lastLines: [String]
+    package var lastLines: [String]
     /// Lines of its event stream that could not be trusted and were skipped.
-    public var warnings: [Diagnostic] = []
+    package var warnings: [Diagnostic] = []
 
     /// Of `tests`, those with a result, in launch order (XCTest results without a module, of classes the
     /// test list did not know, are also matched by `Class.method`).
-    public var reported: [String] {
+    package var reported: [String] {
         let ids = Set(results.map(\.id))
         let xcKeys = Set(results.filter { $0.framework == .xctest && $0.module == nil }.map { "\($0.suite ?? "").\($0.name)" })
         return tests.filter { ids.contains($0) || xcKeys.contains(TestSupervisor.key(ofSpecifier: $0)) }
@@ -83,45 +83,45 @@ public struct SupervisedProcess: Sendable {
 }
 
 /// Every process of a supervised run, and the tests that never ran.
-public struct SupervisedRun: Sendable {
-    public var processes: [SupervisedProcess] = []
+package struct SupervisedRun: Sendable {
+    package var processes: [SupervisedProcess] = []
     /// The tests the relaunch policy gave up on (never started, or never reported).
-    public var notRun: [String] = []
+    package var notRun: [String] = []
     /// How often the binary was started again after a crash or a kill.
-    public var relaunches: Int { max(0, processes.count - 1) }
+    package var relaunches: Int { max(0, processes.count - 1) }
 }
 
 /// The one supervisor of test processes (for `run` and `flaky`): starts the test binary in a process
 /// group of its own with Testscope's environment, parses its output live (XCTest console, Swift
 /// Testing event stream), kills the group when a test runs past the time limit, blames the test a
 /// crash or a kill interrupted, and relaunches the binary for the tests the policy says are left.
-public struct TestSupervisor: Sendable {
-    public var binary: URL
+package struct TestSupervisor: Sendable {
+    package var binary: URL
     /// The environment of every process (see `testEnvironment`).
-    public var environment: [String: String]
-    public var policy: SupervisionPolicy
+    package var environment: [String: String]
+    package var policy: SupervisionPolicy
     /// Per-test time limit in seconds.
-    public var timeout: Double?
+    package var timeout: Double?
     /// Which module an XCTest class is in, for XCTest lines that omit the module (Linux).
-    public var moduleForClass: XCTestModules
+    package var moduleForClass: XCTestModules
     /// Where raw profiles go (`LLVM_PROFILE_FILE`), for launches with a `profilePrefix`.
-    public var profileDirectory: URL?
+    package var profileDirectory: URL?
     /// Show the processes' output on our stdout.
-    public var echo: Bool
+    package var echo: Bool
     /// Every line of output (a log).
-    public var onLine: (@Sendable (String) -> Void)?
+    package var onLine: (@Sendable (String) -> Void)?
     /// Messages for the user (a test killed for its time limit).
-    public var note: (@Sendable (String) -> Void)?
+    package var note: (@Sendable (String) -> Void)?
     /// Warnings for the user (a test that left a process running).
-    public var warn: (@Sendable (Diagnostic) -> Void)?
+    package var warn: (@Sendable (Diagnostic) -> Void)?
     /// Tests starting and finishing as the live parsers see them (the live view's status line and failures).
-    public var onTest: (@Sendable (LiveTestEvent) -> Void)?
+    package var onTest: (@Sendable (LiveTestEvent) -> Void)?
 
     /// One watchdog interval for every run: short enough that a killed test's reported time is close
     /// to the limit, long enough to cost nothing.
     static let watchdogInterval = 0.1
 
-    public init(binary: URL, environment: [String: String], policy: SupervisionPolicy, timeout: Double?,
+    package init(binary: URL, environment: [String: String], policy: SupervisionPolicy, timeout: Double?,
                 moduleForClass: XCTestModules = [:], profileDirectory: URL? = nil, echo: Bool = false,
                 onLine: (@Sendable (String) -> Void)? = nil, note: (@Sendable (String) -> Void)? = nil,
                 warn: (@Sendable (Diagnostic) -> Void)? = nil, onTest: (@Sendable (LiveTestEvent) -> Void)? = nil) {
@@ -140,7 +140,7 @@ public struct TestSupervisor: Sendable {
 
     /// `base` with what the test binary needs: backtraces without a prompt (unless set), Swift Testing's
     /// full event records, and no colours when `noColor` (as SwiftPM does when output is not a terminal).
-    public static func testEnvironment(_ base: [String: String], noColor: Bool) -> [String: String] {
+    package static func testEnvironment(_ base: [String: String], noColor: Bool) -> [String: String] {
         var env = base
         if env["SWIFT_BACKTRACE"] == nil { env["SWIFT_BACKTRACE"] = "interactive=no" }
         env["SWT_EXPERIMENTAL_EVENT_STREAM_FIELDS_ENABLED"] = "1"
@@ -151,7 +151,7 @@ public struct TestSupervisor: Sendable {
     /// Runs `tests`: one process from `launch(tests, 0)`, then, while the policy leaves tests and the
     /// last process made progress, one more from `launch(rest, n)`. `inspect` sees each process before
     /// the policy does, and may throw to stop.
-    public func run(_ tests: [String], launch: (_ tests: [String], _ attempt: Int) throws -> TestLaunch,
+    package func run(_ tests: [String], launch: (_ tests: [String], _ attempt: Int) throws -> TestLaunch,
                     inspect: ((SupervisedProcess) throws -> Void)? = nil) throws -> SupervisedRun {
         var run = SupervisedRun()
         var remaining = tests
@@ -251,7 +251,7 @@ public struct TestSupervisor: Sendable {
     }
 
     /// `--filter` arguments that select exactly these Swift Testing tests (and their parameterized cases).
-    public static func swiftTestingFilters(_ ids: [String]) -> [String] {
+    package static func swiftTestingFilters(_ ids: [String]) -> [String] {
         ids.flatMap { ["--filter", "^" + NSRegularExpression.escapedPattern(for: $0) + "(/|$)"] }
     }
 }

@@ -7,17 +7,17 @@ import TestscopeFlakiness
 /// flake and how, how many fail in every run, the seed), then one block per test that is not stable —
 /// what it is, its culprits and the command that reproduces it — fitted to the terminal's width except
 /// for the commands, which stay whole so that they can be copied. `flaky.txt` keeps the full table.
-public struct FlakyScreen {
-    public var terminal: Terminal
+package struct FlakyScreen {
+    package var terminal: Terminal
 
-    public init(terminal: Terminal) { self.terminal = terminal }
+    package init(terminal: Terminal) { self.terminal = terminal }
 
     /// The width rows are fitted to: the terminal's; none in a CI log, where a cut polluter's name
     /// would be lost and a long line costs nothing.
     var width: Int? { terminal.columns }
 
     /// `✗ Flaky: 3 flaky tests (2 order-dependent, 1 not), 1 fails in every run, 12 stable (6 runs)`.
-    public func verdict(_ report: FlakyReport) -> String {
+    package func verdict(_ report: FlakyReport) -> String {
         let flaky = report.gatingFlaky
         let failing = report.gatingFailures
         let orderDependent = flaky.filter { $0.classification != .nod }.count
@@ -40,7 +40,7 @@ public struct FlakyScreen {
     }
 
     /// One block per test that is not stable: failing in every run first, then order-dependent, then not.
-    public func findings(_ report: FlakyReport) -> [String] {
+    package func findings(_ report: FlakyReport) -> [String] {
         let rank: [FlakyClassification: Int] = [.consistentFailure: 0, .odVictim: 1, .odBrittle: 2, .nod: 3]
         let shown = report.findings.filter { rank[$0.classification] != nil }
             .enumerated().sorted { (rank[$0.element.classification]!, $0.offset) < (rank[$1.element.classification]!, $1.offset) }
@@ -61,7 +61,7 @@ public struct FlakyScreen {
     }
 
     /// The command that replays any run of the seed (whole: it is meant to be copied).
-    public func replayLine(_ report: FlakyReport) -> String {
+    package func replayLine(_ report: FlakyReport) -> String {
         "Replay run K of this seed: " + FlakyText.replay(report, run: 0).replacingOccurrences(of: "--replay 0", with: "--replay K")
     }
 

@@ -3,8 +3,8 @@ import TestscopeReports
 
 /// What the live view's one status line says at a moment: the build's `[N/M]` and its warnings, or the
 /// tests' `N/M` with their outcomes, the running test, the elapsed time and an estimate of what is left.
-public struct LiveStatus: Sendable, Equatable {
-    public enum Phase: Sendable, Equatable {
+package struct LiveStatus: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         case building(done: Int, total: Int, step: String)
         case testing
         /// Anything else (flaky's runs): the text as it is.
@@ -12,29 +12,29 @@ public struct LiveStatus: Sendable, Equatable {
     }
 
     /// A test running this many seconds is named with its time: it is why nothing moves.
-    public static let longTest = 5.0
+    package static let longTest = 5.0
 
-    public var phase: Phase
+    package var phase: Phase
     /// The build's warnings so far.
-    public var warnings = 0
+    package var warnings = 0
     /// Results so far (a parameterized test's cases each one, as the final screen counts them), and the
     /// results so far plus the selected tests with none yet: passed + failed + skipped = done ≤ total.
-    public var done = 0
-    public var total = 0
-    public var passed = 0, failed = 0, skipped = 0
+    package var done = 0
+    package var total = 0
+    package var passed = 0, failed = 0, skipped = 0
     /// The test shown (the one running long, else the last started), how long it has run when that is
     /// long, and how many others run beside it.
-    public var running: String?
-    public var runningFor: Double?
-    public var alsoRunning = 0
-    public var elapsed: Double = 0
+    package var running: String?
+    package var runningFor: Double?
+    package var alsoRunning = 0
+    package var elapsed: Double = 0
     /// Seconds left, when there is a basis for a guess.
-    public var remaining: Double?
+    package var remaining: Double?
 
-    public init(phase: Phase) { self.phase = phase }
+    package init(phase: Phase) { self.phase = phase }
 
     /// The line, at most `width - 1` columns (the last column would make some terminals wrap).
-    public func line(width: Int) -> String {
+    package func line(width: Int) -> String {
         let limit = max(10, width - 1)
         switch phase {
         case let .building(done, total, step):
@@ -69,7 +69,7 @@ public struct LiveStatus: Sendable, Equatable {
     }
 
     /// The heartbeat of output that is not a terminal: `testscope: 120/400 tests, 2 failed, 1m30s`.
-    public var heartbeat: String {
+    package var heartbeat: String {
         switch phase {
         case let .building(done, total, _):
             return "testscope: building" + (total > 0 ? " [\(done)/\(total)]" : "") + (warnings > 0 ? ", \(warnings) warnings" : "")
@@ -89,7 +89,7 @@ public struct LiveStatus: Sendable, Equatable {
     /// so that a few long tests weigh what they took, never less than a running test still needs. None
     /// without an earlier run or below a second. The count of tests is no basis: on swift-nio it said
     /// 24 s when a few long tests had 1m15s to go.
-    public static func estimate(elapsed: Double, workDone: Double, work: Double, running: [(ran: Double, earlier: Double)] = []) -> Double? {
+    package static func estimate(elapsed: Double, workDone: Double, work: Double, running: [(ran: Double, earlier: Double)] = []) -> Double? {
         guard work > 0, workDone < work else { return nil }
         let done = workDone + running.reduce(0) { $0 + min($1.ran, $1.earlier) }
         let pace = done >= work * 0.05 && elapsed >= 1 ? elapsed / done : 1
@@ -100,14 +100,14 @@ public struct LiveStatus: Sendable, Equatable {
 
 /// What the build prints, sorted for the live view: SwiftPM's `[N/M]` progress, the compiler's
 /// diagnostics (with the source lines that follow them), and noise.
-public enum BuildLine: Equatable, Sendable {
+package enum BuildLine: Equatable, Sendable {
     case progress(done: Int, total: Int, step: String)
     case diagnostic(String, isError: Bool)
     case noise
 
     /// Classifies one line; `afterDiagnostic`: the previous line was a diagnostic or its context
     /// (indented source lines, `|` markers and notes follow a compiler diagnostic).
-    public static func classify(_ line: String, afterDiagnostic: Bool) -> BuildLine {
+    package static func classify(_ line: String, afterDiagnostic: Bool) -> BuildLine {
         let utf8 = line.utf8
         if utf8.first == UInt8(ascii: "["), let close = line.firstIndex(of: "]"), line.distance(from: line.startIndex, to: close) < 24 {
             let counts = line[line.index(after: line.startIndex)..<close].split(separator: "/")

@@ -10,8 +10,8 @@ import TestscopeTestResults
 /// on a terminal (pipes, CI, `TERM=dumb`): the same lines plain, and a heartbeat every 30 s, with no
 /// carriage return and no colour. `--quiet`: errors and failures only. `--verbose`: the raw lines
 /// (the caller echoes them), nothing from here but the notes.
-public final class LiveView: Console {
-    public enum Mode: Sendable, Equatable { case interactive, plain, quiet, verbose }
+package final class LiveView: Console {
+    package enum Mode: Sendable, Equatable { case interactive, plain, quiet, verbose }
 
     private struct State {
         var status = LiveStatus(phase: .building(done: 0, total: 0, step: ""))
@@ -39,7 +39,7 @@ public final class LiveView: Console {
         var stopped = false
     }
 
-    public let mode: Mode
+    package let mode: Mode
     private let base: Terminal
     private let paths: PathDisplay
     private let heartbeat: Double
@@ -50,7 +50,7 @@ public final class LiveView: Console {
 
     /// `heartbeat`: seconds between the plain mode's progress lines; `buildLog`: the file that keeps the
     /// build's output, as the user is to read its name.
-    public init(terminal: Terminal, packageRoot: String, heartbeat: Double = 30, buildLog: String? = nil) {
+    package init(terminal: Terminal, packageRoot: String, heartbeat: Double = 30, buildLog: String? = nil) {
         self.base = terminal
         self.paths = PathDisplay(root: packageRoot)
         self.heartbeat = heartbeat
@@ -59,12 +59,12 @@ public final class LiveView: Console {
     }
 
     /// The mode for a terminal (`interactive` when it can redraw a line).
-    public static func mode(for terminal: Terminal) -> Mode {
+    package static func mode(for terminal: Terminal) -> Mode {
         LiveView(terminal: terminal, packageRoot: "/").mode
     }
 
     /// Starts the clock that redraws the status line (and writes the heartbeat).
-    public func start() {
+    package func start() {
         guard mode == .interactive || mode == .plain else { return }
         let interval = mode == .interactive ? 0.1 : 1
         let thread = Thread { [self] in
@@ -74,7 +74,7 @@ public final class LiveView: Console {
     }
 
     /// Stops the clock and clears the status line (the final screen follows).
-    public func finish() {
+    package func finish() {
         let wasRunning = state.withLock { state -> Bool in
             defer { state.stopped = true }
             return !state.stopped
@@ -91,7 +91,7 @@ public final class LiveView: Console {
     // MARK: Input
 
     /// One line of the build's output.
-    public func buildLine(_ line: String) {
+    package func buildLine(_ line: String) {
         guard mode != .verbose else { return }
         state.withLock { state in
             switch BuildLine.classify(line, afterDiagnostic: state.afterDiagnostic) {
@@ -120,7 +120,7 @@ public final class LiveView: Console {
 
     /// The tests about to run (ids as `swift test list` names them), and the earlier run's durations by id.
     /// Results are counted, a parameterized test's cases each as one (as the final screen counts them).
-    public func testsSelected(_ ids: [String], earlier: [String: Double] = [:]) {
+    package func testsSelected(_ ids: [String], earlier: [String: Double] = [:]) {
         state.withLock { state in
             summarizeWarnings(&state)
             state.status = LiveStatus(phase: .testing)
@@ -139,7 +139,7 @@ public final class LiveView: Console {
     }
 
     /// A test started or finished; a failure is printed at once.
-    public func test(_ event: LiveTestEvent) {
+    package func test(_ event: LiveTestEvent) {
         state.withLock { state in
             switch event {
             case let .started(id):
@@ -162,7 +162,7 @@ public final class LiveView: Console {
     }
 
     /// A custom status (flaky's runs).
-    public func status(_ text: String) {
+    package func status(_ text: String) {
         state.withLock { state in
             summarizeWarnings(&state)
             state.status.phase = .custom(text)
@@ -171,12 +171,12 @@ public final class LiveView: Console {
     }
 
     /// Lines printed above the status line on stderr (notes, warnings).
-    public func print(_ lines: [String]) {
+    package func print(_ lines: [String]) {
         state.withLock { state in emit(&state, lines) }
     }
 
     /// Result lines printed above the status line on stdout (flaky's seed and per-run lines).
-    public func printResults(_ lines: [String]) {
+    package func printResults(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { state in
             summarizeWarnings(&state)
@@ -189,15 +189,15 @@ public final class LiveView: Console {
 
     // MARK: Console: notes and warnings printed while the view is up go above the status line.
 
-    public func output(_ text: String) { diagnostics(text) }
+    package func output(_ text: String) { diagnostics(text) }
 
-    public func diagnostics(_ text: String) {
+    package func diagnostics(_ text: String) {
         let lines = text.hasSuffix("\n") ? String(text.dropLast()) : text
         state.withLock { state in emit(&state, [lines]) }
     }
 
     /// `terminal` with its words going through this view.
-    public var terminal: Terminal {
+    package var terminal: Terminal {
         var through = base
         through.console = self
         return through

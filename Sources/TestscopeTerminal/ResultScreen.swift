@@ -20,13 +20,13 @@ public enum FileRows: Sendable, Equatable {
 /// are. Fitted to the terminal's width (80 columns when it is not a terminal; no limit with
 /// `--show-files all` there): no row wraps, long paths lose their middle. `coverage.txt` stays the
 /// complete table; this is a view.
-public struct ResultScreen {
-    public var terminal: Terminal
-    public var packageRoot: String
-    public var files: FileRows
-    public var showMissing: Bool
+package struct ResultScreen {
+    package var terminal: Terminal
+    package var packageRoot: String
+    package var files: FileRows
+    package var showMissing: Bool
 
-    public init(terminal: Terminal, packageRoot: String, files: FileRows = .worst(10), showMissing: Bool = false) {
+    package init(terminal: Terminal, packageRoot: String, files: FileRows = .worst(10), showMissing: Bool = false) {
         self.terminal = terminal
         self.packageRoot = packageRoot
         self.files = files
@@ -34,10 +34,10 @@ public struct ResultScreen {
     }
 
     /// The width rows are fitted to (nil: none).
-    public var width: Int? { terminal.columns ?? (files == .all ? nil : 80) }
+    package var width: Int? { terminal.columns ?? (files == .all ? nil : 80) }
 
     /// `Tests: 12 passed, 2 failed, 0 skipped (3.2 s)` and `Coverage: lines …` (shorter when it would wrap).
-    public func verdict(tests: TestRunResults?, coverage: CoverageReport?) -> [String] {
+    package func verdict(tests: TestRunResults?, coverage: CoverageReport?) -> [String] {
         // Shortened on a terminal only: in a CI log the verdict is read by people and by patterns
         // (GitLab's `coverage:`, scripts), so it stays whole there.
         let width = terminal.columns
@@ -59,7 +59,7 @@ public struct ResultScreen {
     }
 
     /// The failures, the slowest tests and the relaunch note (the summary line is the verdict's).
-    public func failures(_ tests: TestRunResults) throws -> String {
+    package func failures(_ tests: TestRunResults) throws -> String {
         var summary = TestSummaryReport(terminal: terminal, packageRoot: packageRoot, slowest: terminal.quiet ? 0 : 3)
         summary.showsSummaryLine = false
         let text = try summary.renderString(tests)
@@ -70,7 +70,7 @@ public struct ResultScreen {
 
     /// Coverage by target (with the total), then the files: the lowest line coverage first (`worst`), or
     /// every file in path order (`all`).
-    public func coverageTables(_ report: CoverageReport) -> [String] {
+    package func coverageTables(_ report: CoverageReport) -> [String] {
         guard !report.files.isEmpty else { return [] }
         var lines: [String] = []
         let header = ["Target", "Lines", "", "Functions", "Regions"]
@@ -113,7 +113,7 @@ public struct ResultScreen {
 
     /// One line: the HTML report's path whole (it is what one opens), then the other files' names as
     /// far as the width allows; on a terminal too narrow for the path, the path loses its middle.
-    public func reportsLine(written: [String], folder: String, testsOnly: Bool) -> String? {
+    package func reportsLine(written: [String], folder: String, testsOnly: Bool) -> String? {
         let names = written.map { URL(fileURLWithPath: $0).lastPathComponent }
         guard !names.isEmpty else { return nil }
         // The coverage index, else the first page written (flaky.html for `flaky`).

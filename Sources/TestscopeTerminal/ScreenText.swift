@@ -2,12 +2,12 @@ import Foundation
 import TestscopeReports
 
 /// Text fitted to a terminal's width: a row never wraps, a long path loses its middle (`Sources/…/File.swift`).
-public enum ScreenText {
+package enum ScreenText {
     /// Columns the text takes (one per character; the marks Testscope prints are one column wide).
-    public static func width(_ text: String) -> Int { text.count }
+    package static func width(_ text: String) -> Int { text.count }
 
     /// `text` cut to `width` columns, the middle replaced by `…` (both ends say the most about a path or a test).
-    public static func middle(_ text: String, width: Int) -> String {
+    package static func middle(_ text: String, width: Int) -> String {
         let count = text.count
         guard count > width else { return text }
         guard width > 1 else { return width == 1 ? "…" : "" }
@@ -17,7 +17,7 @@ public enum ScreenText {
     }
 
     /// `text` cut to `width` columns at its end (`…` marks the cut).
-    public static func end(_ text: String, width: Int) -> String {
+    package static func end(_ text: String, width: Int) -> String {
         guard text.count > width else { return text }
         guard width > 1 else { return width == 1 ? "…" : "" }
         return String(text.prefix(width - 1)) + "…"
@@ -26,7 +26,7 @@ public enum ScreenText {
     /// `line` broken into lines of at most `width` columns, at a space when one is in the second half of
     /// the room, the continuations indented two more than the line: a failure's message is read whole,
     /// and a line the terminal wrapped would start at column 0 and break the status line's redraw.
-    public static func wrap(_ line: String, width: Int) -> [String] {
+    package static func wrap(_ line: String, width: Int) -> [String] {
         // A styled line is left as it is: a break could fall inside an escape sequence.
         guard line.count > width, width >= 20, !line.contains("\u{1B}") else { return [line] }
         let indent = min(line.prefix { $0 == " " }.count + 2, width / 2)
@@ -48,7 +48,7 @@ public enum ScreenText {
     }
 
     /// `12s`, `1m30s`, `1h02m`: elapsed times and estimates on one short form.
-    public static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let total = Int(max(0, seconds).rounded())
         if total < 60 { return "\(total)s" }
         if total < 3600 { return "\(total / 60)m\(String(format: "%02d", total % 60))s" }
@@ -58,7 +58,7 @@ public enum ScreenText {
     /// A table whose first column (names, paths) takes what the others leave, shortened in the middle;
     /// columns listed in `droppable` (right to left) go first when even a 12-column name does not fit.
     /// Every returned line is at most `width` columns (`nil`: no limit). `right[i]`: column i is right-aligned.
-    public static func table(_ rows: [[String]], right: [Bool], width: Int?, droppable: [Int] = []) -> [String] {
+    package static func table(_ rows: [[String]], right: [Bool], width: Int?, droppable: [Int] = []) -> [String] {
         guard let first = rows.first else { return [] }
         var columns = Array(0..<first.count)
         func widths(_ columns: [Int]) -> [Int] { columns.map { c in rows.map { $0.indices.contains(c) ? $0[c].count : 0 }.max() ?? 0 } }

@@ -4,7 +4,7 @@ import TestscopeExecution
 /// Reads Swift Testing's JSON event stream (`--event-stream-output-path`, JSON Lines; version 0 or
 /// "6.3.0"). Events may arrive out of order: everything is attributed by test id (and test case
 /// id), never by line order. Each parameterized case becomes its own result.
-public struct SwiftTestingEventStream {
+package struct SwiftTestingEventStream {
     struct TestRecord {
         var id: String
         var name: String
@@ -37,27 +37,27 @@ public struct SwiftTestingEventStream {
     private(set) var states: [String: TestState] = [:]
     private var order: [String] = []
     /// Ids in the order their tests (or suites) ended, were skipped or cancelled: what a live view reads.
-    public private(set) var finishedOrder: [String] = []
-    public private(set) var runEnded = false
-    public private(set) var runStarted = false
+    package private(set) var finishedOrder: [String] = []
+    package private(set) var runEnded = false
+    package private(set) var runStarted = false
     /// Lines that were not used because they could not be trusted (the first few, with the reason).
-    public private(set) var skipped: [(line: Int, reason: String)] = []
-    public private(set) var skippedCount = 0
+    package private(set) var skipped: [(line: Int, reason: String)] = []
+    package private(set) var skippedCount = 0
     /// Lines that were well-formed records (used or deliberately ignored).
-    public private(set) var records = 0
+    package private(set) var records = 0
     /// The first and last wall-clock instants of any event: the run's wall time.
-    public private(set) var wallStart: Date?
-    public private(set) var wallEnd: Date?
+    package private(set) var wallStart: Date?
+    package private(set) var wallEnd: Date?
     private var lineNumber = 0
     static let keptProblems = 5
 
-    public init() {}
+    package init() {}
 
     /// Feeds one line of the stream (counted from 1 for the warnings); unknown kinds and keys are
     /// ignored, lines that cannot be trusted are skipped and remembered in `skipped`.
-    public mutating func consume(_ line: String) { consume(Substring(line)) }
+    package mutating func consume(_ line: String) { consume(Substring(line)) }
 
-    public mutating func consume(_ line: Substring) {
+    package mutating func consume(_ line: Substring) {
         lineNumber += 1
         guard line.contains(where: { !$0.isWhitespace }) else { return }
         switch EventStreamLine(line) {
@@ -135,20 +135,20 @@ public struct SwiftTestingEventStream {
     }
 
     /// True when something in it is a Swift Testing record (a test, a run or a test event).
-    public var isEventStream: Bool { runStarted || !tests.isEmpty || !states.isEmpty }
+    package var isEventStream: Bool { runStarted || !tests.isEmpty || !states.isEmpty }
 
     /// The ids of the function tests that have events (started, skipped, ended) in this stream.
-    public var functionTests: [String] { order.filter { tests[$0]?.isSuite != true } }
+    package var functionTests: [String] { order.filter { tests[$0]?.isSuite != true } }
 
     /// One warning for the lines that were skipped: how many, and the first with its reason.
-    public func skippedWarning(file: String) -> Diagnostic? {
+    package func skippedWarning(file: String) -> Diagnostic? {
         guard let first = skipped.first else { return nil }
         let more = skippedCount > 1 ? "skipped \(skippedCount) lines that cannot be trusted (the first: " : "skipped a line that cannot be trusted ("
         return .warning(file: file, line: first.line, "\(more)\(first.reason)); the results may be incomplete")
     }
 
     /// Function tests that started and never ended (the process died or was killed).
-    public var inFlight: [String] {
+    package var inFlight: [String] {
         order.filter { id in
             guard let state = states[id], tests[id]?.isSuite != true else { return false }
             return state.started != nil && state.ended == nil && state.skipReason == nil
@@ -156,7 +156,7 @@ public struct SwiftTestingEventStream {
     }
 
     /// Results of the tests that ended or were skipped (in-flight tests are left to the caller).
-    public func results() -> [TestCaseResult] {
+    package func results() -> [TestCaseResult] {
         var results: [TestCaseResult] = []
         for id in order {
             guard let state = states[id], tests[id]?.isSuite != true else { continue }
@@ -168,13 +168,13 @@ public struct SwiftTestingEventStream {
 
     /// The results of one function test that ended or was skipped (one per parameterized case); empty
     /// for a suite or a test still running.
-    public func results(ofTest id: String) -> [TestCaseResult] {
+    package func results(ofTest id: String) -> [TestCaseResult] {
         guard let state = states[id], tests[id]?.isSuite != true, state.skipReason != nil || state.ended != nil else { return [] }
         return results(for: id, state: state)
     }
 
     /// A result for a test that was running when its process died.
-    public func interruptedResult(_ id: String, outcome: TestOutcome, crash: CrashEvidence?, duration: Double?) -> TestCaseResult {
+    package func interruptedResult(_ id: String, outcome: TestOutcome, crash: CrashEvidence?, duration: Double?) -> TestCaseResult {
         var result = base(id)
         result.outcome = outcome
         result.crash = crash
@@ -256,7 +256,7 @@ public struct SwiftTestingEventStream {
 
     /// `Module.Outer/Inner/name()/File.swift:L:C` → module, suite `Outer.Inner`, name, and the
     /// specifier `swift test list` prints (without the source location).
-    public static func split(_ id: String) -> (module: String?, suite: String?, name: String, specifier: String) {
+    package static func split(_ id: String) -> (module: String?, suite: String?, name: String, specifier: String) {
         var components = id.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if components.count > 1, let last = components.last, last.contains(".swift:") { components.removeLast() }
         let specifier = components.joined(separator: "/")
@@ -305,7 +305,7 @@ public struct SwiftTestingEventStream {
     }
 
     /// Parses a whole stream file's text.
-    public static func parse(_ text: String) -> SwiftTestingEventStream {
+    package static func parse(_ text: String) -> SwiftTestingEventStream {
         var stream = SwiftTestingEventStream()
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) { stream.consume(line) }
         return stream

@@ -2,17 +2,17 @@ import Foundation
 
 /// The package's tests as `swift test list` prints them: XCTest specifiers (`Module.Class/test`)
 /// and Swift Testing ids (`Module.Suite/function()`).
-public struct TestList: Sendable, Equatable {
-    public var xctest: [String]
-    public var swiftTesting: [String]
+package struct TestList: Sendable, Equatable {
+    package var xctest: [String]
+    package var swiftTesting: [String]
 
-    public init(xctest: [String] = [], swiftTesting: [String] = []) {
+    package init(xctest: [String] = [], swiftTesting: [String] = []) {
         self.xctest = xctest
         self.swiftTesting = swiftTesting
     }
 
     /// Parses `swift test list` output; build chatter (`[0/1] Planning build`, warnings) is ignored.
-    public static func parse(_ text: String) -> TestList {
+    package static func parse(_ text: String) -> TestList {
         var list = TestList()
         for raw in text.split(separator: "\n") {
             let line = raw.trimmingCharacters(in: .whitespaces)
@@ -27,11 +27,11 @@ public struct TestList: Sendable, Equatable {
     }
 
     /// Which module each XCTest class is in, for XCTest lines, which omit the module on Linux.
-    public var moduleForClass: XCTestModules { XCTestModules(specifiers: xctest) }
+    package var moduleForClass: XCTestModules { XCTestModules(specifiers: xctest) }
 
     /// SwiftPM's `--filter` / `--skip` semantics: a test runs if any filter regex matches its
     /// specifier (or there are no filters) and no skip regex does.
-    public func applying(filters: [String], skips: [String]) -> TestList {
+    package func applying(filters: [String], skips: [String]) -> TestList {
         let f = filters.compactMap { try? NSRegularExpression(pattern: $0) }
         let s = skips.compactMap { try? NSRegularExpression(pattern: $0) }
         func keep(_ id: String) -> Bool {
@@ -46,7 +46,7 @@ public struct TestList: Sendable, Equatable {
 /// Which module an XCTest test belongs to, from the test list: Linux XCTest prints `Class.method`
 /// without the module, and two test modules may each have a class of the same name (swift-nio's
 /// `FileHandleTests` in `NIOFSTests` and `NIOFSIntegrationTests`).
-public struct XCTestModules: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+package struct XCTestModules: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     struct Entry: Sendable, Equatable {
         var module: String
         var methods: Set<String>
@@ -56,7 +56,7 @@ public struct XCTestModules: Sendable, Equatable, ExpressibleByDictionaryLiteral
     private var classes: [String: [Entry]] = [:]
 
     /// From `Module.Class/method` specifiers.
-    public init(specifiers: [String]) {
+    package init(specifiers: [String]) {
         for specifier in specifiers {
             guard let slash = specifier.firstIndex(of: "/") else { continue }
             let qualified = specifier[..<slash]
@@ -72,13 +72,13 @@ public struct XCTestModules: Sendable, Equatable, ExpressibleByDictionaryLiteral
     }
 
     /// `Class` → module, methods unknown.
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         for (className, module) in elements { classes[className, default: []].append(Entry(module: module, methods: [])) }
     }
 
     /// For the classes the launched tests name, only their modules and methods (a relaunch or an order
     /// runs some of a class's modules); other classes as they are.
-    public func narrowed(to specifiers: [String]) -> XCTestModules {
+    package func narrowed(to specifiers: [String]) -> XCTestModules {
         var narrowed = self
         for (className, entries) in XCTestModules(specifiers: specifiers).classes { narrowed.classes[className] = entries }
         return narrowed
@@ -88,7 +88,7 @@ public struct XCTestModules: Sendable, Equatable, ExpressibleByDictionaryLiteral
     /// else `current`, the module the class's running suite already showed (XCTest runs a class's tests
     /// together, module by module); else the first module in the list's order whose test has no result
     /// yet (its id is not in `finished`). Nil when the list does not know the class.
-    public func module(of name: XCTestName, current: String? = nil, finished: Set<String> = []) -> String? {
+    package func module(of name: XCTestName, current: String? = nil, finished: Set<String> = []) -> String? {
         guard let entries = classes[name.className] else { return nil }
         let having = entries.filter { $0.methods.contains(name.method) }
         let candidates = having.isEmpty ? entries : having

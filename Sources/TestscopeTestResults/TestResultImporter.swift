@@ -6,10 +6,10 @@ import FoundationXML
 
 /// Reads test results recorded earlier: a `swift test` console log, a Swift Testing event stream,
 /// or a JUnit XML file (e.g. SwiftPM's `--xunit-output`).
-public enum TestResultImporter {
+package enum TestResultImporter {
     /// Logs, event streams and JUnit files together: a crash the log shows outside any XCTest test
     /// is the evidence for the Swift Testing test its event stream left in flight.
-    public static func combined(logs: [URL], streams: [URL], junit: [URL], testList: TestList?) throws -> TestRunResults {
+    package static func combined(logs: [URL], streams: [URL], junit: [URL], testList: TestList?) throws -> TestRunResults {
         var run = TestRunResults()
         var orphanCrashes: [CrashEvidence] = []
         for log in logs {
@@ -27,7 +27,7 @@ public enum TestResultImporter {
     }
 
     /// XCTest results from a console log (module names from an optional `swift test list` output).
-    public static func testLog(_ url: URL, testList: TestList? = nil) throws -> [TestCaseResult] {
+    package static func testLog(_ url: URL, testList: TestList? = nil) throws -> [TestCaseResult] {
         let text = try read(url)
         var parser = XCTestConsoleParser(moduleForClass: testList?.moduleForClass ?? [:])
         var signal: Int?
@@ -40,7 +40,7 @@ public enum TestResultImporter {
     }
 
     /// Swift Testing results from an event stream; tests still in flight at its end are `crashed`.
-    public static func eventStream(_ url: URL) throws -> [TestCaseResult] {
+    package static func eventStream(_ url: URL) throws -> [TestCaseResult] {
         var run = TestRunResults()
         try mergeStreams([url], orphanCrashes: [], into: &run)
         return run.results
@@ -99,7 +99,7 @@ public enum TestResultImporter {
     /// Results from a JUnit XML file.
     /// Entities are never expanded (libxml2 refuses loops and external entities; Foundation's parser
     /// does not resolve external ones): an entity bomb or `SYSTEM "file:///…"` is a bad input, not a read.
-    public static func junit(_ url: URL) throws -> [TestCaseResult] {
+    package static func junit(_ url: URL) throws -> [TestCaseResult] {
         try junit(data: Data(try bytes(url)), path: url.path)
     }
 
@@ -157,7 +157,7 @@ public enum TestResultImporter {
     }
 
     /// A text input (log, event stream, test list), decoded as UTF-8.
-    public static func read(_ url: URL) throws -> String {
+    package static func read(_ url: URL) throws -> String {
         String(decoding: try bytes(url), as: UTF8.self)
     }
 }

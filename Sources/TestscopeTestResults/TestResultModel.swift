@@ -214,7 +214,7 @@ public struct TestRunResults: Sendable, Equatable {
     }
 
     /// What to say beside the slowest tests when `durationsMostlyWaiting`.
-    public static let waitingNote = "Swift Testing ran these tests in parallel and most of them lasted about as long as the whole run: a test's end waits for a thread while other tests hold the pool, so these times do not rank the tests. For each test's own time, run them one at a time: testscope run -- --no-parallel"
+    package static let waitingNote = "Swift Testing ran these tests in parallel and most of them lasted about as long as the whole run: a test's end waits for a thread while other tests hold the pool, so these times do not rank the tests. For each test's own time, run them one at a time: testscope run -- --no-parallel"
 
     public func count(_ outcome: TestOutcome) -> Int { results.filter { $0.outcome == outcome }.count }
 

@@ -2,14 +2,14 @@ import Foundation
 import TestscopeExecution
 
 /// Errors in test-result inputs and test runs, with what to do about them.
-public enum TestResultsError: LocalizedError, Equatable {
+package enum TestResultsError: LocalizedError, Equatable {
     case unreadable(path: String, reason: String)
     case notJUnit(path: String, detail: String)
     case notAnEventStream(path: String, detail: String)
     case testListFailed(detail: String)
     case notTestsJSON(path: String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .unreadable(path, reason):
             return "cannot read \(path): \(reason); check the path"
@@ -26,5 +26,5 @@ public enum TestResultsError: LocalizedError, Equatable {
 }
 
 extension TestResultsError: ClassifiedError {
-    public var errorClass: ErrorClass { .badInput }
+    package var errorClass: ErrorClass { .badInput }
 }

@@ -24,13 +24,13 @@ public struct TestShard: Sendable, Equatable, Hashable, Codable, CustomStringCon
 
 /// How the tests are cut into shards: deterministic for the same test ids (and timings), every test
 /// in exactly one shard, XCTest and Swift Testing ids in one pool.
-public enum ShardPartition {
+package enum ShardPartition {
     /// The ids of every shard (`count` lists, shard K at index K-1). Without durations: the ids ordered
     /// by `StableHash` (seed 0) and dealt round-robin, so the shards' sizes differ by at most one and a
     /// test's shard does not depend on the order it was listed in. With durations (seconds per id, from
     /// an earlier `tests.json`): longest first onto the least-loaded shard (ties: the lower shard), ids
     /// of equal duration by name; an id without a duration counts the median of the known ones.
-    public static func shards(of ids: [String], count: Int, durations: [String: Double]? = nil) -> [[String]] {
+    package static func shards(of ids: [String], count: Int, durations: [String: Double]? = nil) -> [[String]] {
         precondition(count >= 1)
         let unique = Array(Set(ids))
         var shards = Array(repeating: [String](), count: count)
@@ -52,7 +52,7 @@ public enum ShardPartition {
     }
 
     /// The tests of `list` that fall into `shard`, in the list's order.
-    public static func tests(of list: TestList, shard: TestShard, durations: [String: Double]? = nil) -> TestList {
+    package static func tests(of list: TestList, shard: TestShard, durations: [String: Double]? = nil) -> TestList {
         let mine = Set(shards(of: list.xctest + list.swiftTesting, count: shard.count, durations: durations)[shard.index - 1])
         return TestList(xctest: list.xctest.filter(mine.contains), swiftTesting: list.swiftTesting.filter(mine.contains))
     }
@@ -67,8 +67,8 @@ public enum ShardPartition {
 
 /// `--shard-timings FILE`: each test id's duration from an earlier `tests.json` (the cases of a
 /// parameterized test summed, since the shard takes the whole test; tests without a duration left out).
-public enum ShardTimings {
-    public static func read(_ url: URL) throws -> [String: Double] {
+package enum ShardTimings {
+    package static func read(_ url: URL) throws -> [String: Double] {
         struct File: Decodable {
             struct Test: Decodable { var id: String; var duration: Double? }
             var tests: [Test]

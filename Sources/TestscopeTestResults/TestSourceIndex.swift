@@ -4,16 +4,16 @@ import Foundation
 /// A Swift Testing result knows its file (the event stream's source location); an XCTest result on
 /// Linux knows it only when a failure names it, so the test folders are scanned for the
 /// `class X` / `struct X` / `enum X` / `actor X` declarations (X the XCTestCase class or the suite).
-public struct TestSourceIndex: Sendable {
+package struct TestSourceIndex: Sendable {
     /// Absolute paths of the files that declare each type name, per test module (folder).
     var declarations: [String: [(module: String?, file: String)]] = [:]
     /// The absolute test folders; a location inside one is a test file.
-    public internal(set) var folders: [String] = []
+    package internal(set) var folders: [String] = []
 
-    public init() {}
+    package init() {}
 
     /// Scans the `.swift` files under `testDirectories` (relative to `packageRoot`); unreadable files are skipped.
-    public static func scan(packageRoot: URL, testDirectories: [String]) -> TestSourceIndex {
+    package static func scan(packageRoot: URL, testDirectories: [String]) -> TestSourceIndex {
         var index = TestSourceIndex()
         let root = packageRoot.standardizedFileURL.path
         index.folders = testDirectories.map { root + "/" + $0 }
@@ -36,7 +36,7 @@ public struct TestSourceIndex: Sendable {
     }
 
     /// The file that declares `result`'s test (absolute), or nil when it cannot be told.
-    public func file(for result: TestCaseResult) -> String? {
+    package func file(for result: TestCaseResult) -> String? {
         if let declared = result.location?.file, isTestFile(declared) { return declared }
         if let named = result.issues.lazy.compactMap({ $0.location?.file }).first(where: isTestFile) { return named }
         guard let suite = result.suite else { return nil }

@@ -4,18 +4,18 @@ import TestscopeExecution
 /// Reads XCTest console output line by line (live or from a log) into results. Lines that belong
 /// to no known kind become the running test's output; a process that dies mid-test leaves that
 /// test `crashed` with the `Fatal error` line, the signal and the backtrace frames that name it.
-public struct XCTestConsoleParser {
+package struct XCTestConsoleParser {
     /// Which module a class is in, from the test list (Linux lines omit the module).
-    public var moduleForClass: XCTestModules
-    public private(set) var results: [TestCaseResult] = []
+    package var moduleForClass: XCTestModules
+    package private(set) var results: [TestCaseResult] = []
     /// The test that started and has not finished (with its module, when the test list knows it).
-    public private(set) var running: XCTestName?
-    public private(set) var runningSince: Date?
+    package private(set) var running: XCTestName?
+    package private(set) var runningSince: Date?
     /// The ids of the tests that have a result.
     private var finished: Set<String> = []
     /// The class suite XCTest is running (`Test Suite 'Class' started`) and the module its tests showed.
     private var suite: (className: String, module: String?)?
-    public private(set) var sawSummary = false
+    package private(set) var sawSummary = false
 
     private var issues: [TestIssue] = []
     private var output: [String] = []
@@ -28,15 +28,15 @@ public struct XCTestConsoleParser {
 
     /// True while reading a running process: a test cut short then ran until now. Reading a
     /// recorded log, how long such a test ran is unknown.
-    public var live = false
+    package var live = false
 
-    public init(moduleForClass: XCTestModules = [:], live: Bool = false) {
+    package init(moduleForClass: XCTestModules = [:], live: Bool = false) {
         self.moduleForClass = moduleForClass
         self.live = live
     }
 
     /// Feeds one line of output (without its line break).
-    public mutating func consume(_ rawLine: String) {
+    package mutating func consume(_ rawLine: String) {
         let line = ANSI.strip(rawLine)
         if running != nil, line.hasSuffix(" Test run started.") {
             // Swift Testing starts: the XCTest process before it has ended.
@@ -103,7 +103,7 @@ public struct XCTestConsoleParser {
     }
 
     /// Ends the input: a test still running died with the process (crash) or was killed (timeout).
-    public mutating func finish(signal: Int?, timedOut: Bool, timeout: Double? = nil) {
+    package mutating func finish(signal: Int?, timedOut: Bool, timeout: Double? = nil) {
         guard let name = running else { return }
         if crash.signal == nil { crash.signal = signal }
         let elapsed = live ? runningSince.map { Date().timeIntervalSince($0) } : nil
@@ -117,13 +117,13 @@ public struct XCTestConsoleParser {
     }
 
     /// True when the process crashed during a test.
-    public var crashedTest: XCTestName? { inCrash ? running : nil }
+    package var crashedTest: XCTestName? { inCrash ? running : nil }
 
     /// Crash evidence seen while no XCTest test was running (a Swift Testing run's crash), latest last.
-    public private(set) var orphanCrashes: [CrashEvidence] = []
+    package private(set) var orphanCrashes: [CrashEvidence] = []
 
     /// The latest crash seen while no XCTest test was running.
-    public var crashOutsideTests: CrashEvidence? { running == nil && inCrash ? crash : orphanCrashes.last }
+    package var crashOutsideTests: CrashEvidence? { running == nil && inCrash ? crash : orphanCrashes.last }
 
     private mutating func finishRunningAsInterrupted() {
         guard running != nil else { return }
@@ -179,7 +179,7 @@ public struct XCTestConsoleParser {
     }()
 
     /// Parses a whole log.
-    public static func parse(log: String, moduleForClass: XCTestModules = [:], processSignal: Int? = nil) -> [TestCaseResult] {
+    package static func parse(log: String, moduleForClass: XCTestModules = [:], processSignal: Int? = nil) -> [TestCaseResult] {
         var parser = XCTestConsoleParser(moduleForClass: moduleForClass)
         for line in log.split(separator: "\n", omittingEmptySubsequences: false) { parser.consume(String(line)) }
         parser.finish(signal: processSignal, timedOut: false)

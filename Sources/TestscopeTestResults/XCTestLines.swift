@@ -1,13 +1,13 @@
 import Foundation
 
 /// A test name as XCTest prints it: `Class.test` on Linux, `-[Module.Class test]` on macOS.
-public struct XCTestName: Sendable, Equatable, Hashable {
-    public var module: String?
-    public var className: String
-    public var method: String
+package struct XCTestName: Sendable, Equatable, Hashable {
+    package var module: String?
+    package var className: String
+    package var method: String
 
     /// Parses either form.
-    public init?(_ text: Substring) {
+    package init?(_ text: Substring) {
         if text.hasPrefix("-["), text.hasSuffix("]") {
             let inner = text.dropFirst(2).dropLast()
             guard let space = inner.lastIndex(of: " ") else { return nil }
@@ -29,18 +29,18 @@ public struct XCTestName: Sendable, Equatable, Hashable {
         guard !className.isEmpty, !method.isEmpty, !method.contains(" ") else { return nil }
     }
 
-    public init(module: String?, className: String, method: String) {
+    package init(module: String?, className: String, method: String) {
         self.module = module
         self.className = className
         self.method = method
     }
 
     /// `Class.method`, the key used across lines (module-free).
-    public var key: String { "\(className).\(method)" }
+    package var key: String { "\(className).\(method)" }
 }
 
 /// One recognized kind of XCTest console line (swift-corelibs-xctest's PrintObserver, and Darwin's).
-public enum XCTestLine: Sendable, Equatable {
+package enum XCTestLine: Sendable, Equatable {
     case suiteStarted(name: String)
     case suiteFinished(name: String, passed: Bool)
     case executed(tests: Int, skipped: Int, failures: Int, unexpected: Int, seconds: Double)
@@ -56,7 +56,7 @@ public enum XCTestLine: Sendable, Equatable {
     case processSignal(signal: Int)
 
     /// Recognizes a line (ANSI sequences already removed), or nil for anything else.
-    public static func parse(_ raw: Substring) -> XCTestLine? {
+    package static func parse(_ raw: Substring) -> XCTestLine? {
         var line = raw
         if line.hasSuffix("\r") { line = line.dropLast() }
         if let signal = processSignal(in: line) { return .processSignal(signal: signal) }

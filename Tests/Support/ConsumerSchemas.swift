@@ -3,24 +3,24 @@ import Foundation
 /// The schemas the tests validate JUnit and Cobertura outputs with: Testscope's own, written from the
 /// consumers' documented rules (`docs/schemas`, in every checkout), and the consumers' published copies
 /// when a checkout has them beside it (`../shared`, as on the project's CI; a user's clone has none).
-public enum ConsumerSchemas {
+package enum ConsumerSchemas {
     /// The repository's root (this file is `Tests/Support/ConsumerSchemas.swift`).
-    public static let repoRoot = URL(fileURLWithPath: #filePath)
+    package static let repoRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// For `junit.xml --junit-strict`: ours, Ant's and Jenkins xUnit's.
-    public static var strictJUnit: [URL] {
+    package static var strictJUnit: [URL] {
         [own("junit.xsd")] + published(["junit-schemas/ant-junit.xsd", "junit-schemas/jenkins-junit-10.xsd"])
     }
 
     /// For `flaky-junit.xml` (Surefire's flakyFailure and rerunFailure, which Ant's schema does not know):
     /// ours and Jenkins xUnit's.
-    public static var flakyJUnit: [URL] {
+    package static var flakyJUnit: [URL] {
         [own("junit.xsd")] + published(["junit-schemas/jenkins-junit-10.xsd"])
     }
 
     /// For `cobertura.xml` (xmllint's `--dtdvalid`): ours and the published coverage-04 DTD.
-    public static var coberturaDTD: [URL] {
+    package static var coberturaDTD: [URL] {
         [own("cobertura-04.dtd")] + published(["coverage-04.dtd"])
     }
 

@@ -2,15 +2,15 @@ import Foundation
 import XCTest
 
 /// Golden files recorded in place: a missing golden fails; `RECORD_GOLDENS=1` rewrites them.
-public struct Golden: Sendable {
-    public let directory: URL
+package struct Golden: Sendable {
+    package let directory: URL
 
     /// Goldens in the `Goldens` folder beside the calling test file.
-    public init(besideTestFile path: String = #filePath) {
+    package init(besideTestFile path: String = #filePath) {
         directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("Goldens")
     }
 
-    public func assertMatches(_ actual: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    package func assertMatches(_ actual: String, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let url = directory.appendingPathComponent(name)
         if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] == "1" {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -5,12 +5,12 @@ import XCTest
 /// overwrites, truncations, and (for text formats) tokens a hostile file would hold — numbers at the
 /// edges (`-1`, `2^63`, `2^64`, `1e30`), markup, deep nesting. Deterministic (SplitMix64), so a
 /// failure names a reproducible seed and iteration.
-public struct Mutator {
+package struct Mutator {
     /// SplitMix64.
-    public struct SeededGenerator: RandomNumberGenerator {
-        public var state: UInt64
-        public init(state: UInt64) { self.state = state }
-        public mutating func next() -> UInt64 {
+    package struct SeededGenerator: RandomNumberGenerator {
+        package var state: UInt64
+        package init(state: UInt64) { self.state = state }
+        package mutating func next() -> UInt64 {
             state &+= 0x9e37_79b9_7f4a_7c15
             var z = state
             z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
@@ -20,28 +20,28 @@ public struct Mutator {
     }
 
     /// Mutations per corpus file: `TESTSCOPE_MUTATIONS=N` for a longer fuzzing session (CI uses each test's default).
-    public static func iterations(default value: Int) -> Int {
+    package static func iterations(default value: Int) -> Int {
         ProcessInfo.processInfo.environment["TESTSCOPE_MUTATIONS"].flatMap(Int.init) ?? value
     }
 
     /// `TESTSCOPE_MUTATION_SEED=S` for other mutations.
-    public static let seed = ProcessInfo.processInfo.environment["TESTSCOPE_MUTATION_SEED"].flatMap(UInt64.init) ?? 0x7e57_5c0e
+    package static let seed = ProcessInfo.processInfo.environment["TESTSCOPE_MUTATION_SEED"].flatMap(UInt64.init) ?? 0x7e57_5c0e
 
     /// Numbers that break readers which trust them.
-    public static let edgeNumbers = ["-1", "0", "1e30", "2.5", "4294967296", "10000001", "2000000000",
+    package static let edgeNumbers = ["-1", "0", "1e30", "2.5", "4294967296", "10000001", "2000000000",
                                      "9223372036854775808", "18446744073709551615", "18446744073709551616", "-9223372036854775809"]
 
-    public var random: SeededGenerator
+    package var random: SeededGenerator
     /// Text a hostile file of this format would hold, inserted or put in place of a number.
-    public var tokens: [[UInt8]]
+    package var tokens: [[UInt8]]
 
-    public init(seed: UInt64, tokens: [String] = []) {
+    package init(seed: UInt64, tokens: [String] = []) {
         random = SeededGenerator(state: seed)
         self.tokens = tokens.map { Array($0.utf8) }
     }
 
     /// One mutation of `original`.
-    public mutating func mutate(_ original: [UInt8]) -> [UInt8] {
+    package mutating func mutate(_ original: [UInt8]) -> [UInt8] {
         var bytes = original
         let kinds = tokens.isEmpty ? 4 : 7
         switch Int.random(in: 0..<kinds, using: &random) {
@@ -96,7 +96,7 @@ public struct Mutator {
 
     /// Runs `accepts` (with the corpus file's name) on `iterations` mutations of each corpus file, failing (with file, seed and iteration)
     /// where `accepts` says the outcome was not a result or a typed error, or a mutation took too long.
-    public static func run(_ corpus: [(name: String, bytes: [UInt8])], iterations: Int, tokens: [String] = [],
+    package static func run(_ corpus: [(name: String, bytes: [UInt8])], iterations: Int, tokens: [String] = [],
                            slowest: TimeInterval = 2, file: StaticString = #filePath, line: UInt = #line,
                            _ accepts: (_ name: String, _ bytes: [UInt8]) -> Bool) -> (inputs: Int, seconds: Double) {
         let start = Date()

@@ -6,7 +6,7 @@ import TestscopeExecution
 /// (the library takes microseconds a name: done only in `finish()`, the other core idled meanwhile);
 /// `finish()` returns the display names. Without the library the names stay mangled, and
 /// `fallbackWarning` says so once.
-public final class DemangleSession: Sendable {
+package final class DemangleSession: Sendable {
     private let library: URL?
     /// Names added so far, and the symbols not yet handed to a worker.
     private let state = Locked<(count: Int, pending: [String])>((0, []))
@@ -40,7 +40,7 @@ public final class DemangleSession: Sendable {
     /// Queues a name (a profile name: a file prefix is dropped); its display name will be at the
     /// returned index of `finish()`'s result.
     @discardableResult
-    public func add(_ mangled: String) -> Int32 {
+    package func add(_ mangled: String) -> Int32 {
         guard let demangler else { return state.withLock { state in defer { state.count += 1 }; return Int32(state.count) } }
         let symbol = SwiftDemangler.symbol(in: mangled)
         let (index, chunk) = state.withLock { state -> (Int, (start: Int, symbols: [String])?) in
@@ -57,7 +57,7 @@ public final class DemangleSession: Sendable {
     /// Adds `count` names at once and returns the index of the first (name `k` is at that plus `k`).
     /// `names(range, body)` hands the names in `range` to `body`, in order; it is called on the
     /// workers, a chunk at a time.
-    public func add(count: Int, names: @escaping @Sendable (Range<Int>, (String) -> Void) -> Void) -> Int32 {
+    package func add(count: Int, names: @escaping @Sendable (Range<Int>, (String) -> Void) -> Void) -> Int32 {
         let (first, pending) = state.withLock { state in
             defer { state.count += count; state.pending = [] }
             return (state.count, (start: state.count - state.pending.count, symbols: state.pending))
@@ -97,7 +97,7 @@ public final class DemangleSession: Sendable {
 
     /// Why the names added stay mangled, when the library could not be used: without it, a report
     /// with every function as `$s6Shapes4area…` said nothing of why (no toolchain on `PATH`).
-    public var fallbackWarning: Diagnostic? {
+    package var fallbackWarning: Diagnostic? {
         guard state.withLock({ $0.count > 0 }) else { return nil }
         let why: String
         switch loaded {
@@ -110,7 +110,7 @@ public final class DemangleSession: Sendable {
 
     /// The display names: the simplified name, plus ` -> ` and the return type (the modules of the
     /// report's functions and the known ones stripped) for functions.
-    public func finish() -> DemangledNames {
+    package func finish() -> DemangledNames {
         let rest = state.withLock { state in defer { state.pending = [] }; return (start: state.count - state.pending.count, symbols: state.pending) }
         if let demangler, !rest.symbols.isEmpty { submit(rest.start, demangler) { rest.symbols } }
         while runOldestJob() {}
@@ -126,18 +126,18 @@ public final class DemangleSession: Sendable {
 }
 
 /// The display names of one demangling session, by the index `add` returned.
-public struct DemangledNames: Sendable {
+package struct DemangledNames: Sendable {
     private let display: [String]
 
     init(display: [String]) { self.display = display }
 
     /// The display name of the name added at `index`: the mangled name itself when demangling
     /// failed or changed nothing.
-    public func displayName(at index: Int32, mangled: String) -> String {
+    package func displayName(at index: Int32, mangled: String) -> String {
         guard index >= 0, Int(index) < display.count else { return mangled }
         let name = display[Int(index)]
         return SwiftDemangler.symbolIs(name, in: mangled) ? mangled : name
     }
 
-    public var isEmpty: Bool { display.isEmpty }
+    package var isEmpty: Bool { display.isEmpty }
 }

@@ -2,14 +2,14 @@ import Foundation
 
 /// Demangles Swift symbol names into the names reports show, with the toolchain's libswiftDemangle
 /// (`DemanglerLibrary`); without it the names stay mangled.
-public struct SwiftDemangler: Sendable {
+package struct SwiftDemangler: Sendable {
     /// Where the toolchain's libswiftDemangle is (or would be); nil when no toolchain was found.
-    public let library: URL?
+    package let library: URL?
 
-    public init(library: URL?) { self.library = library }
+    package init(library: URL?) { self.library = library }
 
     /// A session that takes names as they are read and demangles them at its end.
-    public func session() -> DemangleSession { DemangleSession(library: library) }
+    package func session() -> DemangleSession { DemangleSession(library: library) }
 
     /// Modules whose names are stripped from return types even when no function of theirs is seen.
     static let knownModules: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "_Concurrency", "XCTest", "Testing", "Dispatch"]
@@ -24,7 +24,7 @@ public struct SwiftDemangler: Sendable {
 
     /// The mangled symbol inside a profile name (`file.swift:$s…` or `file;$s…` forms included): from
     /// the first `$` unless the name starts with one.
-    public static func symbol(in name: String) -> String {
+    package static func symbol(in name: String) -> String {
         guard !name.hasPrefix("$"), let dollar = name.utf8.firstIndex(of: UInt8(ascii: "$")) else { return name }
         return String(name[dollar...])
     }
@@ -37,12 +37,12 @@ public struct SwiftDemangler: Sendable {
     }
 
     /// True for closures and autoclosures, by demangled name.
-    public static func isClosure(_ name: String) -> Bool {
+    package static func isClosure(_ name: String) -> Bool {
         name.hasPrefix("closure #") || name.hasPrefix("implicit closure #")
     }
 
     /// True if a mangled name ends in a closure marker (`fU_`, `fu0_`, …).
-    public static func isMangledClosure(_ mangled: String) -> Bool {
+    package static func isMangledClosure(_ mangled: String) -> Bool {
         // Read backwards: `_`, optional digits, then `U` or `u`, then `f`.
         var rest = mangled.utf8[...]
         guard rest.popLast() == UInt8(ascii: "_") else { return false }

@@ -5,21 +5,21 @@ import TestscopeExecution
 /// Writes `cobertura.xml`, or one `cobertura-<target>.xml` per target when the whole would exceed
 /// GitLab's limit for one coverage report (10 MiB; docs.gitlab.com, ci/testing/code_coverage/cobertura).
 /// Every file keeps the one `<source>` (GitLab allows 100), so splitting is only about size.
-public struct CoberturaFiles {
+package struct CoberturaFiles {
     /// GitLab refuses larger Cobertura files.
-    public static let gitLabLimit = 10 * 1024 * 1024
+    package static let gitLabLimit = 10 * 1024 * 1024
 
-    public var renderer: CoberturaReport
+    package var renderer: CoberturaReport
     /// Bytes per file (GitLab's limit; smaller in tests).
-    public var limit: Int
+    package var limit: Int
 
-    public init(renderer: CoberturaReport, limit: Int = gitLabLimit) {
+    package init(renderer: CoberturaReport, limit: Int = gitLabLimit) {
         self.renderer = renderer
         self.limit = limit
     }
 
     /// The files written, and the note that says the report was split (nil when it was not).
-    public func write(_ report: CoverageModel, into folder: OutputFolder) throws -> WrittenFiles {
+    package func write(_ report: CoverageModel, into folder: OutputFolder) throws -> WrittenFiles {
         try removeSplitFiles(in: folder)
         // Streamed to the file (18 MiB on the 400-file synthetic package: no copy in memory), then measured.
         let path = try renderer.write(report, into: folder)
@@ -49,7 +49,7 @@ public struct CoberturaFiles {
     }
 
     /// `cobertura-<target>.xml`, the target name reduced to characters safe in a file name.
-    public static func splitName(_ target: String) -> String {
+    package static func splitName(_ target: String) -> String {
         let safe = String(target.unicodeScalars.map { scalar -> Character in
             let v = scalar.value
             let ok = (0x30...0x39).contains(v) || (0x41...0x5A).contains(v) || (0x61...0x7A).contains(v) || v == 0x2D || v == 0x5F || v == 0x2E

@@ -6,19 +6,19 @@ import TestscopeExecution
 /// diff-cover read it — one `package` per target, one `class` per file (`filename` relative to the
 /// repository root, the `<source>`), a `method` per function with its declaration line, real hit counts.
 /// Swift has no branch regions, so every branch attribute is 0 (coverage.py's convention).
-public struct CoberturaReport: ReportRenderer {
-    public var fileName: String
+package struct CoberturaReport: ReportRenderer {
+    package var fileName: String
     /// The absolute folder `filename`s are relative to (`RepositoryRoot.find`).
-    public var sourceRoot: String
-    public var generatorVersion: String
+    package var sourceRoot: String
+    package var generatorVersion: String
 
-    public init(sourceRoot: String, generatorVersion: String, fileName: String = "cobertura.xml") {
+    package init(sourceRoot: String, generatorVersion: String, fileName: String = "cobertura.xml") {
         self.sourceRoot = sourceRoot.count > 1 && sourceRoot.hasSuffix("/") ? String(sourceRoot.dropLast()) : sourceRoot
         self.generatorVersion = generatorVersion
         self.fileName = fileName
     }
 
-    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         // Epoch seconds (gcovr's choice) of when the report was made, so the file is reproducible.
         let timestamp = UTCTimestamp.parse(report.metadata.createdAt).map { Int64($0.timeIntervalSince1970) } ?? 0
         let lines = report.totals.lines

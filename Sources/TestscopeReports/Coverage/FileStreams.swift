@@ -6,25 +6,25 @@ import TestscopeExecution
 /// functions are let go once written, `CoverageBuilder.build(sources:onFiles:)`). `add` gets each
 /// batch of files, whole, in the report's order; `finish` the model, whose files may keep only their
 /// summaries, and returns the paths written. Without `finish` nothing is put in place.
-public protocol CoverageFileStream: AnyObject {
+package protocol CoverageFileStream: AnyObject {
     func add(_ files: [FileCoverage]) throws
     func finish(_ report: CoverageReport) throws -> [String]
 }
 
 /// `coverage.lcov`, its records written a batch of files at a time.
-public final class LCOVStream: CoverageFileStream {
+package final class LCOVStream: CoverageFileStream {
     private let writer: AtomicFileWriter
 
-    public init(into folder: OutputFolder) throws {
+    package init(into folder: OutputFolder) throws {
         writer = try AtomicFileWriter(destination: try folder.file(LCOVReport().fileName))
     }
 
-    public func add(_ files: [FileCoverage]) throws {
+    package func add(_ files: [FileCoverage]) throws {
         var out = writer
         try LCOVReport().writeFiles(files, to: &out)
     }
 
-    public func finish(_ report: CoverageReport) throws -> [String] {
+    package func finish(_ report: CoverageReport) throws -> [String] {
         try writer.commit()
         return [writer.destination.path]
     }
@@ -32,13 +32,13 @@ public final class LCOVStream: CoverageFileStream {
 
 /// `coverage.json` written in one pass: its head at once, the files a batch at a time, and, when
 /// the totals are known, the tail with them (docs/coverage-json.md).
-public final class JSONStream: CoverageFileStream {
+package final class JSONStream: CoverageFileStream {
     private let renderer: JSONReport
     private let file: AtomicFileWriter
     private var count = 0
 
     /// `coverage.json` begun: its head, which `metadata` gives, is written now, the files as they come.
-    public init(_ renderer: JSONReport, metadata: ReportMetadata, into folder: OutputFolder) throws {
+    package init(_ renderer: JSONReport, metadata: ReportMetadata, into folder: OutputFolder) throws {
         self.renderer = renderer
         // Committed by `finish`; removed if the report stops before (an error, Ctrl-C).
         var file = try AtomicFileWriter(destination: try folder.file(renderer.fileName))
@@ -46,13 +46,13 @@ public final class JSONStream: CoverageFileStream {
         self.file = file
     }
 
-    public func add(_ files: [FileCoverage]) throws {
+    package func add(_ files: [FileCoverage]) throws {
         var out = file
         try renderer.writeFiles(files, startIndex: count, to: &out)
         count += files.count
     }
 
-    public func finish(_ report: CoverageReport) throws -> [String] {
+    package func finish(_ report: CoverageReport) throws -> [String] {
         var out = file
         try renderer.writeTail(report, to: &out)
         try out.commit()
@@ -63,7 +63,7 @@ public final class JSONStream: CoverageFileStream {
 /// The HTML report's pages written as the files come: a file's page once the file after it is
 /// known (its page links it), on every core; the assets first, and `index.html` and the directory
 /// pages (which need every file's summary) at the end.
-public final class HTMLFileStream: CoverageFileStream {
+package final class HTMLFileStream: CoverageFileStream {
     private let html: HTMLReport
     private let folder: OutputFolder
     private let metadata: ReportMetadata
@@ -78,7 +78,7 @@ public final class HTMLFileStream: CoverageFileStream {
     private var held: (file: FileCoverage, page: String)?
 
     /// `changes` gives a file's changed lines (`--diff-base`), `diffBase` what they are compared with.
-    public init(_ html: HTMLReport, metadata: ReportMetadata, diffBase: String?, changes: @escaping (FileCoverage) -> DiffFileCoverage?,
+    package init(_ html: HTMLReport, metadata: ReportMetadata, diffBase: String?, changes: @escaping (FileCoverage) -> DiffFileCoverage?,
                 into folder: OutputFolder) throws {
         self.html = html
         self.folder = folder
@@ -90,7 +90,7 @@ public final class HTMLFileStream: CoverageFileStream {
         try html.makeFolder(folder, "files")
     }
 
-    public func add(_ files: [FileCoverage]) throws {
+    package func add(_ files: [FileCoverage]) throws {
         guard !files.isEmpty else { return }
         var batch = held.map { [$0] } ?? []
         for file in files {
@@ -120,7 +120,7 @@ public final class HTMLFileStream: CoverageFileStream {
     }
 
     /// The last file's page, then `index.html` and the directory pages from `report` (the same files, in the same order).
-    public func finish(_ report: CoverageReport) throws -> [String] {
+    package func finish(_ report: CoverageReport) throws -> [String] {
         if let held {
             try write([held], next: nil)
             self.held = nil

@@ -1,14 +1,14 @@
 import TestscopeCoverage
 
 /// `coverage.json`: Testscope's documented JSON schema (docs/coverage-json.md), streamed out.
-public struct JSONReport: ReportRenderer {
-    public static let schema = "https://testscope.dev/schemas/coverage/1"
-    public var fileName: String { "coverage.json" }
-    public var generatorVersion: String
+package struct JSONReport: ReportRenderer {
+    package static let schema = "https://testscope.dev/schemas/coverage/1"
+    package var fileName: String { "coverage.json" }
+    package var generatorVersion: String
 
-    public init(generatorVersion: String) { self.generatorVersion = generatorVersion }
+    package init(generatorVersion: String) { self.generatorVersion = generatorVersion }
 
-    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         try writeHead(report.metadata, to: &out)
         try writeFiles(report.files, startIndex: 0, to: &out)
         try writeTail(report.report, to: &out)
@@ -215,7 +215,7 @@ public struct JSONReport: ReportRenderer {
     }
 
     /// A JSON string literal.
-    public static func string(_ value: String) -> String {
+    package static func string(_ value: String) -> String {
         // Fast path: nothing to escape (the common case for paths and names).
         if !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
             return "\"" + value + "\""

@@ -2,12 +2,12 @@ import TestscopeCoverage
 
 /// `coverage.lcov`: the LCOV tracefile format (`SF`, `FN`/`FNDA`, `DA`, `LF`/`LH`), from the same
 /// per-line view as every other format, so genhtml shows Testscope's numbers.
-public struct LCOVReport: ReportRenderer {
-    public var fileName: String { "coverage.lcov" }
+package struct LCOVReport: ReportRenderer {
+    package var fileName: String { "coverage.lcov" }
 
-    public init() {}
+    package init() {}
 
-    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         try writeFiles(report.files, to: &out)
     }
 

@@ -6,14 +6,14 @@ import TestscopeTestResults
 /// `sonarqube-coverage.xml`: SonarQube's generic coverage format (`sonar.coverageReportPaths`):
 /// `<file path>` per source file, relative to the repository root, and a `<lineToCover lineNumber
 /// covered>` per executable line. Branch attributes are left out: Swift emits no branch regions.
-public struct SonarQubeCoverageReport: ReportRenderer {
-    public var fileName: String { "sonarqube-coverage.xml" }
+package struct SonarQubeCoverageReport: ReportRenderer {
+    package var fileName: String { "sonarqube-coverage.xml" }
     /// The folder paths are relative to (`RepositoryRoot.find`; SonarQube's project base folder).
-    public var sourceRoot: String
+    package var sourceRoot: String
 
-    public init(sourceRoot: String) { self.sourceRoot = sourceRoot }
+    package init(sourceRoot: String) { self.sourceRoot = sourceRoot }
 
-    public func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: CoverageModel, to out: inout Output) throws {
         var w = ByteWriter()
         w.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<coverage version=\"1\">\n")
         for file in report.files {
@@ -34,20 +34,20 @@ public struct SonarQubeCoverageReport: ReportRenderer {
 /// `sonarqube-tests.xml`: SonarQube's generic test execution format (`sonar.testExecutionReportPaths`):
 /// the tests grouped by the test file that declares them, `<testCase name duration>` (milliseconds)
 /// with `<failure>`, `<error>` (crash, timeout, thrown error) or `<skipped>`, as in junit.xml.
-public struct SonarQubeTestsReport: ReportRenderer {
-    public var fileName: String { "sonarqube-tests.xml" }
-    public var sourceRoot: String
-    public var index: TestSourceIndex
-    public var paths: PathDisplay
+package struct SonarQubeTestsReport: ReportRenderer {
+    package var fileName: String { "sonarqube-tests.xml" }
+    package var sourceRoot: String
+    package var index: TestSourceIndex
+    package var paths: PathDisplay
 
-    public init(sourceRoot: String, packageRoot: String, index: TestSourceIndex) {
+    package init(sourceRoot: String, packageRoot: String, index: TestSourceIndex) {
         self.sourceRoot = sourceRoot
         self.index = index
         self.paths = PathDisplay(root: packageRoot)
     }
 
     /// Tests grouped by their file (absolute path), in the run's order; and those whose file is unknown.
-    public func grouped(_ run: TestRunResults) -> (files: [(path: String, results: [TestCaseResult])], unplaced: [TestCaseResult]) {
+    package func grouped(_ run: TestRunResults) -> (files: [(path: String, results: [TestCaseResult])], unplaced: [TestCaseResult]) {
         var files: [(path: String, results: [TestCaseResult])] = []
         var position: [String: Int] = [:]
         var unplaced: [TestCaseResult] = []
@@ -61,7 +61,7 @@ public struct SonarQubeTestsReport: ReportRenderer {
         return (files, unplaced)
     }
 
-    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
         try out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testExecutions version=\"1\">\n")
         for (path, results) in grouped(run).files {
             try out.write("  <file path=\"\(XMLText.attribute(RepositoryRoot.relative(path, to: sourceRoot)))\">\n")

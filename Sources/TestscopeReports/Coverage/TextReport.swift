@@ -20,19 +20,19 @@ public struct Watermarks: Sendable, Equatable {
 
 /// The terminal table: one row per file with lines, functions and regions (covered/total and %),
 /// then the totals; `showMissing` adds uncovered line ranges like coverage.py's `--show-missing`.
-public struct TextReport: ReportRenderer {
-    public var terminal: Terminal
-    public var watermarks: Watermarks
-    public var showMissing: Bool
-    public var fileName: String { "coverage.txt" }
+package struct TextReport: ReportRenderer {
+    package var terminal: Terminal
+    package var watermarks: Watermarks
+    package var showMissing: Bool
+    package var fileName: String { "coverage.txt" }
 
-    public init(terminal: Terminal, watermarks: Watermarks = Watermarks(), showMissing: Bool = false) {
+    package init(terminal: Terminal, watermarks: Watermarks = Watermarks(), showMissing: Bool = false) {
         self.terminal = terminal
         self.watermarks = watermarks
         self.showMissing = showMissing
     }
 
-    public func render<Output: TextOutput>(_ report: CoverageReport, to output: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: CoverageReport, to output: inout Output) throws {
         var rows: [[Cell]] = []
         for file in report.files {
             var row = cells(file.relativePath, file.summary)

@@ -5,29 +5,29 @@ import TestscopeTestResults
 
 extension HTMLNavigationItem {
     /// The Flaky page's link.
-    public static let flaky = HTMLNavigationItem(title: "Flaky", href: "flaky.html")
+    package static let flaky = HTMLNavigationItem(title: "Flaky", href: "flaky.html")
 }
 
 /// `flaky.html`: the Flaky page of the HTML report, rendered from `templates/flaky.mustache` inside the
 /// report's layout (its CSS and script inlined, so it opens on its own): counts, the tests that are not
 /// stable with their reproduction commands, the outcome matrix of tests × runs, each test's evidence
 /// (orders, prefixes, verdicts, messages) and every run's order.
-public struct FlakyHTMLPage: ReportRenderer, PageWriter {
-    public var fileName: String { ReportPageKind.flaky.file }
-    public var pageKinds: [ReportPageKind] { [.flaky] }
-    public var templates: HTMLTemplates
-    public var navigation: [HTMLNavigationItem]
-    public var generatorVersion: String
-    public var paths: PathDisplay
+package struct FlakyHTMLPage: ReportRenderer, PageWriter {
+    package var fileName: String { ReportPageKind.flaky.file }
+    package var pageKinds: [ReportPageKind] { [.flaky] }
+    package var templates: HTMLTemplates
+    package var navigation: [HTMLNavigationItem]
+    package var generatorVersion: String
+    package var paths: PathDisplay
 
-    public init(templates: HTMLTemplates, navigation: [HTMLNavigationItem] = [.flaky], generatorVersion: String, packageRoot: String) {
+    package init(templates: HTMLTemplates, navigation: [HTMLNavigationItem] = [.flaky], generatorVersion: String, packageRoot: String) {
         self.templates = templates
         self.navigation = navigation
         self.generatorVersion = generatorVersion
         self.paths = PathDisplay(root: packageRoot)
     }
 
-    public func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
         let package = URL(fileURLWithPath: report.packageRoot).lastPathComponent
         let created = JUnitReport.timestamp(report.startedAt).replacingOccurrences(of: "T", with: " ") + " UTC"
         let body = try templates.render("flaky", model(report, package: package))
@@ -40,7 +40,7 @@ public struct FlakyHTMLPage: ReportRenderer, PageWriter {
 
     /// Writes `flaky.html`; returns its path.
     @discardableResult
-    public func writePages(_ report: FlakyReport, into folder: OutputFolder) throws -> [String] {
+    package func writePages(_ report: FlakyReport, into folder: OutputFolder) throws -> [String] {
         [try write(report, into: folder)]
     }
 

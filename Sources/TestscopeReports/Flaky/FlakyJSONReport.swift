@@ -5,13 +5,13 @@ import TestscopeTestResults
 
 /// `flaky.json` (documented in docs/flaky-json.md): the seed and plan, every run's order and outcomes,
 /// and per test its classification, culprits, reproduction commands and evidence.
-public struct FlakyJSONReport: ReportRenderer {
-    public var fileName: String { "flaky.json" }
-    public var paths: PathDisplay
+package struct FlakyJSONReport: ReportRenderer {
+    package var fileName: String { "flaky.json" }
+    package var paths: PathDisplay
 
-    public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
+    package init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
 
-    public func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
         let s = JSONReport.string
         try out.write("{\n")
         try out.write("  \"schema\": \"https://testscope.dev/schemas/flaky/1\",\n")

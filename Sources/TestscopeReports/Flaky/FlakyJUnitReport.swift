@@ -6,17 +6,17 @@ import TestscopeTestResults
 /// in some runs and passed in others passed overall and carries one `flakyFailure`/`flakyError` per
 /// failing run; a test that failed in every run has `failure`/`error` (its first failure) and a
 /// `rerunFailure`/`rerunError` for each other run. Valid against Jenkins' junit-10.xsd (no testcase file/line).
-public struct FlakyJUnitReport: ReportRenderer {
-    public var fileName: String { "flaky-junit.xml" }
-    public var paths: PathDisplay
-    public var hostname: String
+package struct FlakyJUnitReport: ReportRenderer {
+    package var fileName: String { "flaky-junit.xml" }
+    package var paths: PathDisplay
+    package var hostname: String
 
-    public init(packageRoot: String, hostname: String = ProcessInfo.processInfo.hostName) {
+    package init(packageRoot: String, hostname: String = ProcessInfo.processInfo.hostName) {
         paths = PathDisplay(root: packageRoot)
         self.hostname = hostname.isEmpty ? "localhost" : hostname
     }
 
-    public func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
         var suites: [(name: String, findings: [TestFinding])] = []
         for finding in report.findings {
             let name = FlakyText.classAndName(finding.id).className

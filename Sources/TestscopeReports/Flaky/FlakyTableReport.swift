@@ -4,13 +4,13 @@ import TestscopeFlakiness
 
 /// The terminal table: every test that is not stable (test, classification, failed runs / runs,
 /// polluters or setters, reproduction command), the counts, and the seed.
-public struct FlakyTableReport: ReportRenderer {
-    public var fileName: String { "flaky.txt" }
-    public var terminal: Terminal
+package struct FlakyTableReport: ReportRenderer {
+    package var fileName: String { "flaky.txt" }
+    package var terminal: Terminal
 
-    public init(terminal: Terminal) { self.terminal = terminal }
+    package init(terminal: Terminal) { self.terminal = terminal }
 
-    public func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ report: FlakyReport, to out: inout Output) throws {
         let shown = report.findings.filter { $0.classification != .stable && $0.classification != .skipped }
         if shown.isEmpty {
             try out.write(terminal.styled("No flaky or failing tests", .green) + " in \(report.orders.count) runs.\n")

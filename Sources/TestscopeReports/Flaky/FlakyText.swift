@@ -29,8 +29,8 @@ package enum FlakyText {
 }
 
 /// Defaults of `testscope flaky` that the reports need to know (to leave them out of commands).
-public enum FlakyDefaults {
-    public static let runs = 10
+package enum FlakyDefaults {
+    package static let runs = 10
     /// Without `--jobs`, detection runs go up to this many per core while the CPUs sit idle.
-    public static let maxJobsPerCore = 4
+    package static let maxJobsPerCore = 4
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// Escaping for everything that reaches the HTML report from the package or the run (paths, source
 /// text, function names, messages): the same five characters the Mustache library escapes in `{{x}}`.
-public enum HTMLEscaping {
+package enum HTMLEscaping {
     /// `<`, `>`, `&`, `"` and `'` as character references; everything else unchanged.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var needs = false
         for byte in text.utf8 where entity(byte) != nil {
             needs = true
@@ -20,7 +20,7 @@ public enum HTMLEscaping {
     /// Appends UTF-8 bytes escaped. The bytes must be valid UTF-8 (the escaped characters are ASCII,
     /// so escaping never splits a multi-byte character).
     @inline(__always)
-    public static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+    package static func appendEscaped<Bytes: Sequence>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
         if bytes.withContiguousStorageIfAvailable({ appendEscaped(buffer: $0, to: &out) }) != nil { return }
         Array(bytes).withUnsafeBufferPointer { appendEscaped(buffer: $0, to: &out) }
     }
@@ -76,16 +76,16 @@ public enum HTMLEscaping {
     }
 
     /// Text for inside an inline `<script>`/`<style>` element: `</` cannot end the element early.
-    public static func inlineElementText(_ text: String) -> String {
+    package static func inlineElementText(_ text: String) -> String {
         text.replacingOccurrences(of: "</", with: "<\\/")
     }
 }
 
 /// Number formatting of the HTML report.
-public enum HTMLFormat {
+package enum HTMLFormat {
     /// An execution count in at most 4 characters plus a suffix, like llvm-cov's `show`: `987`,
     /// `1.50k`, `12.3k`, `456M`. Digits are cut, never rounded up, so a count is never overstated.
-    public static func abbreviatedCount(_ count: UInt64) -> String {
+    package static func abbreviatedCount(_ count: UInt64) -> String {
         if count < 1000 { return String(count) }
         let suffixes = ["k", "M", "G", "T", "P", "E"]
         var unit: UInt64 = 1000

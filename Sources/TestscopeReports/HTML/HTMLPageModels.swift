@@ -2,17 +2,17 @@ import TestscopeCoverage
 
 /// A link of the report's top navigation: Coverage, Tests, Flaky (the nav shows exactly the items it
 /// is given; `PagesManifest.navigation` says which).
-public struct HTMLNavigationItem: Equatable, Sendable {
-    public var title: String
+package struct HTMLNavigationItem: Equatable, Sendable {
+    package var title: String
     /// Relative to the report's folder, e.g. `index.html` or `tests.html`.
-    public var href: String
+    package var href: String
 
-    public init(title: String, href: String) {
+    package init(title: String, href: String) {
         self.title = title
         self.href = href
     }
 
-    public static let coverage = HTMLNavigationItem(title: "Coverage", href: "index.html")
+    package static let coverage = HTMLNavigationItem(title: "Coverage", href: "index.html")
 }
 
 /// Builds the coverage pages' view models (see `HTMLViewModel`) from the coverage model.

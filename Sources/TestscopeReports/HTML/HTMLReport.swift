@@ -7,25 +7,25 @@ import TestscopeTestResults
 /// targets), a page per source file under `files/` (annotated source and function table), a page
 /// per directory under `dirs/` when there are more files than fit one index, and `assets/`; or,
 /// with `singleFile`, one self-contained `index.html` holding every page.
-public struct HTMLReport: PageWriter, Sendable {
-    public var templates: HTMLTemplates
-    public var watermarks: Watermarks
-    public var singleFile: Bool
+package struct HTMLReport: PageWriter, Sendable {
+    package var templates: HTMLTemplates
+    package var watermarks: Watermarks
+    package var singleFile: Bool
     /// The top navigation's links, in order (the coverage report's own is `.coverage`).
-    public var navigation: [HTMLNavigationItem]
-    public var generatorVersion: String
+    package var navigation: [HTMLNavigationItem]
+    package var generatorVersion: String
     /// The test results of the same run, if any: file pages list the failures located in them, and the
     /// single-file report embeds the Tests page as its `#tests` view.
-    public var tests: TestRunResults? { didSet { testFailures = tests.map(TestFailureIndex.init) } }
+    package var tests: TestRunResults? { didSet { testFailures = tests.map(TestFailureIndex.init) } }
     var testFailures: TestFailureIndex?
     /// Above this many files the index lists directories and each directory page lists its files
     /// (in pages of this many), so no page grows past a few MB.
-    public var filesPerPage = 1000
+    package var filesPerPage = 1000
     /// File pages load `files/<page>.tests.js` (`PerTestPages`, written by `run --per-test-coverage`).
-    public var perTestData = false
-    public var pageKinds: [ReportPageKind] { [.coverage] }
+    package var perTestData = false
+    package var pageKinds: [ReportPageKind] { [.coverage] }
 
-    public init(templates: HTMLTemplates, watermarks: Watermarks = Watermarks(), singleFile: Bool = false,
+    package init(templates: HTMLTemplates, watermarks: Watermarks = Watermarks(), singleFile: Bool = false,
                 navigation: [HTMLNavigationItem] = [.coverage], generatorVersion: String) {
         self.templates = templates
         self.watermarks = watermarks
@@ -37,7 +37,7 @@ public struct HTMLReport: PageWriter, Sendable {
     var generator: String { "testscope \(generatorVersion)" }
 
     /// The self-contained single-file report (what `--html-single-file` writes as index.html).
-    public func renderString(_ report: CoverageModel) throws -> String {
+    package func renderString(_ report: CoverageModel) throws -> String {
         try singleFileDocument(report)
     }
 
@@ -45,7 +45,7 @@ public struct HTMLReport: PageWriter, Sendable {
     /// returns the paths of its pages, `index.html` first. Pages of files no longer in the report are
     /// removed. The pages are written as a streamed report writes them (`HTMLFileStream`).
     @discardableResult
-    public func writePages(_ report: CoverageModel, into folder: OutputFolder) throws -> [String] {
+    package func writePages(_ report: CoverageModel, into folder: OutputFolder) throws -> [String] {
         guard !singleFile else {
             try folder.prepare()
             let index = try folder.file("index.html")

@@ -8,15 +8,15 @@ import TestscopeTemplates
 /// Every template is checked when loading (nesting, partials; a user's also parsed by the Mustache
 /// library), so a broken template is a `ReportError` naming it before anything is written, never a
 /// crash or a half-written report.
-public struct HTMLTemplates: Sendable {
+package struct HTMLTemplates: Sendable {
     /// The templates the renderer uses (without `.mustache`).
-    public static let templateNames = [
+    package static let templateNames = [
         "layout", "nav", "index", "directory", "file", "single", "totals", "file-table", "functions",
         "function-row", "source-line", "ratio-cell", "flaky", "tests", "tests-index", "tests-counts", "tests-name",
         "tests-snippet", "file-failures", "history",
     ]
     /// The assets (copied to `assets/` or inlined).
-    public static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]
+    package static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]
 
     /// The templates as the Mustache library parses them (what `compiled` and the rows' fast path
     /// do not render).
@@ -30,15 +30,15 @@ public struct HTMLTemplates: Sendable {
     let sourceLine: HTMLRowTemplate
     let functionRow: HTMLRowTemplate
     /// Where the templates came from, for messages: "built-in templates" or a folder.
-    public let origin: String
+    package let origin: String
 
     /// The templates compiled into the binary.
-    public static func builtIn() throws -> HTMLTemplates {
+    package static func builtIn() throws -> HTMLTemplates {
         try HTMLTemplates(files: BundledTemplates.files, overridden: [:], origin: "built-in templates")
     }
 
     /// A user's templates folder; files missing there fall back to the built-in ones.
-    public static func load(directory: URL) throws -> HTMLTemplates {
+    package static func load(directory: URL) throws -> HTMLTemplates {
         let path = directory.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

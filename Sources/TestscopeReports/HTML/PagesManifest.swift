@@ -2,7 +2,7 @@ import Foundation
 import TestscopeExecution
 
 /// A page of the HTML report that can be linked from the top bar, as the manifest records it.
-public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
+package enum ReportPageKind: String, Codable, CaseIterable, Sendable {
     /// `index.html` with coverage (and its `files/`, `dirs/`, `assets/`).
     case coverage
     /// `tests.html`.
@@ -15,7 +15,7 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
     case history
 
     /// Which family of commands owns the page: a command replaces its own family's pages and keeps the others'.
-    public var owner: PageOwner {
+    package var owner: PageOwner {
         switch self {
         case .flaky: return .flaky
         case .history: return .history
@@ -24,7 +24,7 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
     }
 
     /// The file it is written to, relative to the output folder.
-    public var file: String {
+    package var file: String {
         switch self {
         case .coverage, .testsLanding: return "index.html"
         case .tests: return "tests.html"
@@ -34,7 +34,7 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
     }
 
     /// Its top-bar link; nil for the landing index (the brand link reaches it).
-    public var navigationItem: HTMLNavigationItem? {
+    package var navigationItem: HTMLNavigationItem? {
         switch self {
         case .coverage: return .coverage
         case .tests: return .tests
@@ -46,7 +46,7 @@ public enum ReportPageKind: String, Codable, CaseIterable, Sendable {
 }
 
 /// The commands that write HTML pages into an output folder, grouped by what one invocation replaces.
-public enum PageOwner: String, Sendable {
+package enum PageOwner: String, Sendable {
     /// `run` and `report`: one invocation writes the whole coverage + tests report anew.
     case testReport
     /// `testscope flaky`: writes `flaky.html` only.
@@ -63,34 +63,34 @@ public enum PageOwner: String, Sendable {
 /// owner with the pages it writes now (so `run`/`report` without tests drops an earlier `tests.html`),
 /// and keeps the other owner's entries while their files are still there (so `flaky.html` written by
 /// `testscope flaky` stays linked from a fresh coverage report, and the report's pages from it).
-public struct PagesManifest: Codable, Equatable, Sendable {
-    public static let fileName = ".testscope-pages.json"
-    public static let currentVersion = 1
+package struct PagesManifest: Codable, Equatable, Sendable {
+    package static let fileName = ".testscope-pages.json"
+    package static let currentVersion = 1
 
     /// One page: its kind, its file (relative to the folder) and the command that wrote it.
-    public struct Entry: Codable, Equatable, Sendable {
-        public var kind: ReportPageKind
-        public var file: String
-        public var command: String
+    package struct Entry: Codable, Equatable, Sendable {
+        package var kind: ReportPageKind
+        package var file: String
+        package var command: String
 
-        public init(kind: ReportPageKind, file: String, command: String) {
+        package init(kind: ReportPageKind, file: String, command: String) {
             self.kind = kind
             self.file = file
             self.command = command
         }
     }
 
-    public var version: Int
-    public var pages: [Entry]
+    package var version: Int
+    package var pages: [Entry]
 
-    public init(pages: [Entry] = []) {
+    package init(pages: [Entry] = []) {
         self.version = Self.currentVersion
         self.pages = pages
     }
 
     /// The folder's manifest; empty when there is none or it cannot be read (then no other command's
     /// page is linked: a missing link is better than a stale one).
-    public static func read(in folder: OutputFolder) -> PagesManifest {
+    package static func read(in folder: OutputFolder) -> PagesManifest {
         guard let url = try? folder.file(fileName), let data = FileManager.default.contents(atPath: url.path),
               let manifest = try? JSONDecoder().decode(PagesManifest.self, from: data),
               manifest.version == currentVersion else { return PagesManifest() }
@@ -98,7 +98,7 @@ public struct PagesManifest: Codable, Equatable, Sendable {
     }
 
     /// Writes the manifest atomically (readers see the old or the new one, never half).
-    public func write(into folder: OutputFolder) throws {
+    package func write(into folder: OutputFolder) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(self)
@@ -108,7 +108,7 @@ public struct PagesManifest: Codable, Equatable, Sendable {
     /// The manifest after `command` (of `owner`) writes the pages `kinds` into `folder`: the owner's
     /// earlier entries are replaced; another owner's stay while their file exists in `folder` (a
     /// page deleted by hand is not linked).
-    public func replacing(_ owner: PageOwner, with kinds: [ReportPageKind], command: String, in folder: OutputFolder) -> PagesManifest {
+    package func replacing(_ owner: PageOwner, with kinds: [ReportPageKind], command: String, in folder: OutputFolder) -> PagesManifest {
         let kept = pages.filter { entry in
             guard entry.kind.owner != owner, let url = try? folder.file(entry.file) else { return false }
             return FileManager.default.fileExists(atPath: url.path)
@@ -117,20 +117,20 @@ public struct PagesManifest: Codable, Equatable, Sendable {
         return PagesManifest(pages: kept + added)
     }
 
-    public func contains(_ kind: ReportPageKind) -> Bool { pages.contains { $0.kind == kind } }
+    package func contains(_ kind: ReportPageKind) -> Bool { pages.contains { $0.kind == kind } }
 
     /// The manifest with `history.html` listed (before the page is written: the pages written first link it),
     /// when the command draws one (`--history`).
-    public func announcingHistory(_ drawn: Bool, command: String) -> PagesManifest {
+    package func announcingHistory(_ drawn: Bool, command: String) -> PagesManifest {
         guard drawn else { return self }
         return PagesManifest(pages: pages.filter { $0.kind != .history } + [Entry(kind: .history, file: ReportPageKind.history.file, command: command)])
     }
 
     /// The top bar: the listed pages in the report's order (Coverage, Tests, Flaky, History).
-    public var navigation: [HTMLNavigationItem] {
+    package var navigation: [HTMLNavigationItem] {
         ReportPageKind.allCases.filter(contains).compactMap(\.navigationItem)
     }
 
     /// True when `index.html` is the tests-only landing page, not a coverage report.
-    public var hasLandingIndex: Bool { contains(.testsLanding) }
+    package var hasLandingIndex: Bool { contains(.testsLanding) }
 }

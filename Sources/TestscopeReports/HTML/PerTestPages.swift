@@ -11,9 +11,9 @@ import TestscopeExecution
 ///   by" filter are computed from it in the page;
 /// - `per-test/tests-<k>.js`: `testscopeTestCoverage(k, {"<test id>": {"files": […], "functions": […]}})`, what each test covered (files with line counts, functions), the tests
 ///   spread over chunks by `PerTestAnchor.chunk`, so that the Tests page loads one small file per click.
-public enum PerTestPages {
+package enum PerTestPages {
     /// Folder of the Tests page's chunks, in the output folder.
-    public static let testsFolder = "per-test"
+    package static let testsFolder = "per-test"
     /// Tests per chunk of the Tests page's data: a click loads one chunk; 1,000 tests make 16.
     static let testsPerChunk = 64
 
@@ -37,7 +37,7 @@ public enum PerTestPages {
     /// from `templates`); returns the number of chunks of the Tests page's data. `report` is the run's
     /// coverage model (the functions of each file, in the same order as `data.files`).
     @discardableResult
-    public static func write(_ data: PerTestCoverage, model report: CoverageModel, templates: HTMLTemplates, into output: OutputFolder) throws -> Int {
+    package static func write(_ data: PerTestCoverage, model report: CoverageModel, templates: HTMLTemplates, into output: OutputFolder) throws -> Int {
         let pages = HTMLPageNames.pages(for: data.files.map(\.path))
         let functions = Dictionary(report.files.map { ($0.relativePath, $0.functions) }, uniquingKeysWith: { first, _ in first })
         var byTest: [String: TestData] = [:]
@@ -92,10 +92,10 @@ public enum PerTestPages {
 
 /// A test's place on the Tests page of a per-test run and the chunk of `per-test/` that holds what it
 /// covered. Both come from the test's id only (every case of a parameterized test is the same test).
-public enum PerTestAnchor {
+package enum PerTestAnchor {
     /// `test-` and the id with every byte other than ASCII letters, digits, `.` and `-` written `_XX` (hex,
     /// `_` too, so different ids never meet): safe in an `id`, a URL fragment and a file name, for any id.
-    public static func anchor(_ id: String) -> String {
+    package static func anchor(_ id: String) -> String {
         var out = "test-"
         for byte in id.utf8 {
             switch byte {
@@ -111,7 +111,7 @@ public enum PerTestAnchor {
 
     /// 32-bit FNV-1a over the id's UTF-16 code units, modulo `count`: `per-test.js` computes the same with
     /// `charCodeAt` and `Math.imul`, so the page needs no per-test attribute to find a test's chunk.
-    public static func chunk(_ id: String, of count: Int) -> Int {
+    package static func chunk(_ id: String, of count: Int) -> Int {
         var hash: UInt32 = 2_166_136_261
         for unit in id.utf16 {
             hash ^= UInt32(unit)

@@ -1,21 +1,21 @@
 /// Swift syntax highlighting done by Testscope itself: a byte-level lexer that finds keywords,
 /// string literals (with interpolations, multi-line and raw strings), comments (nested), numbers,
 /// attributes, `#` directives and type names in a whole source file.
-public enum SwiftHighlighter {
+package enum SwiftHighlighter {
     /// What a highlighted range is; the raw value is the CSS class used in the report.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         case keyword = "k", string = "s", comment = "c", number = "n", attribute = "a", directive = "d", type = "t"
     }
 
     /// A highlighted byte range of the file (it may span lines: block comments, multi-line strings).
-    public struct Token: Equatable, Sendable {
-        public var start: Int
-        public var end: Int
-        public var kind: Kind
+    package struct Token: Equatable, Sendable {
+        package var start: Int
+        package var end: Int
+        package var kind: Kind
     }
 
     /// The highlighted ranges of `bytes`, in order and not overlapping.
-    public static func tokens(_ bytes: [UInt8]) -> [Token] {
+    package static func tokens(_ bytes: [UInt8]) -> [Token] {
         bytes.withUnsafeBufferPointer { buffer in
             var lexer = Lexer(bytes: buffer)
             lexer.code(insideInterpolation: false, depth: 0)

@@ -5,7 +5,7 @@ import TestscopeTestResults
 
 extension HTMLNavigationItem {
     /// The Tests page's link.
-    public static let tests = HTMLNavigationItem(title: "Tests", href: "tests.html")
+    package static let tests = HTMLNavigationItem(title: "Tests", href: "tests.html")
 }
 
 /// `tests.html`: the Tests page of the HTML report, rendered from `templates/tests.mustache` inside the
@@ -14,21 +14,21 @@ extension HTMLNavigationItem {
 /// crashes and timeouts with their evidence, known issues, skipped tests with reasons, the slowest
 /// tests, performance metrics and every result. As a `PageWriter` it also writes the landing
 /// `index.html` of a report without coverage (`landingIndex`).
-public struct TestsHTMLPage: ReportRenderer, PageWriter {
-    public var fileName: String { "tests.html" }
-    public var templates: HTMLTemplates
-    public var navigation: [HTMLNavigationItem]
-    public var generatorVersion: String
-    public var paths: PathDisplay
+package struct TestsHTMLPage: ReportRenderer, PageWriter {
+    package var fileName: String { "tests.html" }
+    package var templates: HTMLTemplates
+    package var navigation: [HTMLNavigationItem]
+    package var generatorVersion: String
+    package var paths: PathDisplay
     /// Shown in the footer ("Made by … on …").
-    public var createdAt: Date
+    package var createdAt: Date
     /// How many of the slowest tests the page lists.
-    public var slowestCount = 20
+    package var slowestCount = 20
     /// Whether `writePages` also writes the landing `index.html` (the report has no coverage page).
-    public var landingIndex = false
-    public var pageKinds: [ReportPageKind] { landingIndex ? [.tests, .testsLanding] : [.tests] }
+    package var landingIndex = false
+    package var pageKinds: [ReportPageKind] { landingIndex ? [.tests, .testsLanding] : [.tests] }
 
-    public init(templates: HTMLTemplates, navigation: [HTMLNavigationItem] = [.tests], generatorVersion: String,
+    package init(templates: HTMLTemplates, navigation: [HTMLNavigationItem] = [.tests], generatorVersion: String,
                 packageRoot: String, createdAt: Date = Date()) {
         self.templates = templates
         self.navigation = navigation
@@ -38,12 +38,12 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     }
 
     /// The package's name from its manifest (default: the root's folder name).
-    public var packageName: String?
+    package var packageName: String?
     /// Each test's last runs from `--history` (by `HistoryExecution.key`): a sparkline in its "All tests" row.
-    public var sparklines: [String: [HistoryTimelinePoint]] = [:]
+    package var sparklines: [String: [HistoryTimelinePoint]] = [:]
     /// `run --per-test-coverage`: the chunks of `per-test/` (`PerTestPages`); each test's first "All tests"
     /// row gets its `PerTestAnchor` id and, in the page, a button that lists what it covered.
-    public var perTestChunks: Int?
+    package var perTestChunks: Int?
 
     var package: String {
         if let packageName { return packageName }
@@ -51,14 +51,14 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
         return name.isEmpty ? paths.root : name
     }
 
-    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
         try out.write(try page(title: "Tests · \(package)", kind: "tests", body: try body(run, anchorPrefix: ""), current: .tests,
                                perTestChunks: perTestChunks))
     }
 
     /// The page's content without the layout; every `id` starts with `anchorPrefix` (the single-file
     /// report embeds it as its `#tests` view with the prefix `tests-`).
-    public func body(_ run: TestRunResults, anchorPrefix: String) throws -> String {
+    package func body(_ run: TestRunResults, anchorPrefix: String) throws -> String {
         var model = TestsHTMLModel(run: run, paths: paths, anchorPrefix: anchorPrefix, slowestCount: slowestCount)
         model.sparklines = sparklines
         model.testAnchors = perTestChunks != nil
@@ -67,7 +67,7 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
 
     /// Writes `tests.html` and, with `landingIndex`, `index.html`; returns their paths.
     @discardableResult
-    public func writePages(_ run: TestRunResults, into folder: OutputFolder) throws -> [String] {
+    package func writePages(_ run: TestRunResults, into folder: OutputFolder) throws -> [String] {
         var written = [try write(run, into: folder)]
         if landingIndex { written.append(try writeLandingIndex(run, into: folder)) }
         return written
@@ -76,7 +76,7 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
     /// Writes `index.html` for a report without coverage: the counts and a link to `tests.html`, so
     /// the report's usual entry point (and the top bar's home link) always opens.
     @discardableResult
-    public func writeLandingIndex(_ run: TestRunResults, into folder: OutputFolder) throws -> String {
+    package func writeLandingIndex(_ run: TestRunResults, into folder: OutputFolder) throws -> String {
         let body = try templates.render("tests-index", TestsLandingModel(
             package: package, packageRoot: paths.root, counts: TestsHTMLModel.counts(run), summary: run.summaryLine,
             hasFailures: run.hasFailures, testsHref: fileName))
@@ -119,7 +119,7 @@ public struct TestsHTMLPage: ReportRenderer, PageWriter {
 
 /// The failing issues and crash locations of a run by absolute file path: the "Failures in this file"
 /// box of the coverage file pages (`file-failures.mustache`), built once per report.
-public struct TestFailureIndex: Sendable {
+package struct TestFailureIndex: Sendable {
     struct Entry: Sendable {
         /// The id of its place on the Tests page, without the page's prefix: `t3-1` (issue 1 of result 3), `t3-crash`.
         var anchor: String
@@ -132,7 +132,7 @@ public struct TestFailureIndex: Sendable {
 
     let byFile: [String: [Entry]]
 
-    public init(_ run: TestRunResults) {
+    package init(_ run: TestRunResults) {
         var byFile: [String: [Entry]] = [:]
         for (index, result) in run.results.enumerated() where result.outcome.isFailure {
             func add(_ suffix: String, _ location: SourceLocation, _ message: String) {

@@ -7,14 +7,14 @@ import TestscopeHistory
 /// dark mode follows the page; a 480-unit-wide viewBox scaled to the page's width stays legible on a
 /// phone (14-unit text is 10 px at 360 px). Every point links to its run (`#run-<uuid>`) and carries a
 /// `<title>` (the run's date and value).
-public enum HistoryCharts {
+package enum HistoryCharts {
     /// One value of a series at a run index.
-    public struct Point: Sendable {
-        public var run: Int
-        public var value: Double
-        public var title: String
-        public var href: String
-        public init(run: Int, value: Double, title: String, href: String) {
+    package struct Point: Sendable {
+        package var run: Int
+        package var value: Double
+        package var title: String
+        package var href: String
+        package init(run: Int, value: Double, title: String, href: String) {
             self.run = run
             self.value = value
             self.title = title
@@ -23,11 +23,11 @@ public enum HistoryCharts {
     }
 
     /// A named series drawn in a CSS colour variable (`--accent`, `--lo`, …).
-    public struct Series: Sendable {
-        public var name: String
-        public var color: String
-        public var points: [Point]
-        public init(name: String, color: String, points: [Point]) {
+    package struct Series: Sendable {
+        package var name: String
+        package var color: String
+        package var points: [Point]
+        package init(name: String, color: String, points: [Point]) {
             self.name = name
             self.color = color
             self.points = points
@@ -38,7 +38,7 @@ public enum HistoryCharts {
     static let left = 66.0, right = 10.0, top = 10.0, bottom = 26.0
 
     /// A line chart of `series` over `runs` run indexes; `format` writes the axis labels.
-    public static func line(label: String, series: [Series], runs: [String], format: (Double) -> String, floorAtZero: Bool = true) -> String {
+    package static func line(label: String, series: [Series], runs: [String], format: (Double) -> String, floorAtZero: Bool = true) -> String {
         let values = series.flatMap { $0.points.map(\.value) }
         guard !values.isEmpty else { return empty(label) }
         var (low, high) = (floorAtZero ? min(0, values.min()!) : values.min()!, values.max()!)
@@ -60,7 +60,7 @@ public enum HistoryCharts {
     }
 
     /// Stacked bars per run (the series in order, bottom up).
-    public static func bars(label: String, series: [Series], runs: [String]) -> String {
+    package static func bars(label: String, series: [Series], runs: [String]) -> String {
         var totals = [Double](repeating: 0, count: runs.count)
         for s in series { for p in s.points where p.run < runs.count { totals[p.run] += p.value } }
         let high = max(1, totals.max() ?? 0)
@@ -82,7 +82,7 @@ public enum HistoryCharts {
 
     /// A test's last runs: one bar each, coloured by outcome, as tall as its duration relative to the
     /// longest (a failure is full height); titled with the run's date, outcome and duration.
-    public static func sparkline(_ points: [HistoryTimelinePoint], label: String) -> String {
+    package static func sparkline(_ points: [HistoryTimelinePoint], label: String) -> String {
         let step = 5.0, w = max(step, Double(points.count) * step), h = 16.0
         let longest = points.compactMap(\.duration).max() ?? 0
         var svg = "<svg class=\"spark\" viewBox=\"0 0 \(fmt(w)) \(fmt(h))\" width=\"\(fmt(w))\" height=\"\(fmt(h))\" role=\"img\" aria-label=\"\(HTMLEscaping.escape(label))\">"

@@ -4,33 +4,33 @@ import TestscopeHistory
 
 extension HTMLNavigationItem {
     /// The History page's link.
-    public static let history = HTMLNavigationItem(title: "History", href: "history.html")
+    package static let history = HTMLNavigationItem(title: "History", href: "history.html")
 }
 
 /// `history.html`: the runs of a `--history` file drawn (`templates/history.mustache` in the report's
 /// layout, self-contained): coverage, test count and suite duration, failing and flaky tests per run,
 /// the slowest tests' durations — each point linking to its run's row — then each test's verdict with
 /// its sparkline, what changed recently, a quarantine file to start from, and every run.
-public struct HistoryHTMLPage: ReportRenderer {
-    public var fileName: String { ReportPageKind.history.file }
-    public var templates: HTMLTemplates
-    public var navigation: [HTMLNavigationItem] = [.history]
-    public var generatorVersion: String
-    public var paths: PathDisplay
+package struct HistoryHTMLPage: ReportRenderer {
+    package var fileName: String { ReportPageKind.history.file }
+    package var templates: HTMLTemplates
+    package var navigation: [HTMLNavigationItem] = [.history]
+    package var generatorVersion: String
+    package var paths: PathDisplay
     /// The history file, shown in the facts.
-    public var historyPath = ""
+    package var historyPath = ""
     /// Charts draw the last this many runs (a point per run stays clickable at phone width).
-    public var chartRuns = 100
+    package var chartRuns = 100
     /// Tests listed at most, the most serious first.
-    public var testLimit = 300
+    package var testLimit = 300
 
-    public init(templates: HTMLTemplates, generatorVersion: String, packageRoot: String) {
+    package init(templates: HTMLTemplates, generatorVersion: String, packageRoot: String) {
         self.templates = templates
         self.generatorVersion = generatorVersion
         self.paths = PathDisplay(root: packageRoot)
     }
 
-    public func render<Output: TextOutput>(_ records: [HistoryRecord], to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ records: [HistoryRecord], to out: inout Output) throws {
         let package = URL(fileURLWithPath: paths.root).lastPathComponent
         let body = try templates.render("history", model(records, package: package))
         let common = PageCommon(root: "", package: package, packageRoot: paths.root, generator: "testscope \(generatorVersion)",

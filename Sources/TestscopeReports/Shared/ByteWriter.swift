@@ -271,13 +271,13 @@ final class WrittenBytes: @unchecked Sendable {
 
 extension TextOutput {
     /// Writes UTF-8 bytes (renderers that build bytes use this).
-    public mutating func write(bytes: [UInt8]) throws {
+    package mutating func write(bytes: [UInt8]) throws {
         try write(String(decoding: bytes, as: UTF8.self))
     }
 }
 
 extension AtomicFileWriter {
-    public func write(bytes: [UInt8]) throws {
+    package func write(bytes: [UInt8]) throws {
         try write(bytes: bytes[...])
     }
 }

@@ -2,12 +2,12 @@ import TestscopeExecution
 
 /// Makes text legal XML 1.0: ANSI sequences stripped, forbidden characters replaced with U+FFFD,
 /// markup characters escaped (and line breaks and tabs as character references in attributes).
-public enum XMLText {
+package enum XMLText {
     /// Text content of an element.
-    public static func content(_ text: String) -> String { escape(text, attribute: false) }
+    package static func content(_ text: String) -> String { escape(text, attribute: false) }
 
     /// An attribute value (without the quotes).
-    public static func attribute(_ text: String) -> String { escape(text, attribute: true) }
+    package static func attribute(_ text: String) -> String { escape(text, attribute: true) }
 
     static func escape(_ raw: String, attribute: Bool) -> String {
         // Most text (file paths, function names) needs nothing: returned as it is after one byte scan.

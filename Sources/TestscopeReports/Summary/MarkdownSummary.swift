@@ -6,25 +6,25 @@ import TestscopeTestResults
 /// `summary.md`, and the GitHub step summary: coverage totals (with the change against a baseline),
 /// diff coverage, the gate, test failures, flaky findings and the worst files, most important first,
 /// cut at a line boundary with a note when longer than `limit` (UTF-8 bytes, so never more characters).
-public struct MarkdownSummary: ReportRenderer {
+package struct MarkdownSummary: ReportRenderer {
     /// A pull-request or commit comment (python-coverage-comment-action's README; check-spelling).
-    public static let commentLimit = 65_536
+    package static let commentLimit = 65_536
     /// `$GITHUB_STEP_SUMMARY`: larger uploads are refused by the runner.
-    public static let stepSummaryLimit = 1_048_576
+    package static let stepSummaryLimit = 1_048_576
 
-    public var fileName: String { "summary.md" }
-    public var limit: Int
-    public var paths: PathDisplay
+    package var fileName: String { "summary.md" }
+    package var limit: Int
+    package var paths: PathDisplay
     /// Rows of the worst-files and failure tables.
-    public var rows: Int
+    package var rows: Int
 
-    public init(packageRoot: String, limit: Int = commentLimit, rows: Int = 10) {
+    package init(packageRoot: String, limit: Int = commentLimit, rows: Int = 10) {
         self.paths = PathDisplay(root: packageRoot)
         self.limit = limit
         self.rows = rows
     }
 
-    public func render<Output: TextOutput>(_ content: SummaryContent, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ content: SummaryContent, to out: inout Output) throws {
         try out.write(Self.bounded(markdown(content), limit: limit))
     }
 

@@ -5,19 +5,19 @@ import TestscopeTestResults
 /// `junit.xml`: one `testsuite` per XCTestCase class or Swift Testing suite, one `testcase` per test
 /// and per parameterized case. Strict mode leaves out everything the Ant and Jenkins schemas reject
 /// (testcase `file`/`line`, root attributes, testcase `system-out`).
-public struct JUnitReport: ReportRenderer {
-    public var fileName: String { "junit.xml" }
-    public var strict: Bool
-    public var paths: PathDisplay
-    public var hostname: String
+package struct JUnitReport: ReportRenderer {
+    package var fileName: String { "junit.xml" }
+    package var strict: Bool
+    package var paths: PathDisplay
+    package var hostname: String
 
-    public init(strict: Bool, packageRoot: String, hostname: String = ProcessInfo.processInfo.hostName) {
+    package init(strict: Bool, packageRoot: String, hostname: String = ProcessInfo.processInfo.hostName) {
         self.strict = strict
         self.paths = PathDisplay(root: packageRoot)
         self.hostname = hostname.isEmpty ? "localhost" : hostname
     }
 
-    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
         var suites: [(name: String, results: [TestCaseResult])] = []
         for result in run.results {
             let name = result.className.isEmpty ? "Tests" : result.className

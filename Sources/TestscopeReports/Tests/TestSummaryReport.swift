@@ -3,21 +3,21 @@ import TestscopeTestResults
 
 /// The terminal summary after a run: failures with `file:line` and message, crashes and timeouts
 /// with their evidence, the slowest tests, then `N passed, N failed, N skipped` (+ crashed, timed out).
-public struct TestSummaryReport: ReportRenderer {
-    public var fileName: String { "tests.txt" }
-    public var terminal: Terminal
-    public var paths: PathDisplay
-    public var slowest: Int
+package struct TestSummaryReport: ReportRenderer {
+    package var fileName: String { "tests.txt" }
+    package var terminal: Terminal
+    package var paths: PathDisplay
+    package var slowest: Int
     /// The closing `N passed, N failed…` line (the final screen puts it first, in its verdict).
-    public var showsSummaryLine = true
+    package var showsSummaryLine = true
 
-    public init(terminal: Terminal, packageRoot: String, slowest: Int = 5) {
+    package init(terminal: Terminal, packageRoot: String, slowest: Int = 5) {
         self.terminal = terminal
         self.paths = PathDisplay(root: packageRoot)
         self.slowest = slowest
     }
 
-    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
         let failing = run.results.filter { $0.outcome.isFailure }
         if !failing.isEmpty {
             try out.write(terminal.styled("Failures:", .bold) + "\n")
@@ -54,13 +54,13 @@ public struct TestSummaryReport: ReportRenderer {
 }
 
 /// `tests.json`: the test results model (documented in docs/tests-json.md).
-public struct TestResultsJSONReport: ReportRenderer {
-    public var fileName: String { "tests.json" }
-    public var paths: PathDisplay
+package struct TestResultsJSONReport: ReportRenderer {
+    package var fileName: String { "tests.json" }
+    package var paths: PathDisplay
 
-    public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
+    package init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
 
-    public func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ run: TestRunResults, to out: inout Output) throws {
         let s = JSONReport.string
         var counts: [String] = []
         for outcome in TestOutcome.allCases { counts.append("\(s(outcome.rawValue)): \(run.count(outcome))") }
@@ -101,13 +101,13 @@ public struct TestResultsJSONReport: ReportRenderer {
 /// GitHub Actions workflow commands: an `::error file=…,line=…::…` annotation per failed test, within
 /// GitHub's limit of 10 error annotations per step (more are dropped silently; actions/toolkit PR #734):
 /// past it, 9 annotations and one that names the rest. The step summary is `MarkdownSummary`'s.
-public struct GitHubActionsReport {
+package struct GitHubActionsReport {
     /// Error annotations GitHub shows for one step.
-    public static let errorsPerStep = 10
-    public var paths: PathDisplay
-    public init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
+    package static let errorsPerStep = 10
+    package var paths: PathDisplay
+    package init(packageRoot: String) { paths = PathDisplay(root: packageRoot) }
 
-    public func annotations(_ run: TestRunResults) -> [String] {
+    package func annotations(_ run: TestRunResults) -> [String] {
         let failing = run.results.filter { $0.outcome.isFailure }
         let shown = failing.count <= Self.errorsPerStep ? failing[...] : failing.prefix(Self.errorsPerStep - 1)
         var lines = shown.map { result in

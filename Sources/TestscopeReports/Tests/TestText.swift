@@ -3,10 +3,10 @@ import TestscopeExecution
 import TestscopeTestResults
 
 /// Paths shown to users: relative to the package root when inside it.
-public struct PathDisplay: Sendable {
-    public var root: String
-    public init(root: String) { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
-    public func relative(_ path: String) -> String {
+package struct PathDisplay: Sendable {
+    package var root: String
+    package init(root: String) { self.root = root.hasSuffix("/") ? String(root.dropLast()) : root }
+    package func relative(_ path: String) -> String {
         path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
     }
 }

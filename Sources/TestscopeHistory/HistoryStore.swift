@@ -92,10 +92,12 @@ public final class HistoryStore {
             }
             return state.version < HistorySchema.currentVersion
         }
-        let needsWork = try check(try inspect())
+        let state = try inspect()
+        let needsWork = try check(state)
         guard mode == .write else {
-            if needsWork {
-                throw HistoryError.unreadable(path: path, detail: "an empty or older history: record a run into it with --history first")
+            // An older schema reads as it is (later versions only add tables; their readers check).
+            if needsWork && (state.id == 0 || state.tables == 0) {
+                throw HistoryError.unreadable(path: path, detail: "an empty history: record a run into it with --history first")
             }
             return
         }
@@ -114,7 +116,7 @@ public final class HistoryStore {
         }
     }
 
-    private func db() throws -> SQLiteConnection {
+    func db() throws -> SQLiteConnection {
         guard let connection else { throw HistoryError.unreadable(path: url.path, detail: "already closed") }
         return connection
     }

@@ -56,6 +56,12 @@ package struct HistoryImpactStore: ImpactMapStore {
         try store.close()
         return try rows.map { row in
             do {
+                // A map of another layout version is not decoded: its environment says why it does not apply.
+                let environment = try JSONDecoder().decode(ImpactEnvironment.self, from: Data(row.environment.utf8))
+                guard environment.mapVersion == ImpactMap.formatVersion else {
+                    return ImpactMap(commit: row.commit, tree: row.tree, dirtyFiles: [:], environment: environment, files: [], functions: [],
+                                     outsideTests: [], tests: [])
+                }
                 return try ImpactMap.decoded(Data(row.map.utf8))
             } catch {
                 // One clear error; reading changed nothing in the file.

@@ -112,7 +112,7 @@ package struct ChangeAnalyzer {
     /// The map's checksum still matches the old text: else the map was recorded on other text (a dirty
     /// tree, another checkout) and its regions cannot place the edit.
     func recordedOn(_ tokens: [SourceToken], _ function: ImpactMap.Function) -> Bool {
-        String(SourceTokens.checksum(tokens, from: function.start, to: function.end), radix: 16) == function.checksum
+        ImpactMap.Function.checksumText(SourceTokens.checksum(tokens, from: function.start, to: function.end)) == function.checksum
     }
 
     func newLine(of edit: TokenEdit, _ new: [SourceToken], _ old: [SourceToken]) -> UInt32 {

@@ -36,14 +36,33 @@ package struct ImpactMap: Codable, Equatable, Sendable {
         /// `SourceTokens.checksum` of the region, hexadecimal (the text's state when recorded).
         package var checksum: String
 
-        enum CodingKeys: String, CodingKey { case file = "f", name = "n", region = "r", checksum = "h" }
+        /// Encoded as one array, `[file, name, startLine, startColumn, endLine, endColumn, checksum]`:
+        /// keys repeated per function were a fifth of the map.
+        package init(from decoder: Decoder) throws {
+            var fields = try decoder.unkeyedContainer()
+            file = try fields.decode(Int.self)
+            name = try fields.decode(String.self)
+            region = try (0..<4).map { _ in try fields.decode(UInt32.self) }
+            checksum = try fields.decode(String.self)
+        }
+
+        package func encode(to encoder: Encoder) throws {
+            var fields = encoder.unkeyedContainer()
+            try fields.encode(file)
+            try fields.encode(name)
+            for value in region { try fields.encode(value) }
+            try fields.encode(checksum)
+        }
 
         package init(file: Int, name: String, start: SourcePosition, end: SourcePosition, checksum: UInt64) {
             self.file = file
             self.name = name
             self.region = [start.line, start.column, end.line, end.column]
-            self.checksum = String(checksum, radix: 16)
+            self.checksum = ImpactMap.Function.checksumText(checksum)
         }
+
+        /// 48 bits of the checksum: a stale map is told from the text with odds of 1 in 2^48.
+        package static func checksumText(_ checksum: UInt64) -> String { String(checksum >> 16, radix: 16) }
 
         package var start: SourcePosition { SourcePosition(line: region.first ?? 0, column: region.count > 1 ? region[1] : 0) }
         package var end: SourcePosition { SourcePosition(line: region.count > 2 ? region[2] : 0, column: region.count > 3 ? region[3] : 0) }
@@ -87,6 +106,72 @@ package struct ImpactMap: Codable, Equatable, Sendable {
     }
 
     package var outsideTestFunctions: [Int] { Self.indexes(outsideTests) }
+
+    enum CodingKeys: String, CodingKey { case version, commit, tree, dirtyFiles, environment, files, functions, outsideTests, tests }
+
+    package init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decode(Int.self, forKey: .version)
+        commit = try c.decode(String.self, forKey: .commit)
+        tree = try c.decodeIfPresent(String.self, forKey: .tree)
+        dirtyFiles = try c.decode([String: String].self, forKey: .dirtyFiles)
+        environment = try c.decode(ImpactEnvironment.self, forKey: .environment)
+        files = try c.decode([String].self, forKey: .files)
+        functions = try c.decode([Function].self, forKey: .functions)
+        tests = try c.decode([Test].self, forKey: .tests)
+        guard let names = Self.expandBeginnings(functions.map(\.name)), let ids = Self.expandBeginnings(tests.map(\.id)) else {
+            throw DecodingError.dataCorruptedError(forKey: .functions, in: c, debugDescription: "a name's shared beginning is longer than the name before it")
+        }
+        for i in functions.indices { functions[i].name = names[i] }
+        for i in tests.indices { tests[i].id = ids[i] }
+        outsideTests = try c.decode(String.self, forKey: .outsideTests)
+    }
+
+    /// Names and test ids share their beginnings with the one before (`shareBeginnings`): a file's
+    /// Swift symbols share their module and type prefixes, a class's tests their class.
+    package func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(version, forKey: .version)
+        try c.encode(commit, forKey: .commit)
+        try c.encodeIfPresent(tree, forKey: .tree)
+        try c.encode(dirtyFiles, forKey: .dirtyFiles)
+        try c.encode(environment, forKey: .environment)
+        try c.encode(files, forKey: .files)
+        var coded = functions
+        for (i, name) in Self.shareBeginnings(functions.map(\.name)).enumerated() { coded[i].name = name }
+        var codedTests = tests
+        for (i, id) in Self.shareBeginnings(tests.map(\.id)).enumerated() { codedTests[i].id = id }
+        try c.encode(coded, forKey: .functions)
+        try c.encode(outsideTests, forKey: .outsideTests)
+        try c.encode(codedTests, forKey: .tests)
+    }
+
+    /// Each name that shares more than 4 bytes with the one before as `<shared>~<rest>` (symbols and
+    /// test ids never start with a digit).
+    static func shareBeginnings(_ names: [String]) -> [String] {
+        var result = names
+        for i in names.indices.dropFirst() {
+            let previous = Array(names[i - 1].utf8), name = Array(names[i].utf8)
+            var shared = 0
+            while shared < min(previous.count, name.count), previous[shared] == name[shared] { shared += 1 }
+            // Not inside a multi-byte character.
+            while shared > 0, shared < name.count, name[shared] & 0xC0 == 0x80 { shared -= 1 }
+            if shared > 4 { result[i] = "\(shared)~" + String(decoding: name[shared...], as: UTF8.self) }
+        }
+        return result
+    }
+
+    /// `shareBeginnings` undone; nil when a shared beginning is longer than the name before it.
+    static func expandBeginnings(_ coded: [String]) -> [String]? {
+        var result = coded
+        for i in coded.indices where coded[i].first?.isNumber == true {
+            let parts = coded[i].split(separator: "~", maxSplits: 1, omittingEmptySubsequences: false)
+            guard i > 0, parts.count == 2, let shared = Int(parts[0]), shared <= result[i - 1].utf8.count,
+                  let head = String(result[i - 1].utf8.prefix(shared)) else { return nil }
+            result[i] = head + parts[1]
+        }
+        return result
+    }
 
     /// The hash recorded for a dirty file's text.
     package static func contentHash(_ text: String) -> String { String(StableHash.hash(seed: 0, text), radix: 16) }

@@ -65,6 +65,7 @@ package struct ImpactMapBuilder {
             seen[key] = functions.count - 1
             functionIndex[index] = functions.count - 1
         }
+        (functions, functionIndex) = Self.withoutNestedExpressions(functions, functionIndex, tokens: tokens)
         func indexes(_ set: Set<Int>) -> Set<Int> { Set(set.compactMap { functionIndex[$0] }) }
 
         var byTest: [String: Set<Int>] = [:]
@@ -78,17 +79,49 @@ package struct ImpactMapBuilder {
             if let at = position[result.id] {
                 // Cases of one test: the worst outcome, the durations summed.
                 if Self.severity(result.outcome) > Self.severity(tests[at].outcome) { tests[at].outcome = result.outcome }
-                if let duration = result.duration { tests[at].duration = (tests[at].duration ?? 0) + duration }
+                if let duration = result.duration { tests[at].duration = (((tests[at].duration ?? 0) + duration) * 1000).rounded() / 1000 }
                 continue
             }
             position[result.id] = tests.count
-            tests.append(ImpactMap.Test(id: result.id, outcome: result.outcome, duration: result.duration,
+            // Milliseconds are enough for the time a skip saves.
+            let duration = result.duration.map { ($0 * 1000).rounded() / 1000 }
+            tests.append(ImpactMap.Test(id: result.id, outcome: result.outcome, duration: duration,
                                         functions: byTest[result.id] ?? [],
                                         usable: !lostSet.contains(result.id) && byTest[result.id] != nil))
         }
         let outside = entered.isEmpty ? [] : indexes(entered[0])
         return ImpactMap(commit: commit, tree: tree, dirtyFiles: dirtyFiles, environment: environment, files: files,
                          functions: functions, outsideTests: outside, tests: tests)
+    }
+
+    /// Without the functions that are an expression inside another function (autoclosures, `{ $0.x }`
+    /// regions without braces): whoever ran one ran the function around it, and an edit there is that
+    /// function's (`ChangeAnalyzer` places edits only in bodies between braces). Their indexes map to
+    /// the function around them. Halves the map of a Swift package (every `XCTAssert` has two).
+    static func withoutNestedExpressions(_ functions: [ImpactMap.Function], _ index: [Int: Int], tokens: [Int: [SourceToken]])
+        -> ([ImpactMap.Function], [Int: Int]) {
+        var byFile: [Int: [Int]] = [:]
+        for (i, function) in functions.enumerated() { byFile[function.file, default: []].append(i) }
+        var container: [Int: Int] = [:]
+        for (i, function) in functions.enumerated() {
+            let fileTokens = tokens[function.file] ?? []
+            let braced = fileTokens.contains { $0.start == function.start && $0.text == "{" } && fileTokens.contains { $0.end == function.end && $0.text == "}" }
+            guard !braced else { continue }
+            // The smallest other function whose region holds this one.
+            let holders = (byFile[function.file] ?? []).filter { j in
+                j != i && functions[j].start <= function.start && function.end <= functions[j].end && (functions[j].start, functions[j].end) != (function.start, function.end)
+            }
+            if let holder = holders.min(by: { (functions[$0].start, functions[$1].end) > (functions[$1].start, functions[$0].end) }) { container[i] = holder }
+        }
+        // Follow chains (an autoclosure in an autoclosure) to a kept function.
+        func kept(_ i: Int) -> Int { var k = i; while let next = container[k] { k = next }; return k }
+        var renumber: [Int: Int] = [:]
+        var result: [ImpactMap.Function] = []
+        for i in functions.indices where container[i] == nil {
+            renumber[i] = result.count
+            result.append(functions[i])
+        }
+        return (result, index.mapValues { renumber[kept($0)]! })
     }
 
     /// The package-relative path of the function's file and the span of its code regions there; nil

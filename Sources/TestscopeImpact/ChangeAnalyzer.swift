@@ -64,9 +64,10 @@ package struct ChangeAnalyzer {
         let edits = TokenDiff.edits(oldTokens, newTokens)
         markChangedLines(edits, newTokens, path: path, in: &impact)
         let functions = (functionsByFile[path] ?? []).filter { recordedOn(oldTokens, map.functions[$0]) }
+        let braces = Self.braces(of: functions.map { map.functions[$0] }, in: oldTokens)
         for edit in edits {
             let line = newLine(of: edit, newTokens, oldTokens)
-            if let function = body(containing: edit, oldTokens, functions) {
+            if let function = body(containing: edit, oldTokens, zip(functions, braces).compactMap { f, b in b.map { (f, $0.open, $0.close) } }) {
                 impact.add(ChangeEvidence(rule: .bodyChanged(function: function), path: path, line: line))
                 continue
             }
@@ -78,17 +79,15 @@ package struct ChangeAnalyzer {
 
     /// The innermost recorded function whose braces strictly enclose the edit (in old-token
     /// coordinates), unless it or a function around it is inlinable.
-    func body(containing edit: TokenEdit, _ tokens: [SourceToken], _ candidates: [Int]) -> Int? {
+    /// `candidates`: functions with the token indexes of their braces.
+    func body(containing edit: TokenEdit, _ tokens: [SourceToken], _ candidates: [(Int, open: Int, close: Int)]) -> Int? {
         // The edit's span: its old tokens, or the gap between two old tokens for an insertion.
         guard edit.old.lowerBound > 0 || !edit.old.isEmpty else { return nil }
         let first = edit.old.isEmpty ? edit.old.lowerBound - 1 : edit.old.lowerBound
         let last = edit.old.isEmpty ? edit.old.lowerBound : edit.old.upperBound - 1
         guard last < tokens.count else { return nil }
         var best: (index: Int, size: Int)?
-        for index in candidates {
-            let function = map.functions[index]
-            guard let open = tokens.firstIndex(where: { $0.start == function.start }), tokens[open].text == "{",
-                  let close = tokens.lastIndex(where: { $0.end == function.end }), tokens[close].text == "}" else { continue }
+        for (index, open, close) in candidates {
             // Strictly inside: edited tokens between the braces; an insertion may sit right after `{` or before `}`.
             let inside = edit.old.isEmpty ? first >= open && last <= close : first > open && last < close
             guard inside else { continue }
@@ -96,6 +95,16 @@ package struct ChangeAnalyzer {
             if best.map({ close - open < $0.size }) ?? true { best = (index, close - open) }
         }
         return best?.index
+    }
+
+    /// Each function's body braces as token indexes: its region starts at a `{` and ends after a `}`
+    /// (nil for a region that is an expression: a default argument, a property initialiser).
+    static func braces(of functions: [ImpactMap.Function], in tokens: [SourceToken]) -> [(open: Int, close: Int)?] {
+        var starts: [SourcePosition: Int] = [:], ends: [SourcePosition: Int] = [:]
+        for (index, token) in tokens.enumerated() where token.text == "{" || token.text == "}" {
+            if token.text == "{" { starts[token.start] = index } else { ends[token.end] = index }
+        }
+        return functions.map { function in starts[function.start].flatMap { open in ends[function.end].map { (open, $0) } } }
     }
 
     /// Whether the declaration that `open` (a body's `{`) belongs to has an inlining attribute: the

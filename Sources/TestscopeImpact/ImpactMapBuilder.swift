@@ -47,8 +47,9 @@ package struct ImpactMapBuilder {
         var tokens: [Int: [SourceToken]] = [:]
         // Every function of the package's own files (tests' too), run or not: an edit inside a function
         // nobody ran is then a body change that selects nobody, not a change "outside any function".
+        var relativePaths: [String: String?] = [:]
         for (index, function) in mapped.enumerated() {
-            guard let (path, start, end) = extent(function) else { continue }
+            guard let (path, start, end) = extent(function, relativePaths: &relativePaths) else { continue }
             let file = fileIndex[path] ?? {
                 files.append(path)
                 fileIndex[path] = files.count - 1
@@ -126,12 +127,16 @@ package struct ImpactMapBuilder {
 
     /// The package-relative path of the function's file and the span of its code regions there; nil
     /// for a function outside the package or in its build folder (dependencies, generated code).
-    func extent(_ function: MappedFunction) -> (String, SourcePosition, SourcePosition)? {
+    func extent(_ function: MappedFunction, relativePaths: inout [String: String?]) -> (String, SourcePosition, SourcePosition)? {
         var expanded = Set<UInt32>()
         for region in function.regions where region.kind == .expansion { expanded.insert(region.expandedFileID) }
         // llvm's findMainViewFileID: the first file id no expansion targets.
         guard let main = function.filenames.indices.first(where: { !expanded.contains(UInt32($0)) }),
-              let path = relative(function.filenames[main]) else { return nil }
+              let path = relativePaths[function.filenames[main]] ?? {
+                  let path = relative(function.filenames[main])
+                  relativePaths[function.filenames[main]] = path
+                  return path
+              }() else { return nil }
         var start: SourcePosition?, end: SourcePosition?
         for region in function.regions where region.kind == .code && region.fileID == UInt32(main) {
             let from = SourcePosition(line: region.lineStart, column: region.columnStart)

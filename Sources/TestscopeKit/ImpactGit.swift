@@ -12,11 +12,16 @@ extension GitRepository {
         return try checked(["rev-list", "--max-count=\(limit)", commit]).split(separator: "\n").map(String.init)
     }
 
-    /// `path` (repository-relative) relative to `packageRoot`; `../…` outside it.
-    func packagePath(_ repoPath: String, packageRoot: URL) -> String {
+    /// The package's folder in the repository, `""` or `sub/dir/`.
+    func packageFolder(_ packageRoot: URL) -> String {
         let root = packageRoot.standardizedFileURL.resolvingSymlinksInPath().path
         let top = self.root.standardizedFileURL.resolvingSymlinksInPath().path
-        let inside = root == top ? "" : String(root.dropFirst(top.count + 1)) + "/"
+        return root == top || !root.hasPrefix(top + "/") ? "" : String(root.dropFirst(top.count + 1)) + "/"
+    }
+
+    /// `path` (repository-relative) relative to `packageRoot`; `../…` outside it.
+    func packagePath(_ repoPath: String, packageRoot: URL) -> String {
+        let inside = packageFolder(packageRoot)
         if repoPath.hasPrefix(inside) { return String(repoPath.dropFirst(inside.count)) }
         let depth = inside.split(separator: "/").count
         return String(repeating: "../", count: depth) + repoPath
@@ -26,7 +31,8 @@ extension GitRepository {
     /// package-relative, with their text's hash: a map recorded on a dirty tree keeps these.
     func dirtyFiles(packageRoot: URL) throws -> [String: String] {
         var files: [String: String] = [:]
-        for repoPath in try changedPaths(since: "HEAD").map(\.path) + untracked() {
+        let folder = packageFolder(packageRoot)
+        for repoPath in try changedPaths(since: "HEAD", in: folder).map(\.path) + untracked(in: folder) {
             let text = (try? String(contentsOf: root.appendingPathComponent(repoPath), encoding: .utf8)) ?? ""
             files[packagePath(repoPath, packageRoot: packageRoot)] = ImpactMap.contentHash(text)
         }
@@ -39,7 +45,8 @@ extension GitRepository {
         var changes: [String: FileChange] = [:]
         func current(_ repoPath: String) -> String? { try? String(contentsOf: root.appendingPathComponent(repoPath), encoding: .utf8) }
         func old(_ repoPath: String) throws -> String? { try output(["show", "\(map.commit):\(repoPath)"]) }
-        for (status, path, from) in try changedPaths(since: map.commit) {
+        let folder = packageFolder(packageRoot)
+        for (status, path, from) in try changedPaths(since: map.commit, in: folder) {
             let local = packagePath(path, packageRoot: packageRoot)
             switch status {
             case "A": changes[local] = FileChange(path: local, kind: .added, oldText: nil, newText: current(path))
@@ -51,7 +58,7 @@ extension GitRepository {
             default: changes[local] = FileChange(path: local, kind: .modified, oldText: try old(path), newText: current(path))
             }
         }
-        for path in try untracked() {
+        for path in try untracked(in: folder) {
             let local = packagePath(path, packageRoot: packageRoot)
             changes[local] = FileChange(path: local, kind: .added, oldText: nil, newText: current(path))
         }
@@ -67,9 +74,11 @@ extension GitRepository {
         return changes.keys.sorted().map { changes[$0]! }
     }
 
-    /// `git diff --name-status -M BASE`: the tracked files' changes from `base` to the working tree.
-    func changedPaths(since base: String) throws -> [(status: String, path: String, from: String?)] {
-        let fields = try checked(["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base, "--"])
+    /// `git diff --name-status -M BASE`: the tracked files' changes from `base` to the working tree, in
+    /// the package's folder (a monorepo's other packages are not this one's change; a local path
+    /// dependency outside it is `selectAffected`'s full run).
+    func changedPaths(since base: String, in folder: String) throws -> [(status: String, path: String, from: String?)] {
+        let fields = try checked(["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base, "--", folder.isEmpty ? "." : folder])
             .split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
         var result: [(String, String, String?)] = []
         var index = 0
@@ -88,8 +97,8 @@ extension GitRepository {
         return result
     }
 
-    /// Files git neither tracks nor ignores.
-    func untracked() throws -> [String] {
-        try checked(["ls-files", "--others", "--exclude-standard", "-z"]).split(separator: "\0").map(String.init)
+    /// Files git neither tracks nor ignores, in the package's folder.
+    func untracked(in folder: String) throws -> [String] {
+        try checked(["ls-files", "--others", "--exclude-standard", "-z", "--", folder.isEmpty ? "." : folder]).split(separator: "\0").map(String.init)
     }
 }

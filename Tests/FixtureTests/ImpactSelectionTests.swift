@@ -91,6 +91,17 @@ final class ImpactSelectionTests: XCTestCase {
             XCTAssertTrue(decision.reason.hasSuffix("(Sources/Shapes/Shape.swift:38)"), decision.reason)
         }
 
+        // The same through the Kit's selection (git, the history, the layout, demangled names), as `run --affected` calls it.
+        let affected = try pipeline.selectAffected(
+            packageRoot: package, history: history, since: nil, tests: map.tests.map(\.id), alwaysRun: [],
+            toolchain: try TestscopeExecution.Toolchain.locate(), configuration: nil, buildArguments: [], scratchPath: request.selection.scratchPath)
+        XCTAssertNil(affected.fullRunReason)
+        XCTAssertEqual(affected.decisions.filter(\.run).map(\.test), decisions.filter(\.run).map(\.test))
+        for decision in affected.decisions where decision.run {
+            XCTAssertEqual(decision.reason, "executed validated(_:) -> Rect, whose body changed (Sources/Shapes/Shape.swift:38)")
+        }
+        XCTAssertGreaterThanOrEqual(affected.savedSeconds, 0)
+
         // A comment in the same body reaches no test.
         try (text.replacingOccurrences(of: "guard rect.width >= 0 else", with: "guard rect.width >= 0 /* non-negative */ else"))
             .write(to: source, atomically: true, encoding: .utf8)

@@ -27,9 +27,9 @@ public enum PerTestBuilder {
         record(mapped: mapped, processes: processes, model: report, ranTests: ranTests).coverage
     }
 
-    /// `per-test.json`'s content and, per context (in its order), the functions the context entered:
-    /// indexes into `mapped` whose entry counter (a function's first counter) the context's deltas
-    /// raised — test impact analysis's map (TestscopeImpact) is made of these.
+    /// `per-test.json`'s content and, per context (in its order), the functions the context executed:
+    /// indexes into `mapped` any of whose counters the context's deltas raised — test impact
+    /// analysis's map (TestscopeImpact) is made of these.
     public static func record(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
                               ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>]) {
         var reportIndex: [String: Int] = [:]
@@ -121,7 +121,9 @@ public enum PerTestBuilder {
         for (record, counts) in touched {
             functions[records[record].nameRef, default: [:]][records[record].funcHash] = counts
             for function in byName[records[record].nameRef] ?? [] {
-                if counts[0] > 0, mapped[function].funcHash == records[record].funcHash { entered.insert(function) }
+                // Any counter, not only the entry's: an async function or a closure resumed in a later test
+                // runs there without being entered there.
+                if counts.contains(where: { $0 > 0 }), mapped[function].funcHash == records[record].funcHash { entered.insert(function) }
                 for name in mapped[function].filenames where reportIndex[name] != nil { files.insert(name) }
             }
         }

@@ -73,7 +73,13 @@ package struct ChangeAnalyzer {
             }
             impact.add(ChangeEvidence(rule: .structural, path: path, line: line))
             let words = oldTokens[edit.old].contains { $0.kind == .word } || newTokens[edit.new].contains { $0.kind == .word }
-            if words || language == .cFamily { impact.add(ChangeEvidence(rule: wholeFile, path: path, line: line)) }
+            // Literals alone stay with the file's tests only inside a function's region that runs each time
+            // its value is needed (a stored property's initialiser, a default argument). Anywhere else a
+            // literal is read without code of this file running: an enum's raw value, a `#if compiler(>=6)`,
+            // a global's or a static's initialiser (run once per process, by whichever test came first).
+            if words || language == .cFamily || !insideRecomputedRegion(edit, oldTokens, functions) {
+                impact.add(ChangeEvidence(rule: wholeFile, path: path, line: line))
+            }
         }
     }
 
@@ -95,6 +101,18 @@ package struct ChangeAnalyzer {
             if best.map({ close - open < $0.size }) ?? true { best = (index, close - open) }
         }
         return best?.index
+    }
+
+    /// Whether the edit's old tokens (or its insertion point) lie in the region of a recorded function
+    /// that is not a one-time initialiser (Swift's `…WZ`: a global's or a static property's).
+    func insideRecomputedRegion(_ edit: TokenEdit, _ tokens: [SourceToken], _ candidates: [Int]) -> Bool {
+        guard !tokens.isEmpty else { return false }
+        let first = tokens[min(edit.old.isEmpty ? max(edit.old.lowerBound - 1, 0) : edit.old.lowerBound, tokens.count - 1)]
+        let last = tokens[min(edit.old.isEmpty ? edit.old.lowerBound : edit.old.upperBound - 1, tokens.count - 1)]
+        return candidates.contains { index in
+            let function = map.functions[index]
+            return !function.name.hasSuffix("WZ") && function.start <= first.start && last.end <= function.end
+        }
     }
 
     /// Each function's body braces as token indexes: its region starts at a `{` and ends after a `}`

@@ -133,7 +133,11 @@ private struct Lexer {
                 advance()
                 kind = .punctuation
             }
-            tokens.append(SourceToken(kind: kind, text: String(decoding: bytes[from..<index], as: UTF8.self), start: start, end: position))
+            var text = String(decoding: bytes[from..<index], as: UTF8.self)
+            // Swift reads a `(` or `[` that starts a line as a new statement, not a call or subscript of
+            // the line before: that newline is not whitespace.
+            if language == .swift, text == "(" || text == "[", let last = tokens.last, last.end.line < start.line { text = "\n" + text }
+            tokens.append(SourceToken(kind: kind, text: text, start: start, end: position))
         }
         return tokens
     }

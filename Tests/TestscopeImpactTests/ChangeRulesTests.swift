@@ -43,12 +43,35 @@ final class ChangeRulesTests: XCTestCase {
         XCTAssertEqual(decisions["AppTests.AppTests/testApp"]?.reason, "not affected by the change: nothing it can see changed")
     }
 
-    func testALiteralOutsideBodiesReachesTheFilesTests() {
-        let (impact, decisions) = select([edit("Sources/Core/Counter.swift", "public var value = 0", "public var value = 5")])
+    /// The map with the region Swift's coverage gives `value`'s initialiser (`…vpfi`, run by every init).
+    func withInitializer(_ map: ImpactMap, name: String) -> ImpactMap {
+        var map = map
+        let tokens = SourceTokens.tokens(ImpactFixture.core, language: .swift)
+        let zero = tokens.first { $0.text == "0" }!
+        map.functions.append(.init(file: map.files.firstIndex(of: "Sources/Core/Counter.swift")!, name: name, start: zero.start, end: zero.end,
+                                   checksum: SourceTokens.checksum(tokens, from: zero.start, to: zero.end)))
+        return map
+    }
+
+    func testALiteralInAPropertyInitialiserReachesTheFilesTests() {
+        let map = withInitializer(fixture.map(executed: ImpactFixture.executed), name: "$s4Core7CounterV5valueSivpfi")
+        let impact = ChangeAnalyzer(map: map, layout: fixture.layout).analyze([edit("Sources/Core/Counter.swift", "public var value = 0", "public var value = 5")])
+        let decisions = Dictionary(uniqueKeysWithValues: TestSelection(map: map, impact: impact, layout: fixture.layout)
+            .decide(ImpactFixture.allTests).map { ($0.test, $0) })
         XCTAssertEqual(impact.targets, [:], "only a literal changed: no declaration")
         XCTAssertEqual(selected(decisions), ["CoreTests.CounterTests/testDoubled", "CoreTests.CounterTests/testIncrement"])
         XCTAssertEqual(decisions["CoreTests.CounterTests/testDoubled"]?.reason,
                        "executed code in Sources/Core/Counter.swift, which changed outside function bodies (Sources/Core/Counter.swift:2)")
+    }
+
+    func testALiteralReadWithoutCodeOfTheFileRunningReachesEveryDependentTarget() {
+        // A once-only initialiser (a global's, a static's) ran in whichever test came first.
+        let once = withInitializer(fixture.map(executed: ImpactFixture.executed), name: "$s4Core7CounterV5valueSivpZWZ")
+        let change = edit("Sources/Core/Counter.swift", "public var value = 0", "public var value = 5")
+        XCTAssertEqual(ChangeAnalyzer(map: once, layout: fixture.layout).analyze([change]).targets["Core"]?.rule, .declaration(target: "Core"))
+        // No function's region at all: an enum's raw value, a `#if compiler(>=6)`.
+        let (impact, _) = select([change])
+        XCTAssertEqual(impact.targets["Core"]?.rule, .declaration(target: "Core"))
     }
 
     func testADeclarationReachesEveryDependentTestTarget() {

@@ -13,6 +13,12 @@ final class SourceTokensTests: XCTestCase {
         XCTAssertEqual(texts(a), ["func", "f", "(", ")", "->", "Int", "{", "return", "1", "+", "2", "}"])
     }
 
+    func testANewlineBeforeAParenthesisIsNotWhitespaceInSwift() {
+        XCTAssertNotEqual(texts("f()\n(x)"), texts("f()(x)"), "a new statement, not a call of f()'s result")
+        XCTAssertEqual(texts("f(\n  x\n)"), texts("f(x)"))
+        XCTAssertEqual(texts("f()\n(x)", .cFamily), texts("f()(x)", .cFamily))
+    }
+
     func testSwiftBlockCommentsNestAndCCommentsDoNot() {
         XCTAssertEqual(texts("a /* x /* y */ z */ b"), ["a", "b"])
         XCTAssertEqual(texts("a /* x /* y */ z */ b", .cFamily), ["a", "z", "*/", "b"])

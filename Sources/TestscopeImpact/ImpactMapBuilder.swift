@@ -104,9 +104,12 @@ package struct ImpactMapBuilder {
         var byFile: [Int: [Int]] = [:]
         for (i, function) in functions.enumerated() { byFile[function.file, default: []].append(i) }
         var container: [Int: Int] = [:]
+        var braces: [Int: (opens: Set<SourcePosition>, closes: Set<SourcePosition>)] = [:]
+        for (file, list) in tokens {
+            braces[file] = (Set(list.filter { $0.text == "{" }.map(\.start)), Set(list.filter { $0.text == "}" }.map(\.end)))
+        }
         for (i, function) in functions.enumerated() {
-            let fileTokens = tokens[function.file] ?? []
-            let braced = fileTokens.contains { $0.start == function.start && $0.text == "{" } && fileTokens.contains { $0.end == function.end && $0.text == "}" }
+            let braced = braces[function.file].map { $0.opens.contains(function.start) && $0.closes.contains(function.end) } ?? false
             guard !braced else { continue }
             // The smallest other function whose region holds this one.
             let holders = (byFile[function.file] ?? []).filter { j in

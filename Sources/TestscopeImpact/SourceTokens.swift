@@ -59,8 +59,15 @@ package enum SourceTokens {
     /// A checksum of the tokens in `range` (start inclusive, end exclusive): equal for texts that differ
     /// only in comments and whitespace.
     package static func checksum(_ tokens: [SourceToken], from start: SourcePosition, to end: SourcePosition) -> UInt64 {
+        // Tokens are in order: a binary search finds the first (a map of 70,000 functions reads each file's tokens once per function).
+        var low = 0, high = tokens.count
+        while low < high {
+            let middle = (low + high) / 2
+            if tokens[middle].start < start { low = middle + 1 } else { high = middle }
+        }
         var text = ""
-        for token in tokens where token.start >= start && token.end <= end {
+        for token in tokens[low...] {
+            if token.end > end { break }
             text += token.text
             text += "\u{1}"
         }

@@ -13,11 +13,14 @@ public struct PackageLayout: Sendable, Equatable {
         /// The package's targets it depends on directly (`swift package describe`'s `target_dependencies`);
         /// nil when not known (the folder convention), which test selection treats as "every target".
         public var dependencies: [String]?
-        public init(name: String, path: String, isTest: Bool, dependencies: [String]? = nil) {
+        /// A package plugin: what it generates or checks is in no target's dependency list.
+        public var isPlugin: Bool
+        public init(name: String, path: String, isTest: Bool, dependencies: [String]? = nil, isPlugin: Bool = false) {
             self.name = name
             self.path = path
             self.isTest = isTest
             self.dependencies = dependencies
+            self.isPlugin = isPlugin
         }
     }
 
@@ -93,7 +96,7 @@ public struct PackageLayout: Sendable, Equatable {
         let parsed: [Target] = targets.compactMap { t in
             guard let name = t["name"] as? String, let path = t["path"] as? String else { return nil }
             return Target(name: name, path: path, isTest: (t["type"] as? String) == "test",
-                          dependencies: t["target_dependencies"] as? [String] ?? [])
+                          dependencies: t["target_dependencies"] as? [String] ?? [], isPlugin: (t["type"] as? String) == "plugin")
         }
         return PackageLayout(name: object["name"] as? String, targets: parsed)
     }

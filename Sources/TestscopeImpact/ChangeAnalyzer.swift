@@ -39,6 +39,9 @@ package struct ChangeAnalyzer {
             }
             return impact.add(ChangeEvidence(rule: .fullRun("\(path) is outside every target"), path: path, line: 0))
         }
+        if layout.targets.contains(where: { $0.name == target && $0.isPlugin }) {
+            return impact.add(ChangeEvidence(rule: .fullRun("\(path) is in the package plugin \(target)"), path: path, line: 0))
+        }
         guard let language = SourceLanguage.of(path: path) else {
             markAllLines(change, in: &impact)
             return impact.add(ChangeEvidence(rule: .resource(target: target), path: path, line: 0))

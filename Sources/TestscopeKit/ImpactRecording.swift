@@ -23,12 +23,12 @@ struct ImpactRecording {
                                  manifestHash: hash("Package.swift"), resolvedHash: hash("Package.resolved"))
     }
 
-    /// What the map needs from git before the run's results exist; nil (with a note) outside a repository
-    /// or before the first commit: a map without a commit can never be an ancestor's.
+    /// What the map needs from git before the run's results exist; nil outside a repository or before
+    /// the first commit (a map without a commit can never be an ancestor's; said by the selection, which
+    /// then finds no map, not here: `run`'s output stays as it was).
     static func prepare(packageRoot: URL, swift: URL, configuration: String?, buildArguments: [String],
-                        environment: [String: String], terminal: Terminal) -> ImpactRecording? {
+                        environment: [String: String]) -> ImpactRecording? {
         guard let git = try? GitRepository.containing(packageRoot, environment: environment), let commit = (try? git.head()) ?? nil else {
-            terminal.note("no impact map recorded: the package is not in a git repository with a commit")
             return nil
         }
         let tree = ((try? git.output(["rev-parse", "HEAD^{tree}"])) ?? nil)?.trimmingCharacters(in: .whitespacesAndNewlines)

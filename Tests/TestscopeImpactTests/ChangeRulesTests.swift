@@ -123,6 +123,11 @@ final class ChangeRulesTests: XCTestCase {
         let (_, docs) = select([fixture.change("README.md", to: "# P"), fixture.change(".github/workflows/ci.yml", to: "on: push"),
                                 fixture.change("Sources/Core/Core.docc/Intro.md", to: "# Intro")])
         XCTAssertEqual(selected(docs), [])
+        var withPlugin = fixture
+        withPlugin.layout.targets.append(.init(name: "Gen", path: "Plugins/Gen", isTest: false, dependencies: [], isPlugin: true))
+        let plugin = ChangeAnalyzer(map: withPlugin.map(executed: ImpactFixture.executed), layout: withPlugin.layout)
+            .analyze([withPlugin.change("Plugins/Gen/plugin.swift", to: "let x = 1")])
+        XCTAssertEqual(plugin.fullRun?.rule, .fullRun("Plugins/Gen/plugin.swift is in the package plugin Gen"))
         let (_, script) = select([fixture.change("scripts/gen.sh", to: "echo")])
         XCTAssertEqual(script["AppTests.AppTests/testApp"]?.reason, "full run: scripts/gen.sh is outside every target")
     }

@@ -33,7 +33,10 @@ package struct ChangeAnalyzer {
             classify(FileChange(path: from, kind: .deleted, oldText: change.oldText, newText: nil), into: &impact)
             return classify(FileChange(path: path, kind: .added, oldText: nil, newText: change.newText), into: &impact)
         }
-        guard let target = layout.target(for: path), !Self.isDocumentation(path, insideTarget: true) else {
+        // A real target's folder only: `Tests/Fixtures/…` is no target (the folder convention would say
+        // "Fixtures"), and tests may read it through #filePath.
+        let target = layout.targets.first { path.hasPrefix($0.path + "/") }?.name
+        guard let target, !Self.isDocumentation(path, insideTarget: true) else {
             if Self.isDocumentation(path, insideTarget: false) {
                 return impact.add(ChangeEvidence(rule: .noTest("documentation"), path: path, line: 0))
             }

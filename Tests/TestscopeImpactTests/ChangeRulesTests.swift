@@ -128,6 +128,8 @@ final class ChangeRulesTests: XCTestCase {
         let plugin = ChangeAnalyzer(map: withPlugin.map(executed: ImpactFixture.executed), layout: withPlugin.layout)
             .analyze([withPlugin.change("Plugins/Gen/plugin.swift", to: "let x = 1")])
         XCTAssertEqual(plugin.fullRun?.rule, .fullRun("Plugins/Gen/plugin.swift is in the package plugin Gen"))
+        let (_, fixtures) = select([fixture.change("Tests/Fixtures/input.json", to: "[]")])
+        XCTAssertEqual(fixtures["AppTests.AppTests/testApp"]?.reason, "full run: Tests/Fixtures/input.json is outside every target")
         let (_, script) = select([fixture.change("scripts/gen.sh", to: "echo")])
         XCTAssertEqual(script["AppTests.AppTests/testApp"]?.reason, "full run: scripts/gen.sh is outside every target")
     }

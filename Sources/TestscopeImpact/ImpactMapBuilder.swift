@@ -76,7 +76,7 @@ package struct ImpactMapBuilder {
         let lostSet = Set(lost)
         var tests: [ImpactMap.Test] = []
         var position: [String: Int] = [:]
-        for result in results where result.outcome != "skipped" {
+        for result in results {
             if let at = position[result.id] {
                 // Cases of one test: the worst outcome, the durations summed.
                 if Self.severity(result.outcome) > Self.severity(tests[at].outcome) { tests[at].outcome = result.outcome }
@@ -88,7 +88,7 @@ package struct ImpactMapBuilder {
             let duration = result.duration.map { ($0 * 1000).rounded() / 1000 }
             tests.append(ImpactMap.Test(id: result.id, outcome: result.outcome, duration: duration,
                                         functions: byTest[result.id] ?? [],
-                                        usable: !lostSet.contains(result.id) && byTest[result.id] != nil))
+                                        usable: result.outcome != "skipped" && !lostSet.contains(result.id) && byTest[result.id] != nil))
         }
         let outside = entered.isEmpty ? [] : indexes(entered[0])
         return ImpactMap(commit: commit, tree: tree, dirtyFiles: dirtyFiles, environment: environment, files: files,
@@ -152,10 +152,11 @@ package struct ImpactMapBuilder {
     }
 
     func relative(_ path: String) -> String? {
-        let root = packageRoot.standardizedFileURL.path
-        let prefix = root.hasSuffix("/") ? root : root + "/"
+        // The compiler may have been given the root through a symbolic link, or its resolved path.
+        let roots = [packageRoot.standardizedFileURL.path, packageRoot.standardizedFileURL.resolvingSymlinksInPath().path]
+            .map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard standardized.hasPrefix(prefix) else { return nil }
+        guard let prefix = roots.first(where: { standardized.hasPrefix($0) }) else { return nil }
         let relative = String(standardized.dropFirst(prefix.count))
         return relative.hasPrefix(".build/") || relative.contains("/.build/") ? nil : relative
     }

@@ -47,6 +47,7 @@ package struct TestSelection {
             if alwaysRun.contains(id) { return run("always run (--always-run)") }
             guard let test = recorded[id] else { return run("new test: not in the map recorded at \(map.commit.prefix(12))") }
             if ["failed", "crashed", "timed-out"].contains(test.outcome) { return run("it \(test.outcome == "timed-out" ? "timed out" : test.outcome) in the recorded run") }
+            if test.outcome == "skipped" { return run("it was skipped in the recorded run (what it executes is not known)") }
             if !test.usable { return run("no usable coverage in the recorded run (its counts were lost)") }
             if let everyTest { return run(everyTest) }
             let functions = Set(test.functionIndexes)

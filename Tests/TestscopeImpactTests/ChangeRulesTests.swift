@@ -150,6 +150,8 @@ final class ChangeRulesTests: XCTestCase {
 
     func testAlwaysRunRules() {
         let tests = ImpactFixture.allTests + ["CoreTests.CounterTests/testNew"]
+        let (_, skipped) = select([], outcomes: ["CoreTests.CounterTests/testDoubled": "skipped"])
+        XCTAssertEqual(skipped["CoreTests.CounterTests/testDoubled"]?.reason, "it was skipped in the recorded run (what it executes is not known)")
         let (_, decisions) = select([], outcomes: ["CoreTests.CounterTests/testDoubled": "timed-out"], lost: ["CoreTests.GreetTests/testGreet"],
                                     alwaysRun: ["AppTests.AppTests/testApp"], tests: tests)
         XCTAssertEqual(decisions["CoreTests.CounterTests/testNew"]?.reason, "new test: not in the map recorded at c0ffee")

@@ -23,8 +23,9 @@ struct AffectedSelection {
     /// The label of a failing test (`--diff-base`/`--affected`): did it execute changed code?
     /// `coverage`: this run's per-test coverage.
     func label(_ test: String, coverage: PerTestCoverage?) -> FailureLabel {
-        FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout,
-                           isNew: map.map { map in !map.tests.contains { $0.id == test } } ?? true)
+        // Without a map the change was not measured: no changed line is known, so nothing is "not touched".
+        guard let map else { return .unknown(fullRunReason ?? "no impact map") }
+        return FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout, isNew: !map.tests.contains { $0.id == test })
     }
 }
 

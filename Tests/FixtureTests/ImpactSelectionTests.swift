@@ -101,6 +101,11 @@ final class ImpactSelectionTests: XCTestCase {
             XCTAssertEqual(decision.reason, "executed validated(_:) -> Rect, whose body changed (Sources/Shapes/Shape.swift:38)")
         }
         XCTAssertGreaterThanOrEqual(affected.savedSeconds, 0)
+        // Failure labels from this (the recording) run's per-test coverage: the edited line 38 ran in the selected tests only.
+        for decision in affected.decisions {
+            let label = affected.label(decision.test, coverage: perTest)
+            XCTAssertEqual(label, decision.run ? .touched("Sources/Shapes/Shape.swift:38") : .notTouched, decision.test)
+        }
 
         // A comment in the same body reaches no test.
         try (text.replacingOccurrences(of: "guard rect.width >= 0 else", with: "guard rect.width >= 0 /* non-negative */ else"))

@@ -25,12 +25,41 @@ extension HistoryStore {
         let db = try db()
         do {
             try db.transaction {
-                let run = try db.prepare("SELECT id FROM run WHERE uuid = ?").bind([.text(runUUID)])
-                guard try run.step() else { throw HistoryError.unreadable(path: url.path, detail: "no stored run \(runUUID) to attach the impact map to") }
-                let id = run.int(0)
-                try db.prepare("INSERT OR REPLACE INTO impact_map(run_id, commit_sha, tree_sha, dirty, environment, map) VALUES (?, ?, ?, ?, ?, ?)")
-                    .run([.int(id), .text(map.commit), map.tree.sql, .int(map.dirty ? 1 : 0), .text(map.environment), .text(map.map)])
+                guard try Self.insertImpactMap(map, runUUID: runUUID, replacing: true, into: db) else {
+                    throw HistoryError.unreadable(path: url.path, detail: "no stored run \(runUUID) to attach the impact map to")
+                }
             }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// Inserts a map for the stored run `runUUID`; false when there is no such run. Without
+    /// `replacing`, a map already there stays (a merge is idempotent).
+    @discardableResult
+    static func insertImpactMap(_ map: HistoryImpactMap, runUUID: String, replacing: Bool, into db: SQLiteConnection) throws -> Bool {
+        let run = try db.prepare("SELECT id FROM run WHERE uuid = ?").bind([.text(runUUID)])
+        guard try run.step() else { return false }
+        let id = run.int(0)
+        try db.prepare("INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO impact_map(run_id, commit_sha, tree_sha, dirty, environment, map) VALUES (?, ?, ?, ?, ?, ?)")
+            .run([.int(id), .text(map.commit), map.tree.sql, .int(map.dirty ? 1 : 0), .text(map.environment), .text(map.map)])
+        return true
+    }
+
+    /// Every stored map with its run's uuid (what `merge` copies); none in a file older than schema 2.
+    func allImpactMaps() throws -> [(runUUID: String, map: HistoryImpactMap)] {
+        let db = try db()
+        do {
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'impact_map'") > 0 else { return [] }
+            let statement = try db.prepare("""
+                SELECT r.uuid, m.commit_sha, m.tree_sha, m.dirty, m.environment, m.map FROM impact_map m JOIN run r ON r.id = m.run_id ORDER BY r.id
+                """)
+            var found: [(String, HistoryImpactMap)] = []
+            while try statement.step() {
+                found.append((statement.text(0) ?? "", HistoryImpactMap(commit: statement.text(1) ?? "", tree: statement.text(2), dirty: statement.int(3) != 0,
+                                                                        environment: statement.text(4) ?? "", map: statement.text(5) ?? "")))
+            }
+            return found
         } catch {
             throw translate(error)
         }

@@ -170,13 +170,26 @@ public final class HistoryStore {
     public static func merge(_ sources: [URL], into target: URL, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (added: Int, present: Int) {
         // Every source is checked before the target is touched.
         var loaded: [HistoryRecord] = []
+        var maps: [(runUUID: String, map: HistoryImpactMap)] = []
         for source in sources {
             let store = try HistoryStore(url: source, mode: .read, busyTimeout: busyTimeout)
             loaded += try store.records()
+            maps += try store.allImpactMaps()
             try store.close()
         }
         let store = try HistoryStore(url: target, mode: .write, busyTimeout: busyTimeout)
-        let added = try store.append(all: loaded)
+        let db = try store.db()
+        // The runs and their impact maps in one transaction: all or none.
+        let added: Int
+        do {
+            added = try db.transaction {
+                let count = try loaded.reduce(0) { $0 + (try HistoryRows.insert($1, into: db) ? 1 : 0) }
+                for (uuid, map) in maps { try insertImpactMap(map, runUUID: uuid, replacing: false, into: db) }
+                return count
+            }
+        } catch {
+            throw store.translate(error)
+        }
         try store.close()
         return (added, loaded.count - added)
     }

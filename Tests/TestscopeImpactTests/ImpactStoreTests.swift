@@ -94,6 +94,14 @@ final class ImpactStoreTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: url), bytes)
     }
 
+    func testMergeCopiesTheMapsOnce() throws {
+        try HistoryImpactStore(url: url).save(map("c1"), runUUID: try storeRun("c1", minute: 0))
+        let into = folder.appendingPathComponent("all.sqlite")
+        XCTAssertEqual(try HistoryStore.merge([url], into: into).added, 1)
+        XCTAssertEqual(try HistoryStore.merge([url, url], into: into).added, 0)
+        XCTAssertEqual(try HistoryImpactStore(url: into).maps(at: ["c1"]), [map("c1")])
+    }
+
     func testSavingNeedsTheStoredRun() throws {
         _ = try storeRun("c1", minute: 0)
         XCTAssertThrowsError(try HistoryImpactStore(url: url).save(map("c1"), runUUID: "nope")) { XCTAssertNotNil($0 as? HistoryError) }

@@ -46,6 +46,8 @@ let package = Package(
             "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeHistory",
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
+        // Test impact analysis: the map (per test, the functions it executed), the change's rules, selection.
+        .target(name: "TestscopeImpact", dependencies: ["TestscopeExecution", "TestscopeCoverage", "TestscopeHistory", "TestscopeProfileData"]),
         // The terminal: the live view while `run`/`flaky` work (build lines, grouped warnings, the status
         // line) and the final screens, fitted to the width.
         .target(name: "TestscopeTerminal", dependencies: [
@@ -59,7 +61,7 @@ let package = Package(
         // The pipeline as a library: typed requests (run, report, flaky) in, outcomes out.
         .target(name: "TestscopeKit", dependencies: [
             "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeRun",
-            "TestscopeProfileData", "TestscopeHistory", "TestscopeTerminal",
+            "TestscopeProfileData", "TestscopeHistory", "TestscopeTerminal", "TestscopeImpact",
         ]),
         // The thin command-line frontend: options, validation, exit statuses.
         .executableTarget(
@@ -107,10 +109,11 @@ let package = Package(
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeImpactTests", dependencies: ["TestscopeImpact", "TestscopeCoverage", "TestscopeHistory", "TestscopeExecution"]),
         // `FixtureTests`: the libraries in-process on real builds of the fixture packages (each built once per
         // run) and the toolchain's llvm tools as oracles, minutes.
         .testTarget(name: "FixtureTests", dependencies: [
-            "TestscopeKit", "TestscopeFlakiness", "TestscopeProfileData", "TestscopeCoverage", "TestscopeReports", "TestscopeTestResults",
+            "TestscopeKit", "TestscopeImpact", "TestscopeHistory", "TestscopeFlakiness", "TestscopeProfileData", "TestscopeCoverage", "TestscopeReports", "TestscopeTestResults",
             "TestscopeExecution",
         ]),
         // `EndToEndTests`: the `testscope` executable itself (exit statuses, stderr, the plugin, Chromium, tmux), minutes.

@@ -10,10 +10,17 @@ package struct PackageLayout: Sendable, Equatable {
         package var name: String
         package var path: String
         package var isTest: Bool
-        package init(name: String, path: String, isTest: Bool) {
+        /// The package's targets it depends on directly (`swift package describe`'s `target_dependencies`);
+        /// nil when not known (the folder convention), which test selection treats as "every target".
+        package var dependencies: [String]?
+        /// A package plugin: what it generates or checks is in no target's dependency list.
+        package var isPlugin: Bool
+        package init(name: String, path: String, isTest: Bool, dependencies: [String]? = nil, isPlugin: Bool = false) {
             self.name = name
             self.path = path
             self.isTest = isTest
+            self.dependencies = dependencies
+            self.isPlugin = isPlugin
         }
     }
 
@@ -62,14 +69,15 @@ package struct PackageLayout: Sendable, Equatable {
     /// manifest sets a `path:`, every target lives where the convention puts it, and SwiftPM is not asked.
     /// `scratchPath` is the build folder SwiftPM reads (and locks): the run's, or the plugin's work folder,
     /// because under `swift package testscope` the package's `.build` is locked and `describe` would wait forever.
-    package static func discover(root: URL, swift: URL?, scratchPath: URL? = nil) -> PackageLayout {
+    /// `dependencies`: ask SwiftPM even then, for the targets' dependencies (test selection).
+    package static func discover(root: URL, swift: URL?, scratchPath: URL? = nil, dependencies: Bool = false) -> PackageLayout {
         let manifest = root.appendingPathComponent("Package.swift")
         let manifests = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { $0.hasPrefix("Package") && $0.hasSuffix(".swift") }
         let customPaths = manifests.contains { name in
             (try? String(contentsOf: root.appendingPathComponent(name), encoding: .utf8))?.contains("path:") ?? true
         }
-        guard customPaths else { return conventional(root: root) }
+        guard customPaths || dependencies else { return conventional(root: root) }
         guard let swift, FileManager.default.fileExists(atPath: manifest.path),
               let result = try? ProcessRunner.run(swift, ["package", "--package-path", root.path]
                   + (scratchPath.map { ["--scratch-path", $0.path] } ?? []) + ["describe", "--type", "json"]),
@@ -87,7 +95,8 @@ package struct PackageLayout: Sendable, Equatable {
         else { return nil }
         let parsed: [Target] = targets.compactMap { t in
             guard let name = t["name"] as? String, let path = t["path"] as? String else { return nil }
-            return Target(name: name, path: path, isTest: (t["type"] as? String) == "test")
+            return Target(name: name, path: path, isTest: (t["type"] as? String) == "test",
+                          dependencies: t["target_dependencies"] as? [String] ?? [], isPlugin: (t["type"] as? String) == "plugin")
         }
         return PackageLayout(name: object["name"] as? String, targets: parsed)
     }

@@ -24,6 +24,14 @@ package enum PerTestBuilder {
     /// `ranTests`: the ids of tests that ran to an outcome other than skipped (those without a block are lost).
     package static func build(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
                              ranTests: [String]) -> PerTestCoverage {
+        record(mapped: mapped, processes: processes, model: report, ranTests: ranTests).coverage
+    }
+
+    /// `per-test.json`'s content and, per context (in its order), the functions the context executed:
+    /// indexes into `mapped` any of whose counters the context's deltas raised — test impact
+    /// analysis's map (TestscopeImpact) is made of these.
+    package static func record(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
+                              ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>]) {
         var reportIndex: [String: Int] = [:]
         var coveredInReport: [Set<UInt32>] = []
         for (index, file) in report.files.enumerated() {
@@ -41,6 +49,7 @@ package enum PerTestBuilder {
         var contextNumber: [PerTestCoverage.Context: Int] = [contexts[0]: 0]
         // file index → context → line → count
         var lines: [Int: [Int: [UInt32: UInt64]]] = [:]
+        var entered: [Set<Int>] = [[]]
         for process in processes {
             let records = process.layout.records
             let counterCount = records.map { $0.counterOffset / 8 + $0.counters.count }.max() ?? 0
@@ -48,17 +57,19 @@ package enum PerTestBuilder {
             for (index, record) in records.enumerated() {
                 for slot in 0..<record.counters.count { owner[record.counterOffset / 8 + slot] = Int32(index) }
             }
-            let results = Parallel.map(process.blocks.count) { b -> [Int: [UInt32: UInt64]] in
+            let results = Parallel.map(process.blocks.count) { b -> ([Int: [UInt32: UInt64]], Set<Int>) in
                 linesRun(by: process.blocks[b], records: records, owner: owner, mapped: mapped, byName: byName,
                          byFile: byFile, reportIndex: reportIndex, coveredInReport: coveredInReport)
             }
-            for (block, fileLines) in zip(process.blocks, results) {
+            for (block, (fileLines, functions)) in zip(process.blocks, results) {
                 let context = Self.context(of: block.id)
                 let number = contextNumber[context] ?? {
                     contexts.append(context)
+                    entered.append([])
                     contextNumber[context] = contexts.count - 1
                     return contexts.count - 1
                 }()
+                entered[number].formUnion(functions)
                 // A context seen in two processes (outside tests: the XCTest and the Swift Testing one) adds up.
                 for (file, counts) in fileLines { lines[file, default: [:]][number, default: [:]].merge(counts, uniquingKeysWith: &+) }
             }
@@ -78,7 +89,7 @@ package enum PerTestBuilder {
                                                counts: counts.keys.sorted().map { String(counts[$0]!) }.joined(separator: ","))
                 })
         }
-        return PerTestCoverage(contexts: contexts, lost: lost, files: files)
+        return (PerTestCoverage(contexts: contexts, lost: lost, files: files), entered)
     }
 
     /// A block's id as `swift test list` names the test: Swift Testing's ids lose their source location
@@ -92,10 +103,11 @@ package enum PerTestBuilder {
         return PerTestCoverage.Context(id: id, testCase: parts.count == 2 ? Int(parts[1]) : nil)
     }
 
-    /// The report lines one block ran, with their counts, by report file index.
+    /// The report lines one block ran, with their counts, by report file index; and the functions it
+    /// entered (indexes into `mapped`).
     static func linesRun(by block: PerTestContextBlock, records: [RawProfileRecord], owner: [Int32], mapped: [MappedFunction],
                          byName: [UInt64: [Int]], byFile: [String: [Int]], reportIndex: [String: Int],
-                         coveredInReport: [Set<UInt32>]) -> [Int: [UInt32: UInt64]] {
+                         coveredInReport: [Set<UInt32>]) -> ([Int: [UInt32: UInt64]], Set<Int>) {
         var touched: [Int: [UInt64]] = [:]
         for (index, delta) in zip(block.indexes, block.deltas) where Int(index) < owner.count {
             let record = Int(owner[Int(index)])
@@ -105,13 +117,17 @@ package enum PerTestBuilder {
         }
         var functions: [UInt64: [UInt64: [UInt64]]] = [:]
         var files = Set<String>()
+        var entered = Set<Int>()
         for (record, counts) in touched {
             functions[records[record].nameRef, default: [:]][records[record].funcHash] = counts
             for function in byName[records[record].nameRef] ?? [] {
+                // Any counter, not only the entry's: an async function or a closure resumed in a later test
+                // runs there without being entered there.
+                if counts.contains(where: { $0 > 0 }), mapped[function].funcHash == records[record].funcHash { entered.insert(function) }
                 for name in mapped[function].filenames where reportIndex[name] != nil { files.insert(name) }
             }
         }
-        guard !files.isEmpty else { return [:] }
+        guard !files.isEmpty else { return ([:], entered) }
         let subset = Set(files.flatMap { byFile[$0] ?? [] }).sorted()
         let evaluated = NativeFunctionRecords.build(subset.map { mapped[$0] }, counters: ProfileCounters(functions: functions))
         var result: [Int: [UInt32: UInt64]] = [:]
@@ -123,6 +139,6 @@ package enum PerTestBuilder {
             }
             if !kept.isEmpty { result[index] = kept }
         }
-        return result
+        return (result, entered)
     }
 }

@@ -48,5 +48,18 @@ enum HistorySchema {
           PRIMARY KEY(run_id, test_id)
         ) WITHOUT ROWID;
         """,
+        // 2: test impact analysis's maps (TestscopeImpact owns the content: `map` is its JSON), one per
+        // recording run, found by commit.
+        """
+        CREATE TABLE impact_map(
+          run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
+          commit_sha TEXT NOT NULL,
+          tree_sha TEXT,
+          dirty INTEGER NOT NULL,
+          environment TEXT NOT NULL,
+          map TEXT NOT NULL
+        );
+        CREATE INDEX impact_map_commit ON impact_map(commit_sha);
+        """,
     ]
 }

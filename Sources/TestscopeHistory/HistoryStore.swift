@@ -92,10 +92,12 @@ package final class HistoryStore {
             }
             return state.version < HistorySchema.currentVersion
         }
-        let needsWork = try check(try inspect())
+        let state = try inspect()
+        let needsWork = try check(state)
         guard mode == .write else {
-            if needsWork {
-                throw HistoryError.unreadable(path: path, detail: "an empty or older history: record a run into it with --history first")
+            // An older schema reads as it is (later versions only add tables; their readers check).
+            if needsWork && (state.id == 0 || state.tables == 0) {
+                throw HistoryError.unreadable(path: path, detail: "an empty history: record a run into it with --history first")
             }
             return
         }
@@ -114,7 +116,7 @@ package final class HistoryStore {
         }
     }
 
-    private func db() throws -> SQLiteConnection {
+    func db() throws -> SQLiteConnection {
         guard let connection else { throw HistoryError.unreadable(path: url.path, detail: "already closed") }
         return connection
     }
@@ -168,13 +170,26 @@ package final class HistoryStore {
     package static func merge(_ sources: [URL], into target: URL, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (added: Int, present: Int) {
         // Every source is checked before the target is touched.
         var loaded: [HistoryRecord] = []
+        var maps: [(runUUID: String, map: HistoryImpactMap)] = []
         for source in sources {
             let store = try HistoryStore(url: source, mode: .read, busyTimeout: busyTimeout)
             loaded += try store.records()
+            maps += try store.allImpactMaps()
             try store.close()
         }
         let store = try HistoryStore(url: target, mode: .write, busyTimeout: busyTimeout)
-        let added = try store.append(all: loaded)
+        let db = try store.db()
+        // The runs and their impact maps in one transaction: all or none.
+        let added: Int
+        do {
+            added = try db.transaction {
+                let count = try loaded.reduce(0) { $0 + (try HistoryRows.insert($1, into: db) ? 1 : 0) }
+                for (uuid, map) in maps { try insertImpactMap(map, runUUID: uuid, replacing: false, into: db) }
+                return count
+            }
+        } catch {
+            throw store.translate(error)
+        }
         try store.close()
         return (added, loaded.count - added)
     }

@@ -1,5 +1,6 @@
 import TestscopeCoverage
 import TestscopeFlakiness
+import TestscopeImpact
 import TestscopeTestResults
 
 /// What a command found, as values: the models it built, the gate's verdict and the files it wrote;
@@ -23,6 +24,8 @@ public struct Outcome: Sendable {
     public var gateFailures: [CoverageGate.Failure] = []
     /// Every report file written, in order.
     public var written: [String] = []
+    /// `run --per-test-coverage --history`: the run's test impact map, saved with its history record.
+    var impactMap: ImpactMap?
 
     public init() {}
 }

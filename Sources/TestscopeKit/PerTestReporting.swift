@@ -44,9 +44,10 @@ struct PerTestReporting {
 
     /// `htmlTemplates`: also the HTML pages' lazily loaded data and script (`PerTestPages`; not in a
     /// single-file report); returns the number of chunks of the Tests page's data then, nil without.
+    /// `impact`: also the run's test impact map (into `outcome.impactMap`).
     @discardableResult
     func write(from directory: URL, binary: URL, model: CoverageModel, tests: TestRunResults, output: OutputFolder,
-               htmlTemplates: HTMLTemplates?, into outcome: inout Outcome) throws -> Int? {
+               htmlTemplates: HTMLTemplates?, impact: ImpactRecording? = nil, into outcome: inout Outcome) throws -> Int? {
         defer { try? FileManager.default.removeItem(at: directory) }
         terminal.progress("reading per-test coverage")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -66,7 +67,8 @@ struct PerTestReporting {
         let mapping = try CoverageMappingReader.records(binaryAt: binary.path)
         let mapped = try (0..<mapping.count).map { try mapping.function(at: $0) }
         let ran = tests.results.filter { $0.outcome != .skipped }.map(\.id)
-        let perTest = PerTestBuilder.build(mapped: mapped, processes: processes, model: model, ranTests: ran)
+        let (perTest, entered) = PerTestBuilder.record(mapped: mapped, processes: processes, model: model, ranTests: ran)
+        outcome.impactMap = impact?.map(mapped: mapped, coverage: perTest, entered: entered, tests: tests)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let url = try output.file(Self.fileName)

@@ -26,8 +26,9 @@ extension Pipeline {
             .write(&outcome, packageRoot: root, output: output)
         // Nothing ran (the build failed): no run to remember.
         if let history, outcome.tests != nil || outcome.coverage != nil {
-            try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
-                              toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
+            let record = try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
+                                           toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
+            if let map = outcome.impactMap { saveImpactMap(map, runUUID: record.run.uuid, history: history.url) }
             if setup.outputs.writesPages { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
         if outcome.tests != nil || outcome.coverage != nil {
@@ -214,9 +215,12 @@ extension Pipeline {
                                         dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
         if let perTestDirectory = setup.perTestDirectory, let model {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
+            let impact = history == nil ? nil : ImpactRecording.prepare(
+                packageRoot: root, swift: setup.swift, configuration: request.selection.configuration, buildArguments: request.buildArguments,
+                environment: environment)
             testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
                 from: perTestDirectory, binary: testBinary, model: model, tests: tests, output: output,
-                htmlTemplates: pages ? setup.html?.templates : nil, into: &outcome)
+                htmlTemplates: pages ? setup.html?.templates : nil, impact: impact, into: &outcome)
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A stored test impact map (schema version 2's `impact_map`): where it was recorded, and its content
+/// as TestscopeImpact encodes it (this module stores it, never reads it).
+package struct HistoryImpactMap: Equatable, Sendable {
+    package var commit: String
+    package var tree: String?
+    package var dirty: Bool
+    /// The environment's fingerprint, as the owner encodes it.
+    package var environment: String
+    package var map: String
+
+    package init(commit: String, tree: String?, dirty: Bool, environment: String, map: String) {
+        self.commit = commit
+        self.tree = tree
+        self.dirty = dirty
+        self.environment = environment
+        self.map = map
+    }
+}
+
+extension HistoryStore {
+    /// Stores `map` with the stored run `runUUID` (in one transaction; a second map for the run replaces the first).
+    package func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws {
+        let db = try db()
+        do {
+            try db.transaction {
+                guard try Self.insertImpactMap(map, runUUID: runUUID, replacing: true, into: db) else {
+                    throw HistoryError.unreadable(path: url.path, detail: "no stored run \(runUUID) to attach the impact map to")
+                }
+            }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// Inserts a map for the stored run `runUUID`; false when there is no such run. Without
+    /// `replacing`, a map already there stays (a merge is idempotent).
+    @discardableResult
+    static func insertImpactMap(_ map: HistoryImpactMap, runUUID: String, replacing: Bool, into db: SQLiteConnection) throws -> Bool {
+        let run = try db.prepare("SELECT id FROM run WHERE uuid = ?").bind([.text(runUUID)])
+        guard try run.step() else { return false }
+        let id = run.int(0)
+        try db.prepare("INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO impact_map(run_id, commit_sha, tree_sha, dirty, environment, map) VALUES (?, ?, ?, ?, ?, ?)")
+            .run([.int(id), .text(map.commit), map.tree.sql, .int(map.dirty ? 1 : 0), .text(map.environment), .text(map.map)])
+        return true
+    }
+
+    /// Every stored map with its run's uuid (what `merge` copies); none in a file older than schema 2.
+    func allImpactMaps() throws -> [(runUUID: String, map: HistoryImpactMap)] {
+        let db = try db()
+        do {
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'impact_map'") > 0 else { return [] }
+            let statement = try db.prepare("""
+                SELECT r.uuid, m.commit_sha, m.tree_sha, m.dirty, m.environment, m.map FROM impact_map m JOIN run r ON r.id = m.run_id ORDER BY r.id
+                """)
+            var found: [(String, HistoryImpactMap)] = []
+            while try statement.step() {
+                found.append((statement.text(0) ?? "", HistoryImpactMap(commit: statement.text(1) ?? "", tree: statement.text(2), dirty: statement.int(3) != 0,
+                                                                        environment: statement.text(4) ?? "", map: statement.text(5) ?? "")))
+            }
+            return found
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// The maps recorded at any of `commits`, newest run first; none in a file older than schema 2.
+    package func impactMaps(commits: [String]) throws -> [HistoryImpactMap] {
+        let db = try db()
+        do {
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'impact_map'") > 0 else { return [] }
+            var found: [(Double, HistoryImpactMap)] = []
+            // Bound in chunks: SQLite limits a statement's parameters (32,766 since 3.32, 999 before).
+            for start in stride(from: 0, to: commits.count, by: 500) {
+                let chunk = commits[start..<min(start + 500, commits.count)]
+                let statement = try db.prepare("""
+                    SELECT m.commit_sha, m.tree_sha, m.dirty, m.environment, m.map, r.started_at FROM impact_map m JOIN run r ON r.id = m.run_id
+                    WHERE m.commit_sha IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
+                    """).bind(chunk.map { .text($0) })
+                while try statement.step() {
+                    found.append((statement.double(5) ?? 0, HistoryImpactMap(
+                        commit: statement.text(0) ?? "", tree: statement.text(1), dirty: statement.int(2) != 0,
+                        environment: statement.text(3) ?? "", map: statement.text(4) ?? "")))
+                }
+            }
+            return found.sorted { $0.0 > $1.0 }.map(\.1)
+        } catch {
+            throw translate(error)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TestscopeHistory
+
+/// Where impact maps are kept (the history file today; another backend implements these two).
+package protocol ImpactMapStore {
+    /// Stores `map` with the run `runUUID` that recorded it.
+    func save(_ map: ImpactMap, runUUID: String) throws
+    /// The maps recorded at any of `commits`, newest recording first.
+    func maps(at commits: [String]) throws -> [ImpactMap]
+}
+
+/// The map to select with, or why there is none (the full run's note).
+package enum MapLookup: Equatable, Sendable {
+    case found(ImpactMap)
+    case none(String)
+}
+
+extension ImpactMapStore {
+    /// The map of the newest commit of `ancestors` (newest first, as `git rev-list HEAD` gives them)
+    /// recorded in `environment`; else why not.
+    package func newestMap(ancestors: [String], environment: ImpactEnvironment) throws -> MapLookup {
+        guard !ancestors.isEmpty else { return .none("no commits to look up") }
+        let maps = try maps(at: ancestors)
+        guard !maps.isEmpty else { return .none("no impact map recorded at HEAD or any of its \(ancestors.count - 1) ancestor(s) in this history") }
+        let rank = Dictionary(ancestors.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        // Newest commit first; among a commit's maps the newest recording (`maps` is in that order, sorting is stable).
+        let ordered = maps.enumerated().sorted { (rank[$0.element.commit] ?? .max, $0.offset) < (rank[$1.element.commit] ?? .max, $1.offset) }.map(\.element)
+        if let match = ordered.first(where: { $0.environment.mismatch(environment) == nil }) { return .found(match) }
+        let newest = ordered[0]
+        return .none("the newest map (commit \(newest.commit.prefix(12))) was recorded in another environment: \(newest.environment.mismatch(environment)!)")
+    }
+}
+
+/// Impact maps in the history file (`--history FILE.sqlite`, schema 2's `impact_map`).
+package struct HistoryImpactStore: ImpactMapStore {
+    package var url: URL
+    package var busyTimeout: TimeInterval
+
+    package init(url: URL, busyTimeout: TimeInterval = HistoryStore.defaultBusyTimeout) {
+        self.url = url
+        self.busyTimeout = busyTimeout
+    }
+
+    package func save(_ map: ImpactMap, runUUID: String) throws {
+        let environment = String(decoding: try JSONEncoder().encode(map.environment), as: UTF8.self)
+        let row = HistoryImpactMap(commit: map.commit, tree: map.tree, dirty: !map.dirtyFiles.isEmpty, environment: environment,
+                                   map: String(decoding: try map.encoded(), as: UTF8.self))
+        let store = try HistoryStore(url: url, mode: .write, busyTimeout: busyTimeout)
+        try store.saveImpactMap(row, runUUID: runUUID)
+        try store.close()
+    }
+
+    package func maps(at commits: [String]) throws -> [ImpactMap] {
+        let store = try HistoryStore(url: url, mode: .read, busyTimeout: busyTimeout)
+        let rows = try store.impactMaps(commits: commits)
+        try store.close()
+        return try rows.map { row in
+            do {
+                // A map of another layout version is not decoded: its environment says why it does not apply.
+                let environment = try JSONDecoder().decode(ImpactEnvironment.self, from: Data(row.environment.utf8))
+                guard environment.mapVersion == ImpactMap.formatVersion else {
+                    return ImpactMap(commit: row.commit, tree: row.tree, dirtyFiles: [:], environment: environment, files: [], functions: [],
+                                     outsideTests: [], tests: [])
+                }
+                return try ImpactMap.decoded(Data(row.map.utf8))
+            } catch {
+                // One clear error; reading changed nothing in the file.
+                throw HistoryError.unreadable(path: url.path, detail: "its impact map of commit \(row.commit.prefix(12)) is damaged (\(error.localizedDescription))")
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeImpact
+
+/// What `run --affected` decides before running anything: per current test, run or skip and why;
+/// the map and the change it was measured with (for `--why`, `--observe` and the failure labels).
+struct AffectedSelection {
+    var decisions: [TestDecision]
+    /// The map selected with; nil for a full run without one.
+    var map: ImpactMap?
+    var impact: ChangeImpact
+    var layout: PackageLayout
+    /// Set when everything runs: the one note to print (no history, no map, another environment, a shallow clone…).
+    var fullRunReason: String?
+
+    /// The recorded duration of the tests skipped: what the selection saves.
+    var savedSeconds: Double {
+        let durations = Dictionary((map?.tests ?? []).map { ($0.id, $0.duration ?? 0) }, uniquingKeysWith: { first, _ in first })
+        return decisions.filter { !$0.run }.reduce(0) { $0 + (durations[$1.test] ?? 0) }
+    }
+
+    /// The label of a failing test (`--diff-base`/`--affected`): did it execute changed code?
+    /// `coverage`: this run's per-test coverage.
+    func label(_ test: String, coverage: PerTestCoverage?) -> FailureLabel {
+        // Without a map the change was not measured: no changed line is known, so nothing is "not touched".
+        guard let map else { return .unknown(fullRunReason ?? "no impact map") }
+        return FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout, isNew: !map.tests.contains { $0.id == test })
+    }
+}
+
+extension Pipeline {
+    /// Selects the tests of `tests` (the current list) that the change from the newest map recorded at an
+    /// ancestor of `since` (HEAD by default) to the working tree can reach. Throws for a REF git does not
+    /// know (`PullRequestError.unknownBase`) and a history that cannot be read (`HistoryError`); anything
+    /// else that prevents selecting is a full run with its reason.
+    func selectAffected(packageRoot: URL, history: URL, since ref: String?, tests: [String], alwaysRun: Set<String>,
+                        toolchain: Toolchain, configuration: String?, buildArguments: [String], scratchPath: URL?) throws -> AffectedSelection {
+        let layout = PackageLayout.discover(root: packageRoot, swift: toolchain.swift, scratchPath: scratchPath, dependencies: true)
+        func full(_ reason: String) -> AffectedSelection {
+            AffectedSelection(decisions: TestSelection(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests),
+                              map: nil, impact: ChangeImpact(), layout: layout, fullRunReason: reason)
+        }
+        guard FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
+        guard let git = try? GitRepository.containing(packageRoot, environment: environment) else {
+            return full("the package is not in a git repository")
+        }
+        let ancestors = try git.ancestors(of: ref ?? "HEAD")
+        // Only the package's folder is diffed: a dependency by path elsewhere could change unseen.
+        if let manifest = try? String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8),
+           manifest.contains(".package(path:") || manifest.contains(".package(name:") && manifest.contains("path:") {
+            return full("the package depends on a local package by path, whose changes are not tracked")
+        }
+        let swift = toolchain.swift ?? URL(fileURLWithPath: "/usr/bin/swift")
+        let fingerprint = ImpactRecording.environment(swift: swift, packageRoot: packageRoot, configuration: configuration, buildArguments: buildArguments)
+        let map: ImpactMap
+        switch try HistoryImpactStore(url: history, busyTimeout: historyTimeout).newestMap(ancestors: ancestors, environment: fingerprint) {
+        case let .found(found): map = found
+        case let .none(reason): return full(git.isShallow ? reason + " (this is a shallow clone: fetch more history, e.g. fetch-depth: 0)" : reason)
+        }
+        let impact = ChangeAnalyzer(map: map, layout: layout).analyze(try git.fileChanges(since: map, packageRoot: packageRoot))
+        // Names only for the reasons of tests that run: the demangler is loaded once.
+        let session = SwiftDemangler(library: toolchain.demangler).session()
+        let names = Dictionary(impact.functions.keys.map { index in (map.functions[index].name, session.add(map.functions[index].name)) },
+                               uniquingKeysWith: { first, _ in first })
+        let demangled = session.finish()
+        let selection = TestSelection(map: map, impact: impact, layout: layout, alwaysRun: alwaysRun) { name in
+            names[name].map { demangled.displayName(at: $0, mangled: name) } ?? name
+        }
+        let fullRun = impact.fullRun.flatMap { evidence -> String? in if case let .fullRun(why) = evidence.rule { return why } else { return nil } }
+        return AffectedSelection(decisions: selection.decide(tests), map: map, impact: impact, layout: layout, fullRunReason: fullRun)
+    }
+}

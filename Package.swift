@@ -111,7 +111,7 @@ let package = Package(
         // run) and the toolchain's llvm tools as oracles, minutes.
         .testTarget(name: "FixtureTests", dependencies: [
             "TestscopeKit", "TestscopeFlakiness", "TestscopeProfileData", "TestscopeCoverage", "TestscopeReports", "TestscopeTestResults",
-            "TestscopeExecution",
+            "TestscopeExecution", "TestscopeTestSupport",
         ]),
         // `EndToEndTests`: the `testscope` executable itself (exit statuses, stderr, the plugin, Chromium, tmux), minutes.
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory", "TestscopeReports", "TestscopeTestSupport"]),

@@ -248,7 +248,11 @@ extension Pipeline {
             }
             outcome.status = .testsFailed
         }
-        if request.failOnFlaky, outcome.status == .success, !tests.flaky.isEmpty { outcome.status = .flaky }
+        if request.failOnFlaky, outcome.status == .success, !tests.flaky.isEmpty {
+            // The verdict line says the tests passed: the status needs its reason.
+            terminal.error("\(tests.flaky.count) test(s) passed only on a retry (flaky), and --fail-on-flaky is set")
+            outcome.status = .flaky
+        }
         return outcome
     }
 

@@ -155,6 +155,8 @@ final class SelectionRunTests: XCTestCase {
             XCTAssertEqual(Set(seen.withLock { $0 }), [Self.chanceXCTest, Self.chanceSwiftTesting])
             XCTAssertEqual(outcome.status, failOnFlaky ? .flaky : .success, console.diagnosticsText)
             XCTAssertEqual(outcome.status.exitStatus, failOnFlaky ? 3 : 0)
+            XCTAssertEqual(console.diagnosticsText.contains("2 test(s) passed only on a retry (flaky), and --fail-on-flaky is set"), failOnFlaky,
+                           console.diagnosticsText)
             let tests = try XCTUnwrap(outcome.tests)
             XCTAssertEqual(Set(tests.flaky.map(\.id)), [Self.chanceXCTest, Self.chanceSwiftTesting])
             XCTAssertFalse(tests.hasFailures)

@@ -26,10 +26,23 @@ public struct LastRun: Codable, Sendable, Equatable {
     public struct SupervisorVerdicts: Codable, Sendable, Equatable {
         public var relaunches: Int
         public var timedOut: [TestCaseResult]
+        /// The tests a selection did not run, with their skips (absent without a selection and in older records).
+        public var notSelected: [NotSelected]?
+
+        /// A test the run's selection skipped: its skipped result and the duration its skip saved.
+        public struct NotSelected: Codable, Sendable, Equatable {
+            public var result: TestCaseResult
+            public var recordedDuration: Double?
+        }
 
         init(_ results: TestRunResults) {
             relaunches = results.relaunches
             timedOut = results.results.filter { $0.outcome == .timedOut }
+            let skipped = Dictionary(results.results.filter { $0.outcome == .skipped }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let notSelected = results.notSelected.compactMap { id, skip in
+                skipped[id].map { NotSelected(result: $0, recordedDuration: skip.recordedDuration) }
+            }
+            self.notSelected = notSelected.isEmpty ? nil : notSelected
         }
 
         /// `results` with the relaunches and each killed test's result as the run reported them.
@@ -38,6 +51,12 @@ public struct LastRun: Codable, Sendable, Equatable {
             results.relaunches = max(results.relaunches, relaunches)
             let killed = Dictionary(timedOut.map { ($0.id + "\u{0}" + ($0.arguments ?? ""), $0) }, uniquingKeysWith: { first, _ in first })
             results.results = results.results.map { killed[$0.id + "\u{0}" + ($0.arguments ?? "")] ?? $0 }
+            // The selection's skips are in no log: they come back from the record.
+            for skipped in notSelected ?? [] where !results.results.contains(where: { $0.id == skipped.result.id }) {
+                results.results.append(skipped.result)
+                results.notSelected.append((skipped.result.id, TestSelection.Skip(reason: skipped.result.skipReason ?? TestSelection.unnamedReason,
+                                                                                  recordedDuration: skipped.recordedDuration)))
+            }
             return results
         }
     }

@@ -125,6 +125,13 @@ final class SelectionRunTests: XCTestCase {
             XCTAssertTrue(console.outputText.contains("\(skippedIDs.count) tests skipped: \(Self.reason) (saved about "), console.outputText)
             let summary = try String(contentsOf: work.appendingPathComponent("\(name)/summary.md"), encoding: .utf8)
             XCTAssertTrue(summary.contains("\(skippedIDs.count) tests skipped: \(Self.reason)"), summary)
+            // `report` renders the run again from its artifacts and record: the skips come back with it.
+            var again = ReportRequest(packageRoot: Self.package, settings: ReportSettings(formats: [.json], output: work.appendingPathComponent("\(name)-again")))
+            again.from = work.appendingPathComponent(name)
+            let reported = try XCTUnwrap(try pipeline.report(again).tests)
+            XCTAssertEqual(Set(reported.results.filter { $0.skipReason == Self.reason }.map(\.id)), skippedIDs)
+            XCTAssertEqual(try XCTUnwrap(try self.json("\(name)-again")["selection"] as? [String: Any])["timeSaved"] as? Double,
+                           selection["timeSaved"] as? Double)
             if perTest {
                 let perTestFile = try Data(contentsOf: work.appendingPathComponent("\(name)/per-test.json"))
                 let coverage = try JSONDecoder().decode(PerTestCoverage.self, from: perTestFile)

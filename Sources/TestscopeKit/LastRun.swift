@@ -45,13 +45,18 @@ public struct LastRun: Codable, Sendable, Equatable {
             self.notSelected = notSelected.isEmpty ? nil : notSelected
         }
 
-        /// `results` with the relaunches and each killed test's result as the run reported them.
+        /// `results` with the relaunches, each killed test's result and the selection's skips as the run reported them.
         func applied(to results: TestRunResults) -> TestRunResults {
             var results = results
             results.relaunches = max(results.relaunches, relaunches)
             let killed = Dictionary(timedOut.map { ($0.id + "\u{0}" + ($0.arguments ?? ""), $0) }, uniquingKeysWith: { first, _ in first })
             results.results = results.results.map { killed[$0.id + "\u{0}" + ($0.arguments ?? "")] ?? $0 }
-            // The selection's skips are in no log: they come back from the record.
+            return addingSkips(to: results)
+        }
+
+        /// `results` with the tests the selection did not run, which no log names (each once: shards share them).
+        func addingSkips(to results: TestRunResults) -> TestRunResults {
+            var results = results
             for skipped in notSelected ?? [] where !results.results.contains(where: { $0.id == skipped.result.id }) {
                 results.results.append(skipped.result)
                 results.notSelected.append((skipped.result.id, TestSelection.Skip(reason: skipped.result.skipReason ?? TestSelection.unnamedReason,

@@ -140,6 +140,30 @@ final class SelectionRunTests: XCTestCase {
         }
     }
 
+    /// The shards of a selective run cut only the selected tests; merged, each skipped test is there once, with its reason.
+    func testShardsOfASelectionMergeWithEachSkipOnce() throws {
+        let selected: Set<String> = [Self.adds, Self.greets, Self.chanceXCTest]
+        var shards: [URL] = []
+        for index in 1...2 {
+            var request = request("shard-\(index)")
+            request.testSelection = TestSelection(run: selected, skipped: [Self.chanceSwiftTesting: .init(reason: Self.reason, recordedDuration: 0.5)])
+            request.shard = TestShard(index: index, count: 2)
+            XCTAssertEqual(try pipeline.run(request).status, .success, console.diagnosticsText)
+            shards.append(work.appendingPathComponent("shard-\(index)"))
+        }
+        let merged = try XCTUnwrap(try pipeline.merge(MergeRequest(packageRoot: Self.package, shards: shards,
+            settings: ReportSettings(formats: [.json], output: work.appendingPathComponent("merged")))).tests)
+        XCTAssertEqual(Set(merged.results.filter { $0.outcome == .passed }.map(\.id)), selected)
+        // A test the selection neither runs nor names is skipped too ("not selected"), never left out.
+        let skipped = merged.results.filter { $0.outcome == .skipped }
+        XCTAssertEqual(skipped.count, 3)
+        XCTAssertEqual(Dictionary(skipped.map { ($0.id, $0.skipReason ?? "") }, uniquingKeysWith: { a, _ in a }),
+                       [Self.chanceSwiftTesting: Self.reason, "SelectionTests.ArithmeticTests/testAddsZero": TestSelection.unnamedReason,
+                        "SelectionTests.GreetingSuite/shouts()": TestSelection.unnamedReason])
+        XCTAssertEqual(merged.notSelected.count, 3)
+        XCTAssertEqual(merged.notSelected.compactMap(\.skip.recordedDuration), [0.5])
+    }
+
     /// A test that fails by chance, labelled not touched: run again, it passes and is reported flaky (Surefire's
     /// flakyFailure in a passing testcase, valid and read by junitparser); the run succeeds, and with
     /// failOnFlaky its status is `.flaky` (exit 3).

@@ -29,6 +29,18 @@ public struct LastRun: Codable, Sendable, Equatable {
         /// The tests a selection did not run, with their skips (absent without a selection and in older records).
         public var notSelected: [NotSelected]?
 
+        /// The failures' labels, by id (absent when the run labelled none).
+        public var failureLabels: [String: FailureLabel]?
+        /// The tests run again after a failure: their final results and other attempts (absent without retries).
+        public var retried: [Retried]?
+
+        /// A test run again after a failure: what `run` reported of it once the retries were over.
+        public struct Retried: Codable, Sendable, Equatable {
+            public var id: String
+            public var results: [TestCaseResult]
+            public var otherAttempts: [TestCaseResult]
+        }
+
         /// A test the run's selection skipped: its skipped result and the duration its skip saved.
         public struct NotSelected: Codable, Sendable, Equatable {
             public var result: TestCaseResult
@@ -43,6 +55,11 @@ public struct LastRun: Codable, Sendable, Equatable {
                 skipped[id].map { NotSelected(result: $0, recordedDuration: skip.recordedDuration) }
             }
             self.notSelected = notSelected.isEmpty ? nil : notSelected
+            failureLabels = results.failureLabels.isEmpty ? nil : results.failureLabels
+            let retried = results.otherAttempts.keys.sorted().map { id in
+                Retried(id: id, results: results.results.filter { $0.id == id }, otherAttempts: results.otherAttempts[id] ?? [])
+            }
+            self.retried = retried.isEmpty ? nil : retried
         }
 
         /// `results` with the relaunches, each killed test's result and the selection's skips as the run reported them.
@@ -51,6 +68,14 @@ public struct LastRun: Codable, Sendable, Equatable {
             results.relaunches = max(results.relaunches, relaunches)
             let killed = Dictionary(timedOut.map { ($0.id + "\u{0}" + ($0.arguments ?? ""), $0) }, uniquingKeysWith: { first, _ in first })
             results.results = results.results.map { killed[$0.id + "\u{0}" + ($0.arguments ?? "")] ?? $0 }
+            // The retries' logs are not kept: a retried test's results are the record's.
+            for test in retried ?? [] {
+                let position = results.results.firstIndex { $0.id == test.id } ?? results.results.endIndex
+                results.results.removeAll { $0.id == test.id }
+                results.results.insert(contentsOf: test.results, at: min(position, results.results.endIndex))
+                results.otherAttempts[test.id] = test.otherAttempts
+            }
+            results.failureLabels = failureLabels ?? [:]
             return addingSkips(to: results)
         }
 
@@ -64,6 +89,14 @@ public struct LastRun: Codable, Sendable, Equatable {
             }
             return results
         }
+    }
+
+    /// Puts the labels and retries of `tests` into the record of the run in `output`, which was written
+    /// before them (with the run's artifacts), so that `report` renders them again.
+    static func recordVerdicts(_ tests: TestRunResults, in output: OutputFolder) throws {
+        var run = try read(in: output)
+        run.supervisor = SupervisorVerdicts(tests)
+        try run.write(to: output.url.appendingPathComponent(fileName))
     }
 
     /// Records a run's inputs, naming the files inside `output` relative to it.

@@ -237,6 +237,7 @@ extension Pipeline {
                                                          binary: testBinary, listed: run.listed, output: output)
             // The binary's failing status was the failures' that then passed on a retry.
             if !tests.flaky.isEmpty, !tests.hasFailures { testsFailed = false }
+            if !tests.failureLabels.isEmpty { try LastRun.recordVerdicts(tests, in: output) }
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)

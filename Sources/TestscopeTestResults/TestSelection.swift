@@ -82,7 +82,7 @@ public struct SelectionSkips: Sendable, Equatable {
 
 /// Whether a failing test executed code the change touched (DeFlaker's rule): a failure that did not
 /// is likely flaky.
-public enum FailureLabel: Sendable, Equatable, Hashable {
+public enum FailureLabel: Sendable, Equatable, Hashable, Codable {
     case touched
     case notTouched
     /// Neither can be said: a new test, a resource or manifest change, no coverage.

@@ -207,6 +207,14 @@ final class SelectionRunTests: XCTestCase {
             XCTAssertTrue(console.outputText.contains("FLAKY \(Self.chanceXCTest) — not touched by the change (likely flaky)"), console.outputText)
             let summary = try String(contentsOf: work.appendingPathComponent("\(name)/summary.md"), encoding: .utf8)
             XCTAssertTrue(summary.contains("| flaky test (passed on a retry) |"), summary)
+            // `report` renders the run again as it ended: flaky, labelled, not failed (the retries' logs are not kept).
+            var again = ReportRequest(packageRoot: Self.package, settings: ReportSettings(formats: [.junit], output: work.appendingPathComponent("\(name)-again")))
+            again.from = work.appendingPathComponent(name)
+            let reported = try pipeline.report(again)
+            XCTAssertEqual(reported.status, .success, console.diagnosticsText)
+            XCTAssertEqual(Set(try XCTUnwrap(reported.tests).flaky.map(\.id)), [Self.chanceXCTest, Self.chanceSwiftTesting])
+            XCTAssertEqual(try XCTUnwrap(reported.tests).failureLabels[Self.chanceXCTest], .notTouched)
+            XCTAssertEqual(try xpath("count(//flakyFailure)", in: "\(name)-again"), "2")
         }
     }
 

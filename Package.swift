@@ -47,7 +47,7 @@ let package = Package(
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
         // Test impact analysis: the map (per test, the functions it executed), the change's rules, selection.
-        .target(name: "TestscopeImpact", dependencies: ["TestscopeExecution", "TestscopeCoverage", "TestscopeHistory", "TestscopeProfileData"]),
+        .target(name: "TestscopeImpact", dependencies: ["TestscopeExecution", "TestscopeCoverage", "TestscopeHistory", "TestscopeProfileData", "TestscopeTestResults"]),
         // The terminal: the live view while `run`/`flaky` work (build lines, grouped warnings, the status
         // line) and the final screens, fitted to the width.
         .target(name: "TestscopeTerminal", dependencies: [
@@ -109,12 +109,12 @@ let package = Package(
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
-        .testTarget(name: "TestscopeImpactTests", dependencies: ["TestscopeImpact", "TestscopeCoverage", "TestscopeHistory", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeImpactTests", dependencies: ["TestscopeImpact", "TestscopeCoverage", "TestscopeHistory", "TestscopeExecution", "TestscopeTestResults"]),
         // `FixtureTests`: the libraries in-process on real builds of the fixture packages (each built once per
         // run) and the toolchain's llvm tools as oracles, minutes.
         .testTarget(name: "FixtureTests", dependencies: [
             "TestscopeKit", "TestscopeImpact", "TestscopeHistory", "TestscopeFlakiness", "TestscopeProfileData", "TestscopeCoverage", "TestscopeReports", "TestscopeTestResults",
-            "TestscopeExecution",
+            "TestscopeExecution", "TestscopeTestSupport",
         ]),
         // `EndToEndTests`: the `testscope` executable itself (exit statuses, stderr, the plugin, Chromium, tmux), minutes.
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory", "TestscopeReports", "TestscopeTestSupport"]),

@@ -57,7 +57,7 @@ package struct ChangeEvidence: Equatable, Sendable {
     package var place: String { line > 0 ? "\(path):\(line)" : path }
 }
 
-/// What a set of file changes reaches, by rule: the input of `TestSelection` and of the failure labels.
+/// What a set of file changes reaches, by rule: the input of `SelectionRules` and of the failure labels.
 package struct ChangeImpact: Equatable, Sendable {
     /// Set when everything must run (the first such reason).
     package var fullRun: ChangeEvidence?

@@ -1,12 +1,9 @@
 import TestscopeCoverage
+import TestscopeTestResults
 
-/// Whether a failing test executed changed code (DeFlaker's rule): "not touched" suggests a flaky
-/// failure, so every doubt is "unknown" with its reason rather than "not touched".
-package enum FailureLabel: Equatable, Sendable {
-    case touched(String)
-    case notTouched
-    case unknown(String)
-
+/// The labels' rule (DeFlaker's): "not touched" suggests a flaky failure, so every doubt is
+/// "unknown" with its reason rather than "not touched".
+extension FailureLabel {
     /// `coverage`: this run's per-test coverage (the new commit's lines); `isNew`: the test is not in
     /// the map the change was measured from.
     package static func label(test: String, coverage: PerTestCoverage?, impact: ChangeImpact, layout: PackageLayout,
@@ -27,8 +24,8 @@ package enum FailureLabel: Equatable, Sendable {
         }
         // A resource, or a declaration whose change can redirect calls without a changed line running
         // (a removed overload): the test's lines cannot tell.
-        let selection = TestSelection(map: nil, impact: impact, layout: layout)
-        if let target = TestSelection.testTarget(of: test), let reason = selection.targetsReached()[target] { return .unknown(reason) }
+        let selection = SelectionRules(map: nil, impact: impact, layout: layout)
+        if let target = SelectionRules.testTarget(of: test), let reason = selection.targetsReached()[target] { return .unknown(reason) }
         return .notTouched
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeImpact
+import TestscopeTestResults
 
 /// What `run --affected` decides before running anything: per current test, run or skip and why;
 /// the map and the change it was measured with (for `--why`, `--observe` and the failure labels).
@@ -38,7 +39,7 @@ extension Pipeline {
                         toolchain: Toolchain, configuration: String?, buildArguments: [String], scratchPath: URL?) throws -> AffectedSelection {
         let layout = PackageLayout.discover(root: packageRoot, swift: toolchain.swift, scratchPath: scratchPath, dependencies: true)
         func full(_ reason: String) -> AffectedSelection {
-            AffectedSelection(decisions: TestSelection(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests),
+            AffectedSelection(decisions: SelectionRules(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests),
                               map: nil, impact: ChangeImpact(), layout: layout, fullRunReason: reason)
         }
         guard FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
@@ -64,7 +65,7 @@ extension Pipeline {
         let names = Dictionary(impact.functions.keys.map { index in (map.functions[index].name, session.add(map.functions[index].name)) },
                                uniquingKeysWith: { first, _ in first })
         let demangled = session.finish()
-        let selection = TestSelection(map: map, impact: impact, layout: layout, alwaysRun: alwaysRun) { name in
+        let selection = SelectionRules(map: map, impact: impact, layout: layout, alwaysRun: alwaysRun) { name in
             names[name].map { demangled.displayName(at: $0, mangled: name) } ?? name
         }
         let fullRun = impact.fullRun.flatMap { evidence -> String? in if case let .fullRun(why) = evidence.rule { return why } else { return nil } }

@@ -26,20 +26,77 @@ public struct LastRun: Codable, Sendable, Equatable {
     public struct SupervisorVerdicts: Codable, Sendable, Equatable {
         public var relaunches: Int
         public var timedOut: [TestCaseResult]
+        /// The tests a selection did not run, with their skips (absent without a selection and in older records).
+        public var notSelected: [NotSelected]?
+
+        /// The failures' labels, by id (absent when the run labelled none).
+        public var failureLabels: [String: FailureLabel]?
+        /// The tests run again after a failure: their final results and other attempts (absent without retries).
+        public var retried: [Retried]?
+
+        /// A test run again after a failure: what `run` reported of it once the retries were over.
+        public struct Retried: Codable, Sendable, Equatable {
+            public var id: String
+            public var results: [TestCaseResult]
+            public var otherAttempts: [TestCaseResult]
+        }
+
+        /// A test the run's selection skipped: its skipped result and the duration its skip saved.
+        public struct NotSelected: Codable, Sendable, Equatable {
+            public var result: TestCaseResult
+            public var recordedDuration: Double?
+        }
 
         init(_ results: TestRunResults) {
             relaunches = results.relaunches
             timedOut = results.results.filter { $0.outcome == .timedOut }
+            let skipped = Dictionary(results.results.filter { $0.outcome == .skipped }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let notSelected = results.notSelected.compactMap { id, skip in
+                skipped[id].map { NotSelected(result: $0, recordedDuration: skip.recordedDuration) }
+            }
+            self.notSelected = notSelected.isEmpty ? nil : notSelected
+            failureLabels = results.failureLabels.isEmpty ? nil : results.failureLabels
+            let retried = results.otherAttempts.keys.sorted().map { id in
+                Retried(id: id, results: results.results.filter { $0.id == id }, otherAttempts: results.otherAttempts[id] ?? [])
+            }
+            self.retried = retried.isEmpty ? nil : retried
         }
 
-        /// `results` with the relaunches and each killed test's result as the run reported them.
+        /// `results` with the relaunches, each killed test's result and the selection's skips as the run reported them.
         func applied(to results: TestRunResults) -> TestRunResults {
             var results = results
             results.relaunches = max(results.relaunches, relaunches)
             let killed = Dictionary(timedOut.map { ($0.id + "\u{0}" + ($0.arguments ?? ""), $0) }, uniquingKeysWith: { first, _ in first })
             results.results = results.results.map { killed[$0.id + "\u{0}" + ($0.arguments ?? "")] ?? $0 }
+            // The retries' logs are not kept: a retried test's results are the record's.
+            for test in retried ?? [] {
+                let position = results.results.firstIndex { $0.id == test.id } ?? results.results.endIndex
+                results.results.removeAll { $0.id == test.id }
+                results.results.insert(contentsOf: test.results, at: min(position, results.results.endIndex))
+                results.otherAttempts[test.id] = test.otherAttempts
+            }
+            results.failureLabels = failureLabels ?? [:]
+            return addingSkips(to: results)
+        }
+
+        /// `results` with the tests the selection did not run, which no log names (each once: shards share them).
+        func addingSkips(to results: TestRunResults) -> TestRunResults {
+            var results = results
+            for skipped in notSelected ?? [] where !results.results.contains(where: { $0.id == skipped.result.id }) {
+                results.results.append(skipped.result)
+                results.notSelected.append((skipped.result.id, TestSelection.Skip(reason: skipped.result.skipReason ?? TestSelection.unnamedReason,
+                                                                                  recordedDuration: skipped.recordedDuration)))
+            }
             return results
         }
+    }
+
+    /// Puts the labels and retries of `tests` into the record of the run in `output`, which was written
+    /// before them (with the run's artifacts), so that `report` renders them again.
+    static func recordVerdicts(_ tests: TestRunResults, in output: OutputFolder) throws {
+        var run = try read(in: output)
+        run.supervisor = SupervisorVerdicts(tests)
+        try run.write(to: output.url.appendingPathComponent(fileName))
     }
 
     /// Records a run's inputs, naming the files inside `output` relative to it.

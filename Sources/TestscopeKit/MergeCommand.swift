@@ -23,8 +23,11 @@ extension Pipeline {
             let inputs = try shard.run.inputs(for: ReportRequest(packageRoot: root), in: OutputFolder(shard.folder), binaries: false)
             report.profiles += inputs.profiles
             let list = try inputs.testList.map { TestList.parse(try TestResultImporter.read($0)) }
-            let results = try TestResultImporter.combined(logs: inputs.testLogs, streams: inputs.eventStreams, junit: [], testList: list)
+            var results = try TestResultImporter.combined(logs: inputs.testLogs, streams: inputs.eventStreams, junit: [], testList: list)
+            // A selective run's shards each name the tests the selection skipped: once in the merged results.
+            if let verdicts = shard.run.supervisor { results = verdicts.addingSkips(to: results) }
             tests.merge(results.results)
+            for skip in results.notSelected where !tests.notSelected.contains(where: { $0.id == skip.id }) { tests.notSelected.append(skip) }
             (tests.relaunches, tests.warnings) = (tests.relaunches + results.relaunches, tests.warnings + results.warnings)
         }
         // The shards' common way of recording (atomic counters, parallel tests), else unknown.

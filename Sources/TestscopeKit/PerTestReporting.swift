@@ -43,11 +43,11 @@ struct PerTestReporting {
     }
 
     /// `htmlTemplates`: also the HTML pages' lazily loaded data and script (`PerTestPages`; not in a
-    /// single-file report); returns the number of chunks of the Tests page's data then, nil without.
-    /// `impact`: also the run's test impact map (into `outcome.impactMap`).
+    /// single-file report); returns the per-test coverage and the number of chunks of the Tests page's data
+    /// then, nil without. `impact`: also the run's test impact map (into `outcome.impactMap`).
     @discardableResult
     func write(from directory: URL, binary: URL, model: CoverageModel, tests: TestRunResults, output: OutputFolder,
-               htmlTemplates: HTMLTemplates?, impact: ImpactRecording? = nil, into outcome: inout Outcome) throws -> Int? {
+               htmlTemplates: HTMLTemplates?, impact: ImpactRecording? = nil, into outcome: inout Outcome) throws -> (coverage: PerTestCoverage, chunks: Int?) {
         defer { try? FileManager.default.removeItem(at: directory) }
         terminal.progress("reading per-test coverage")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -82,6 +82,6 @@ struct PerTestReporting {
                 + "(their process crashed or was killed during the test): "
                 + perTest.lost.prefix(5).joined(separator: ", ") + (perTest.lost.count > 5 ? ", …" : "")))
         }
-        return chunks
+        return (perTest, chunks)
     }
 }

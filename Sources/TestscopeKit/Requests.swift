@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeCoverage
 import TestscopeExecution
 import TestscopeFlakiness
 import TestscopeTestResults
@@ -52,13 +53,35 @@ public struct RunRequest: Sendable {
     /// `--per-test-coverage`: which tests ran which lines (`per-test.json`), from a build with Testscope's
     /// entry point (into `.build/testscope`, the build `run` and `flaky` share, unless `scratchPath` is given).
     public var perTestCoverage = false
+    /// `--affected`: only these of the tests --filter/--skip leave run; every other one is reported skipped
+    /// with its reason, and the time saved is the skipped tests' recorded durations.
+    public var testSelection: TestSelection?
+    /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the
+    /// failing tests' ids (without per-test coverage, every failure is labelled unknown instead).
+    package var failureLabeler: FailureLabeler?
+    /// `--retry-untouched N`: failures labelled notTouched run again up to N times in the same build; one that
+    /// then passes is reported flaky. Needs `failureLabeler`.
+    public var retryUntouched = 0
+    /// `--fail-on-flaky`: a test that passed only on a retry makes the run's status `.flaky`.
+    public var failOnFlaky = false
     public var settings: ReportSettings
 
     public init(packageRoot: URL, settings: ReportSettings = ReportSettings()) {
         self.packageRoot = packageRoot
         self.settings = settings
     }
+
+    /// Checks the retries: a count of at least 0, and labels to choose the failures by.
+    public func validate() throws {
+        if retryUntouched < 0 { throw UsageError("--retry-untouched takes a count of 0 or more, not \(retryUntouched)") }
+        if retryUntouched > 0 && failureLabeler == nil {
+            throw UsageError("--retry-untouched needs failure labels, which come with --diff-base REF or --affected")
+        }
+    }
 }
+
+/// What `RunRequest.failureLabeler` is: the run's per-test coverage and the failing tests' ids in, a label per id out.
+package typealias FailureLabeler = @Sendable (PerTestCoverage, [String]) -> [String: FailureLabel]
 
 /// `testscope merge`: the output folders of `run --shard K/N` reported as one run.
 public struct MergeRequest: Sendable {

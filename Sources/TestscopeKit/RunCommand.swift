@@ -11,6 +11,7 @@ extension Pipeline {
     /// `testscope run`: builds the tests with coverage, runs them under the supervisor, merges and
     /// exports the profiles, and writes the coverage and test reports.
     public func run(_ request: RunRequest) throws -> Outcome {
+        try request.validate()
         // The package root is found from a subfolder as SwiftPM does; the summary goes where the reports went.
         let root = try Self.packageRoot(request.packageRoot)
         // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
@@ -115,6 +116,8 @@ extension Pipeline {
         let prefetch: MappingPrefetch?
         /// When the run started (a second early): sources changed after it get a warning.
         let started: Date
+        /// What ran the tests, for the retries of failures in the same binary.
+        let coordinator: TestRunCoordinator
     }
 
     /// Builds the tests and runs them under the live view, their artifacts into `staging`.
@@ -135,6 +138,7 @@ extension Pipeline {
             extraArguments: request.buildArguments, artifacts: staging.folder, testTimeout: request.testTimeout, echo: live.mode == .verbose)
         (testRun.shard, testRun.shardDurations) = (request.shard, setup.durations)
         (testRun.entryPoint, testRun.perTestDirectory) = (setup.entryPoint, setup.perTestDirectory)
+        testRun.testSelection = request.testSelection
         let started = Date().addingTimeInterval(-1)
         let earlier = LastRun.earlierDurations(in: output)
         let liveTerminal = live.terminal
@@ -150,7 +154,7 @@ extension Pipeline {
             run = try coordinator.run(log: log)
         }
         try log.commit()
-        return RanTests(run: run, log: logURL, prefetch: prefetch, started: started)
+        return RanTests(run: run, log: logURL, prefetch: prefetch, started: started, coordinator: coordinator)
     }
 
     /// The reports of the run: its artifacts put in place, then coverage, per-test coverage, the tests, the shard's manifest.
@@ -185,11 +189,18 @@ extension Pipeline {
         tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", setup.swift.path)]
-        let testsFailed = tests.hasFailures || run.testBinaryStatus != 0
+        var testsFailed = tests.hasFailures || run.testBinaryStatus != 0
         // The manifest's name, which SwiftPM gave the test binary (the folder may be named otherwise).
         let packageName = PackageLayout.name(ofTestBinary: testBinary)
         var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run",
                                           packageName: packageName, history: history)
+        if request.testSelection != nil, run.selected.xctest.isEmpty, run.selected.swiftTesting.isEmpty, !testsFailed {
+            // Every test skipped: the results say why, and there is no coverage to report.
+            terminal.note("the selection runs none of the \(tests.results.count) test(s), so there is no coverage")
+            _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts, tests: tests)
+            try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
+            return outcome
+        }
         guard !run.profiles.isEmpty else {
             if testsFailed {
                 if !tests.results.isEmpty {
@@ -213,14 +224,24 @@ extension Pipeline {
         let sources = try collection.sources(profiles: profiles, binaries: [testBinary])
         let model = try coverage.report(sources: sources, toolchain: setup.toolchain, output: output,
                                         dataRecordedAt: ran.started, tests: tests, packageName: packageName, into: &outcome)
+        var perTest: PerTestCoverage?
         if let perTestDirectory = setup.perTestDirectory, let model {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             let impact = history == nil ? nil : ImpactRecording.prepare(
                 packageRoot: root, swift: setup.swift, configuration: request.selection.configuration, buildArguments: request.buildArguments,
                 environment: environment)
-            testReporting.perTestChunks = try PerTestReporting(terminal: terminal).write(
+            let written = try PerTestReporting(terminal: terminal).write(
                 from: perTestDirectory, binary: testBinary, model: model, tests: tests, output: output,
                 htmlTemplates: pages ? setup.html?.templates : nil, impact: impact, into: &outcome)
+            (perTest, testReporting.perTestChunks) = (written.coverage, written.chunks)
+        }
+        if let labeler = request.failureLabeler {
+            FailureRetries.label(&tests, labeler: labeler, perTest: perTest)
+            try FailureRetries(terminal: terminal).retry(&tests, times: request.retryUntouched, coordinator: ran.coordinator,
+                                                         binary: testBinary, listed: run.listed, output: output)
+            // The binary's failing status was the failures' that then passed on a retry.
+            if !tests.flaky.isEmpty, !tests.hasFailures { testsFailed = false }
+            if !tests.failureLabels.isEmpty { try LastRun.recordVerdicts(tests, in: output) }
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)
         try testReporting.report(tests, packageRoot: root, output: output, coverageLine: coverageLine, into: &outcome)
@@ -231,6 +252,11 @@ extension Pipeline {
                 terminal.error("the test binary exited with status \(run.testBinaryStatus); the coverage covers the tests that ran")
             }
             outcome.status = .testsFailed
+        }
+        if request.failOnFlaky, outcome.status == .success, !tests.flaky.isEmpty {
+            // The verdict line says the tests passed: the status needs its reason.
+            terminal.error("\(tests.flaky.count) test(s) passed only on a retry (flaky), and --fail-on-flaky is set")
+            outcome.status = .flaky
         }
         return outcome
     }

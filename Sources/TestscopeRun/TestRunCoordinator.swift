@@ -28,6 +28,8 @@ package struct TestRunRequest: Sendable {
     /// `run --per-test-coverage`: the folder the entry point's per-test counts go to
     /// (`TESTSCOPE_PER_TEST_DIR`; emptied before the run).
     package var perTestDirectory: URL?
+    /// Only these of the tests --filter/--skip left (before the shard is cut); the others are reported skipped.
+    package var testSelection: TestSelection?
 
     package init(swift: URL, buildArguments: [String], filters: [String] = [], skips: [String] = [],
                 extraArguments: [String] = [], artifacts: URL, testTimeout: Double? = nil, echo: Bool = true) {
@@ -61,6 +63,8 @@ package struct TestRunOutput: Sendable {
     package var partitioned = 0
     /// True when tests ran at the same time: Swift Testing's, unless `--no-parallel` (XCTest's run one at a time).
     package var testsRanInParallel = false
+    /// Every test the binary lists (`rerun` needs their modules).
+    package var listed = TestList()
 }
 
 /// What a live view hears from `run`: every line of the build, the tests selected to run (before the
@@ -161,7 +165,10 @@ package struct TestRunCoordinator: Sendable {
         try AtomicFileWriter.write((all.xctest + all.swiftTesting).map { $0 + "\n" }.joined(),
                                    to: request.artifacts.appendingPathComponent("test-list.txt"))
         let filtered = all.applying(filters: request.filters, skips: request.skips)
-        let wanted = TestList(xctest: libraries.xctest ? filtered.xctest : [], swiftTesting: libraries.swiftTesting ? filtered.swiftTesting : [])
+        var wanted = TestList(xctest: libraries.xctest ? filtered.xctest : [], swiftTesting: libraries.swiftTesting ? filtered.swiftTesting : [])
+        // A selection narrows what the shards are cut from; the tests it leaves out are reported skipped.
+        let notSelected = request.testSelection?.split(wanted)
+        if let notSelected { wanted = notSelected.run }
         let selected = request.shard.map { ShardPartition.tests(of: wanted, shard: $0, durations: request.shardDurations) } ?? wanted
         if let shard = request.shard {
             note("shard \(shard): \(selected.xctest.count + selected.swiftTesting.count) of \(wanted.xctest.count + wanted.swiftTesting.count) test(s)"
@@ -178,15 +185,52 @@ package struct TestRunCoordinator: Sendable {
             try Interruption.creatingTemporary(directory) { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         }
         defer { if let directory = request.perTestDirectory { Interruption.forget(directory) } }
+        // A shard or a selection names its tests, as a relaunch does; the first launch of a whole run takes SwiftPM's filters.
+        let named = request.shard != nil || request.testSelection != nil
+        let launched = try launch(selected, listed: all, binary: binary, environment: environment, artifacts: request.artifacts,
+                                  profileDirectory: profileDir, named: named, serialSwiftTesting: serialSwiftTesting,
+                                  onLine: writeLine, onTest: observer?.test)
+        let status = launched.status
+        results.merge(launched.results.results)
+        results.warnings += launched.results.warnings
+        results.relaunches += launched.results.relaunches
+        if let notSelected {
+            results.merge(TestSelection.skippedResults(notSelected.skipped, of: filtered))
+            results.notSelected = notSelected.skipped
+        }
+        var output = TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
+                                   testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,
+                                   buildFailed: false, selected: selected, partitioned: wanted.xctest.count + wanted.swiftTesting.count)
+        output.listed = all
+        output.testsRanInParallel = !serialSwiftTesting && !selected.swiftTesting.isEmpty
+        return output
+    }
+
+    /// Runs `tests` again in the binary `run` built (`run`'s retries of failures): XCTest then Swift Testing,
+    /// named as a shard's are, their event streams and profiles into `folder` (the caller's to remove: a
+    /// retry's coverage is not the run's), without per-test coverage and without the log.
+    package func rerun(_ tests: TestList, binary: URL, listed: TestList, folder: URL) throws -> TestRunResults {
+        var environment = self.environment
+        environment.removeValue(forKey: EntryPointSource.perTestDirectoryVariable)
+        let profiles = folder.appendingPathComponent("profiles")
+        try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)
+        return try launch(tests, listed: listed, binary: binary, environment: environment, artifacts: folder, profileDirectory: profiles,
+                          named: true, serialSwiftTesting: request.extraArguments.contains("--no-parallel"), onLine: { _ in }, onTest: nil).results
+    }
+
+    /// XCTest, then Swift Testing, each relaunched for the tests a crash or a kill left unrun; `named`: every
+    /// launch names its tests (else the first launch of each library takes SwiftPM's --filter/--skip).
+    /// The status is the last failing process's (0: none failed).
+    private func launch(_ selected: TestList, listed: TestList, binary: URL, environment: [String: String], artifacts: URL,
+                        profileDirectory: URL, named: Bool, serialSwiftTesting: Bool, onLine: @escaping @Sendable (String) -> Void,
+                        onTest: (@Sendable (LiveTestEvent) -> Void)?) throws -> (results: TestRunResults, status: Int32) {
+        let (request, note) = (self.request, self.note)
         let supervisor = TestSupervisor(
             binary: binary, environment: environment, policy: Self.policy, timeout: request.testTimeout,
-            moduleForClass: all.moduleForClass, profileDirectory: profileDir, echo: request.echo,
-            onLine: writeLine, note: note, warn: warn, onTest: observer?.test)
+            moduleForClass: listed.moduleForClass, profileDirectory: profileDirectory, echo: request.echo,
+            onLine: onLine, note: note, warn: warn, onTest: onTest)
         var status: Int32 = 0
-        // A shard names its tests, as a relaunch does; the first launch of a whole run takes SwiftPM's filters.
-        let unfiltered = request.filters.isEmpty && request.skips.isEmpty && request.shard == nil
-
-        // 3. XCTest, then Swift Testing, each relaunched for the tests a crash or a kill left unrun.
+        let unfiltered = request.filters.isEmpty && request.skips.isEmpty && !named
         let xctest = try supervisor.run(selected.xctest) { tests, attempt in
             if attempt > 0 { note("relaunching the test binary for \(tests.count) XCTest test(s) that had not run") }
             let everything = attempt == 0 && unfiltered
@@ -196,12 +240,12 @@ package struct TestRunCoordinator: Sendable {
         PhaseTimer.mark("xctest")
         let swiftTesting = try supervisor.run(selected.swiftTesting) { tests, attempt in
             if attempt > 0 { note("relaunching the test binary for \(tests.count) Swift Testing test(s) that had not run") }
-            let file = request.artifacts.appendingPathComponent(
+            let file = artifacts.appendingPathComponent(
                 attempt == 0 ? "swift-testing-events.jsonl" : "swift-testing-events-\(attempt + 1).jsonl")
             try? FileManager.default.removeItem(at: file)
             var args = ["--testing-library", "swift-testing", "--event-stream-output-path", file.path]
             if serialSwiftTesting { args.append("--no-parallel") }
-            if attempt == 0 && request.shard == nil {
+            if attempt == 0 && !named {
                 for f in request.filters { args += ["--filter", f] }
                 for s in request.skips { args += ["--skip", s] }
             } else {
@@ -215,16 +259,13 @@ package struct TestRunCoordinator: Sendable {
             && !(process.result.status == 69 && !process.result.terminatedBySignal) {
             status = process.result.status
         }
+        var results = TestRunResults()
         for process in xctest.processes + swiftTesting.processes {
             results.merge(process.results)
             results.warnings += process.warnings
         }
-        results.relaunches += xctest.relaunches + swiftTesting.relaunches
-        var output = TestRunOutput(results: results, testBinaryStatus: status, testBinaryStderr: "", binPath: binPath,
-                                   testBinary: binary, profiles: BuildArtifacts.profiles(in: profileDir, since: started).raw,
-                                   buildFailed: false, selected: selected, partitioned: wanted.xctest.count + wanted.swiftTesting.count)
-        output.testsRanInParallel = !serialSwiftTesting && !selected.swiftTesting.isEmpty
-        return output
+        results.relaunches = xctest.relaunches + swiftTesting.relaunches
+        return (results, status)
     }
 
     /// Arguments after `--` go to `swift build`, except the testing-library switches, which choose the phases.

@@ -167,6 +167,13 @@ public struct TestRunResults: Sendable, Equatable {
     public var startedAt: Date?
     /// What was wrong with the inputs but did not stop the import (skipped lines of an event stream).
     public var warnings: [Diagnostic] = []
+    /// `run` with a `TestSelection`: the tests it did not run, each with its skip (their results are skipped ones).
+    public var notSelected: [(id: String, skip: TestSelection.Skip)] = []
+    /// Each failing test's `FailureLabel`, by id (`run` with a failure labeler).
+    public var failureLabels: [String: FailureLabel] = [:]
+    /// Tests run again after a failure (`retryUntouched`): the failing results of their other attempts, by id
+    /// (a test that passed in the end: every failed attempt; one that never did: the retries').
+    public var otherAttempts: [String: [TestCaseResult]] = [:]
 
     public init(results: [TestCaseResult] = [], relaunches: Int = 0, properties: [(name: String, value: String)] = [], startedAt: Date? = nil) {
         self.results = results
@@ -177,6 +184,8 @@ public struct TestRunResults: Sendable, Equatable {
 
     public static func == (a: TestRunResults, b: TestRunResults) -> Bool {
         a.results == b.results && a.relaunches == b.relaunches && a.startedAt == b.startedAt
+            && a.failureLabels == b.failureLabels && a.otherAttempts == b.otherAttempts
+            && a.notSelected.map(\.id) == b.notSelected.map(\.id) && a.notSelected.map(\.skip) == b.notSelected.map(\.skip)
             && a.properties.map(\.name) == b.properties.map(\.name) && a.properties.map(\.value) == b.properties.map(\.value)
     }
 
@@ -221,12 +230,22 @@ public struct TestRunResults: Sendable, Equatable {
     /// True when any test failed, crashed or timed out.
     public var hasFailures: Bool { results.contains { $0.outcome.isFailure } }
 
-    /// `12 passed, 1 failed, 2 skipped` (+ crashed, timed out, expected failures when present).
+    /// True for a result that passed after a failed attempt of the same test (and case) in this run.
+    public func isFlaky(_ result: TestCaseResult) -> Bool {
+        !result.outcome.isFailure && result.outcome != .skipped
+            && otherAttempts[result.id]?.contains { $0.arguments == result.arguments } == true
+    }
+
+    /// The results that passed on a retry.
+    public var flaky: [TestCaseResult] { otherAttempts.isEmpty ? [] : results.filter(isFlaky) }
+
+    /// `12 passed, 1 failed, 2 skipped` (+ crashed, timed out, expected failures, flaky when present).
     public var summaryLine: String {
         var parts = ["\(count(.passed)) passed", "\(count(.failed)) failed", "\(count(.skipped)) skipped"]
         if count(.expectedFailure) > 0 { parts.append("\(count(.expectedFailure)) expected failure\(count(.expectedFailure) == 1 ? "" : "s")") }
         if count(.crashed) > 0 { parts.append("\(count(.crashed)) crashed") }
         if count(.timedOut) > 0 { parts.append("\(count(.timedOut)) timed out") }
+        if !flaky.isEmpty { parts.append("\(flaky.count) flaky") }
         return parts.joined(separator: ", ")
     }
 

@@ -3,6 +3,7 @@ import TestscopeCoverage
 import TestscopeExecution
 import TestscopeHistory
 import TestscopeImpact
+import TestscopeTestResults
 @testable import TestscopeKit
 import XCTest
 
@@ -84,7 +85,7 @@ final class ImpactSelectionTests: XCTestCase {
         XCTAssertEqual(changes.map(\.path), ["Sources/Shapes/Shape.swift"])
         let impact = ChangeAnalyzer(map: map, layout: layout).analyze(changes)
         XCTAssertEqual(impact.functions.keys.sorted(), [validated])
-        let decisions = TestSelection(map: map, impact: impact, layout: layout).decide(map.tests.map(\.id))
+        let decisions = SelectionRules(map: map, impact: impact, layout: layout).decide(map.tests.map(\.id))
         XCTAssertEqual(Set(decisions.filter(\.run).map(\.test)), truth)
         for decision in decisions where decision.run {
             XCTAssertTrue(decision.reason.hasPrefix("executed $s6Shapes9validated"), decision.reason)
@@ -112,6 +113,6 @@ final class ImpactSelectionTests: XCTestCase {
             .write(to: source, atomically: true, encoding: .utf8)
         let commented = ChangeAnalyzer(map: map, layout: layout).analyze(try repository.fileChanges(since: map, packageRoot: package))
         XCTAssertTrue(commented.isEmpty)
-        XCTAssertEqual(TestSelection(map: map, impact: commented, layout: layout).decide(map.tests.map(\.id)).filter(\.run), [])
+        XCTAssertEqual(SelectionRules(map: map, impact: commented, layout: layout).decide(map.tests.map(\.id)).filter(\.run), [])
     }
 }

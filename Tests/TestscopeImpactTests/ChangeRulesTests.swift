@@ -11,7 +11,7 @@ final class ChangeRulesTests: XCTestCase {
                 tests: [String] = ImpactFixture.allTests) -> (ChangeImpact, [String: TestDecision]) {
         let map = fixture.map(executed: executed, outcomes: outcomes, lost: lost)
         let impact = ChangeAnalyzer(map: map, layout: fixture.layout).analyze(changes)
-        let decisions = TestSelection(map: map, impact: impact, layout: fixture.layout, alwaysRun: alwaysRun).decide(tests)
+        let decisions = SelectionRules(map: map, impact: impact, layout: fixture.layout, alwaysRun: alwaysRun).decide(tests)
         return (impact, Dictionary(uniqueKeysWithValues: decisions.map { ($0.test, $0) }))
     }
 
@@ -56,7 +56,7 @@ final class ChangeRulesTests: XCTestCase {
     func testALiteralInAPropertyInitialiserReachesTheFilesTests() {
         let map = withInitializer(fixture.map(executed: ImpactFixture.executed), name: "$s4Core7CounterV5valueSivpfi")
         let impact = ChangeAnalyzer(map: map, layout: fixture.layout).analyze([edit("Sources/Core/Counter.swift", "public var value = 0", "public var value = 5")])
-        let decisions = Dictionary(uniqueKeysWithValues: TestSelection(map: map, impact: impact, layout: fixture.layout)
+        let decisions = Dictionary(uniqueKeysWithValues: SelectionRules(map: map, impact: impact, layout: fixture.layout)
             .decide(ImpactFixture.allTests).map { ($0.test, $0) })
         XCTAssertEqual(impact.targets, [:], "only a literal changed: no declaration")
         XCTAssertEqual(selected(decisions), ["CoreTests.CounterTests/testDoubled", "CoreTests.CounterTests/testIncrement"])
@@ -171,7 +171,7 @@ final class ChangeRulesTests: XCTestCase {
     }
 
     func testNoMapIsAFullRunWithTheReason() {
-        let decisions = TestSelection(map: nil, impact: ChangeImpact(), layout: fixture.layout, noMapReason: "no history").decide(["A.B/c"])
+        let decisions = SelectionRules(map: nil, impact: ChangeImpact(), layout: fixture.layout, noMapReason: "no history").decide(["A.B/c"])
         XCTAssertEqual(decisions, [TestDecision(test: "A.B/c", run: true, reason: "full run: no history")])
     }
 }

@@ -1,5 +1,6 @@
 import TestscopeCoverage
 @testable import TestscopeImpact
+import TestscopeTestResults
 import XCTest
 
 /// Failure labels: a failing test that ran changed lines is "touched"; every doubt is "unknown" with its reason.

@@ -103,10 +103,8 @@ package struct FlakyJUnitReport: ReportRenderer {
     private func writeRerun<Output: TextOutput>(_ element: String, _ failure: (run: Int, result: TestCaseResult), report: FlakyReport,
                                                  to out: inout Output) throws {
         let body = TestText.failureLines(failure.result, paths: paths, fullTextIn: "flaky.json").joined(separator: "\n")
-        try out.write("      <\(element) message=\"\(XMLText.attribute(TestText.headline(failure.result)))\" type=\"\(XMLText.attribute(type(failure.result)))\">")
-        try out.write("<stackTrace>\(XMLText.content(body))</stackTrace>")
-        try out.write("<system-out>\(XMLText.content(runLine(failure.run, report)))</system-out>")
-        try out.write("</\(element)>\n")
+        try out.write(JUnitReport.rerun(element, message: TestText.headline(failure.result), type: type(failure.result), body: body,
+                                        systemOut: runLine(failure.run, report)))
     }
 
     /// `run 3 (method-shuffle, run seed 0x…): testscope flaky … --seed S --replay 3`.

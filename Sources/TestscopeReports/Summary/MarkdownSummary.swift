@@ -85,14 +85,34 @@ package struct MarkdownSummary: ReportRenderer {
 
     func testsSection(_ tests: TestRunResults) -> String {
         var md = "**Tests:** \(tests.summaryLine)\n\n"
+        let skips = SelectionSkips.grouped(tests.notSelected)
+        if !skips.isEmpty { md += skips.map { MarkdownText.cell($0.line) }.joined(separator: "  \n") + "\n\n" }
+        md += flakyTests(tests)
         let failing = tests.results.filter { $0.outcome.isFailure }
         guard !failing.isEmpty else { return md }
-        md += "| failed test | outcome | where | message |\n| --- | --- | --- | --- |\n"
+        // The label column only when the run labelled its failures (`run` with a failure labeler).
+        let labelled = !tests.failureLabels.isEmpty
+        md += labelled ? "| failed test | outcome | label | where | message |\n| --- | --- | --- | --- | --- |\n"
+            : "| failed test | outcome | where | message |\n| --- | --- | --- | --- |\n"
         for r in failing.prefix(rows) {
             let place = r.primaryLocation.map { "\(paths.relative($0.file)):\($0.line)" } ?? ""
-            md += "| \(MarkdownText.cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(r.outcome.rawValue) | \(MarkdownText.cell(place)) | \(MarkdownText.cell(Self.firstLine(r))) |\n"
+            let label = labelled ? " \(MarkdownText.cell(tests.failureLabels[r.id]?.text ?? "")) |" : ""
+            md += "| \(MarkdownText.cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(r.outcome.rawValue) |\(label) \(MarkdownText.cell(place)) | \(MarkdownText.cell(Self.firstLine(r))) |\n"
         }
         if failing.count > rows { md += "\n\(failing.count - rows) more failed tests are in junit.xml and tests.html.\n" }
+        return md + "\n"
+    }
+
+    /// The tests that passed on a retry, with how often they failed first.
+    func flakyTests(_ tests: TestRunResults) -> String {
+        let flaky = tests.flaky
+        guard !flaky.isEmpty else { return "" }
+        var md = "| flaky test (passed on a retry) | failed attempts | label | first failure |\n| --- | --- | --- | --- |\n"
+        for r in flaky.prefix(rows) {
+            let failed = tests.otherAttempts[r.id, default: []].filter { $0.arguments == r.arguments }
+            md += "| \(MarkdownText.cell(r.id + (r.arguments.map { " [\($0)]" } ?? ""))) | \(failed.count) | \(MarkdownText.cell(tests.failureLabels[r.id]?.text ?? "")) | \(MarkdownText.cell(failed.first.map(Self.firstLine) ?? "")) |\n"
+        }
+        if flaky.count > rows { md += "\n\(flaky.count - rows) more flaky tests are in junit.xml and tests.json.\n" }
         return md + "\n"
     }
 

@@ -70,7 +70,7 @@ package struct JUnitReport: ReportRenderer {
         try out.write("    </properties>\n")
         var suiteOutput: [String] = []
         for result in results {
-            try writeCase(result, to: &out)
+            try writeCase(result, run: run, to: &out)
             if strict { suiteOutput += systemOut(result).map { "[\(result.caseName)] \($0)" } }
         }
         try out.write("    <system-out>\(XMLText.content(BoundedText.lines(suiteOutput).joined(separator: "\n")))</system-out>\n")
@@ -78,14 +78,16 @@ package struct JUnitReport: ReportRenderer {
         try out.write("  </testsuite>\n")
     }
 
-    private func writeCase<Output: TextOutput>(_ result: TestCaseResult, to out: inout Output) throws {
+    private func writeCase<Output: TextOutput>(_ result: TestCaseResult, run: TestRunResults, to out: inout Output) throws {
         var attributes = "classname=\"\(XMLText.attribute(result.className.isEmpty ? "Tests" : result.className))\" name=\"\(XMLText.attribute(result.caseName))\" time=\"\(Self.time(result.duration ?? 0))\""
         if !strict, let location = result.primaryLocation {
             attributes += " file=\"\(XMLText.attribute(paths.relative(location.file)))\" line=\"\(location.line)\""
         }
         let kind = element(result)
         let stdout = strict ? [] : systemOut(result)
-        if kind == nil && stdout.isEmpty {
+        // Surefire's rerun format: a retried test's other attempts (Ant's schema has no element for them).
+        let others = strict ? [] : run.otherAttempts[result.id, default: []].filter { $0.arguments == result.arguments }
+        if kind == nil && stdout.isEmpty && others.isEmpty {
             try out.write("    <testcase \(attributes)/>\n")
             return
         }
@@ -95,15 +97,31 @@ package struct JUnitReport: ReportRenderer {
             let reason = result.skipReason ?? "skipped"
             try out.write("      <skipped message=\"\(XMLText.attribute(TestText.oneLine(reason)))\">\(XMLText.content(BoundedText.cap(reason)))</skipped>\n")
         case .failure, .error:
+            // The failure label (`run` with a labeler) closes the message, where every consumer shows it.
+            let label = run.failureLabels[result.id].map { " [\(TestText.oneLine($0.text, limit: 200))]" } ?? ""
             let body = TestText.failureLines(result, paths: paths).joined(separator: "\n")
-            try out.write("      <\(kind!.rawValue) message=\"\(XMLText.attribute(TestText.headline(result)))\" type=\"\(XMLText.attribute(type(result)))\">\(XMLText.content(body))</\(kind!.rawValue)>\n")
+            try out.write("      <\(kind!.rawValue) message=\"\(XMLText.attribute(TestText.headline(result) + label))\" type=\"\(XMLText.attribute(type(result)))\">\(XMLText.content(body))</\(kind!.rawValue)>\n")
         case nil:
             break
+        }
+        for (number, attempt) in others.enumerated() {
+            let prefix = kind == nil ? "flaky" : "rerun"
+            let name = prefix + (element(attempt) == .error ? "Error" : "Failure")
+            try out.write(Self.rerun(name, message: TestText.headline(attempt), type: type(attempt),
+                                     body: TestText.failureLines(attempt, paths: paths).joined(separator: "\n"),
+                                     systemOut: "attempt \(number + 1) of \(others.count + 1) failed"))
         }
         if !stdout.isEmpty {
             try out.write("      <system-out>\(XMLText.content(BoundedText.lines(stdout).joined(separator: "\n")))</system-out>\n")
         }
         try out.write("    </testcase>\n")
+    }
+
+    /// A `flakyFailure`/`flakyError` (an attempt that failed before the test passed) or `rerunFailure`/`rerunError`
+    /// (a retry that failed too), as Maven Surefire writes them: the failure lines as `stackTrace`, a note as `system-out`.
+    static func rerun(_ element: String, message: String, type: String, body: String, systemOut: String) -> String {
+        "      <\(element) message=\"\(XMLText.attribute(message))\" type=\"\(XMLText.attribute(type))\">"
+            + "<stackTrace>\(XMLText.content(body))</stackTrace><system-out>\(XMLText.content(systemOut))</system-out></\(element)>\n"
     }
 
     /// The test's own output plus what JUnit has no element for: display name, known issues, warnings.

@@ -29,8 +29,21 @@ package struct TestSummaryReport: ReportRenderer {
                 default: mark = terminal.styled("FAILED", .red)
                 }
                 let args = result.arguments.map { " [\($0)]" } ?? ""
-                try out.write("  \(mark) \(result.id)\(args)\n")
+                let label = run.failureLabels[result.id].map { " — \(TestText.oneLine($0.text, limit: 200))" } ?? ""
+                try out.write("  \(mark) \(result.id)\(args)\(label)\n")
                 for line in TestText.failureLines(result, paths: paths) { try out.write("    \(line)\n") }
+                let retries = run.otherAttempts[result.id, default: []].filter { $0.arguments == result.arguments }.count
+                if retries > 0 { try out.write("    failed again in \(retries) retr\(retries == 1 ? "y" : "ies")\n") }
+            }
+        }
+        let flaky = run.flaky
+        if !flaky.isEmpty {
+            try out.write(terminal.styled("Flaky (passed on a retry):", .bold) + "\n")
+            for result in flaky {
+                let failed = run.otherAttempts[result.id, default: []].filter { $0.arguments == result.arguments }
+                let label = run.failureLabels[result.id].map { " — \(TestText.oneLine($0.text, limit: 200))" } ?? ""
+                try out.write("  \(terminal.styled("FLAKY", .yellow)) \(result.id)\(result.arguments.map { " [\($0)]" } ?? "")\(label)\n")
+                try out.write("    failed \(failed.count) time\(failed.count == 1 ? "" : "s") before passing: \(failed.first.map(TestText.headline) ?? "")\n")
             }
         }
         let timed = run.results.filter { ($0.duration ?? 0) > 0 }.sorted { ($0.duration ?? 0) > ($1.duration ?? 0) }
@@ -47,6 +60,7 @@ package struct TestSummaryReport: ReportRenderer {
         if run.relaunches > 0 {
             try out.write("Relaunched the test binary \(run.relaunches) time(s) after a crash or timeout, so the remaining tests still ran.\n")
         }
+        for group in SelectionSkips.grouped(run.notSelected) { try out.write(group.line + "\n") }
         guard showsSummaryLine else { return }
         let style: Terminal.Style = run.hasFailures ? .red : .green
         try out.write(terminal.styled(run.summaryLine, style) + "\n")
@@ -65,7 +79,14 @@ package struct TestResultsJSONReport: ReportRenderer {
         var counts: [String] = []
         for outcome in TestOutcome.allCases { counts.append("\(s(outcome.rawValue)): \(run.count(outcome))") }
         let wall = run.wallTime.map { JUnitReport.time($0) } ?? "null"
+        // Retries and a selection add their fields only when present.
+        if !run.otherAttempts.isEmpty { counts.append("\"flaky\": \(run.flaky.count)") }
         try out.write("{\n  \"schema\": \"https://testscope.dev/schemas/tests/1\",\n  \"summary\": {\(counts.joined(separator: ", ")), \"total\": \(run.results.count), \"relaunches\": \(run.relaunches)},\n  \"wallTime\": \(wall),\n")
+        let skips = SelectionSkips.grouped(run.notSelected)
+        if !skips.isEmpty {
+            try out.write("  \"selection\": {\"skipped\": \(run.notSelected.count), \"timeSaved\": \(JUnitReport.time(skips.reduce(0) { $0 + $1.timeSaved })), \"reasons\": ["
+                + skips.map { "{\"reason\": \(s($0.reason)), \"tests\": \($0.count), \"timeSaved\": \(JUnitReport.time($0.timeSaved))}" }.joined(separator: ", ") + "]},\n")
+        }
         try out.write("  \"properties\": {\(run.properties.map { "\(s($0.name)): \(s($0.value))" }.joined(separator: ", "))},\n  \"tests\": [")
         for (i, r) in run.results.enumerated() {
             var fields = ["\"id\": \(s(r.id))", "\"framework\": \(s(r.framework.rawValue))", "\"module\": \(r.module.map(s) ?? "null")",
@@ -87,6 +108,16 @@ package struct TestResultsJSONReport: ReportRenderer {
                 fields.append("\"crash\": null")
             }
             fields.append("\"output\": [\(r.output.map(s).joined(separator: ", "))]")
+            if let label = run.failureLabels[r.id], r.outcome.isFailure || run.isFlaky(r) {
+                fields.append("\"failureLabel\": {\"kind\": \(s(label.code)), \"text\": \(s(label.text)), \"reason\": \(label.reason.map(s) ?? "null")}")
+            }
+            let others = run.otherAttempts[r.id, default: []].filter { $0.arguments == r.arguments }
+            if !others.isEmpty {
+                fields.append("\"flaky\": \(run.isFlaky(r))")
+                fields.append("\"otherAttempts\": [" + others.map { attempt in
+                    "{\"outcome\": \(s(attempt.outcome.rawValue)), \"duration\": \(attempt.duration.map { JUnitReport.time($0) } ?? "null"), \"message\": \(s(TestText.headline(attempt)))}"
+                }.joined(separator: ", ") + "]")
+            }
             try out.write((i == 0 ? "\n    {" : ",\n    {") + fields.joined(separator: ", ") + "}")
         }
         try out.write("\n  ]\n}\n")

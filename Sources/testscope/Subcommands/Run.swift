@@ -30,6 +30,10 @@ extension Testscope {
         var atomicCounters = true
         @Flag(name: .long, help: "Also record which tests ran which lines (per-test.json; report --tests-for / --covered-by); the same build as run and flaky, .build/testscope.")
         var perTestCoverage = false
+        @Option(name: .long, help: ArgumentHelp("Run failures not touched by the change again, up to N times; one that then passes is reported flaky (needs failure labels).", valueName: "N"))
+        var retryUntouched = 0
+        @Flag(name: .long, help: "Exit with status 3 when a test failed and then passed on a retry (--retry-untouched).")
+        var failOnFlaky = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
         @OptionGroup var history: HistoryOption
@@ -40,6 +44,7 @@ extension Testscope {
             if let testTimeout, !(testTimeout > 0) { throw ValidationError("--test-timeout takes a number of seconds above 0") }
             if let shard, TestShard(parsing: shard) == nil { throw ValidationError("--shard takes K/N with 1 <= K <= N (e.g. 2/3), not '\(shard)'") }
             if shardTimings != nil && shard == nil { throw ValidationError("--shard-timings needs --shard K/N") }
+            if retryUntouched < 0 { throw ValidationError("--retry-untouched takes a count of 0 or more, not \(retryUntouched)") }
             _ = try outputOptions.formats()
         }
 
@@ -51,6 +56,9 @@ extension Testscope {
                 (request.buildArguments, request.atomicCounters) = (buildArguments, atomicCounters)
                 (request.perTestCoverage, request.shardTimings) = (perTestCoverage, shardTimings.map(absoluteURL))
                 request.shard = shard.flatMap(TestShard.init(parsing:))
+                // The labels --retry-untouched needs come with the failure labeler (`request.failureLabeler`);
+                // without one the Kit refuses the retries with a usage error (RunRequest.validate).
+                (request.retryUntouched, request.failOnFlaky) = (retryUntouched, failOnFlaky)
                 return try pipeline.run(request)
             }
         }

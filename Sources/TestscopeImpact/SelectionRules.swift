@@ -9,7 +9,7 @@ package struct TestDecision: Equatable, Sendable {
 
 /// Decides, for every current test, whether the change can reach it: always-run rules first, then the
 /// change's rules from the most precise (a function's body) to the widest (a target's declarations).
-package struct TestSelection {
+package struct SelectionRules {
     package var map: ImpactMap?
     package var impact: ChangeImpact
     package var layout: PackageLayout

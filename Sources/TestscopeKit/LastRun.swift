@@ -84,7 +84,7 @@ public struct LastRun: Codable, Sendable, Equatable {
             var results = results
             for skipped in notSelected ?? [] where !results.results.contains(where: { $0.id == skipped.result.id }) {
                 results.results.append(skipped.result)
-                results.notSelected.append((skipped.result.id, TestSelection.Skip(reason: skipped.result.skipReason ?? TestSelection.unnamedReason,
+                results.notSelected.append((skipped.result.id, TestSelection.Skip(reason: skipped.result.skipReason ?? "not selected",
                                                                                   recordedDuration: skipped.recordedDuration)))
             }
             return results

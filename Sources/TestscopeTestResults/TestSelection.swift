@@ -1,7 +1,7 @@
 import Foundation
 
-/// Which of the listed tests a run runs (`run --affected`): every other listed test is reported skipped
-/// with its reason, never left out.
+/// Which of the listed tests a run leaves out (`run --affected`), each reported skipped with its reason;
+/// every other listed test runs — a test the selection does not know (a new one) is never left out.
 public struct TestSelection: Sendable, Equatable {
     /// Why a test is not run, and how long it took when it last ran (seconds; the time the skip saves).
     public struct Skip: Sendable, Equatable {
@@ -14,23 +14,19 @@ public struct TestSelection: Sendable, Equatable {
         }
     }
 
-    /// The ids to run, as `swift test list` prints them.
-    public var run: Set<String>
-    /// The skipped tests' reasons and durations, by id; a listed test in neither is skipped with `unnamed`.
+    /// The skipped tests' reasons and durations, by id as `swift test list` prints it.
     public var skipped: [String: Skip]
-    /// The reason of a listed test the selection neither runs nor names.
-    public static let unnamedReason = "not selected"
 
-    public init(run: Set<String>, skipped: [String: Skip] = [:]) {
-        self.run = run
+    public init(skipped: [String: Skip]) {
         self.skipped = skipped
     }
 
-    /// The part of `list` to run, and each other test of it with its skip, in the list's order.
+    /// The part of `list` to run, and each skipped test of it with its skip, in the list's order.
     package func split(_ list: TestList) -> (run: TestList, skipped: [(id: String, skip: Skip)]) {
-        let kept = TestList(xctest: list.xctest.filter(run.contains), swiftTesting: list.swiftTesting.filter(run.contains))
-        let others = (list.xctest + list.swiftTesting).filter { !run.contains($0) }
-        return (kept, others.map { ($0, skipped[$0] ?? Skip(reason: Self.unnamedReason)) })
+        let runs = { (id: String) in self.skipped[id] == nil }
+        let kept = TestList(xctest: list.xctest.filter(runs), swiftTesting: list.swiftTesting.filter(runs))
+        let others = (list.xctest + list.swiftTesting).filter { !runs($0) }
+        return (kept, others.map { ($0, skipped[$0]!) })
     }
 
     /// A skipped result for each test the selection does not run (`split`'s `skipped`).

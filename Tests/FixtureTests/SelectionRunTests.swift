@@ -101,7 +101,7 @@ final class SelectionRunTests: XCTestCase {
         for perTest in [false, true] {
             let name = perTest ? "selected-per-test" : "selected"
             var request = request(name, perTest: perTest)
-            request.testSelection = TestSelection(run: [Self.adds, Self.greets], skipped: skips)
+            request.testSelection = TestSelection(skipped: skips)
             let outcome = try pipeline.run(request)
             lastOutcome = outcome
             XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
@@ -146,7 +146,8 @@ final class SelectionRunTests: XCTestCase {
         var shards: [URL] = []
         for index in 1...2 {
             var request = request("shard-\(index)")
-            request.testSelection = TestSelection(run: selected, skipped: [Self.chanceSwiftTesting: .init(reason: Self.reason, recordedDuration: 0.5)])
+            request.testSelection = TestSelection(skipped: [Self.chanceSwiftTesting: .init(reason: Self.reason, recordedDuration: 0.5),
+                "SelectionTests.ArithmeticTests/testAddsZero": .init(reason: "not selected"), "SelectionTests.GreetingSuite/shouts()": .init(reason: "not selected")])
             request.shard = TestShard(index: index, count: 2)
             XCTAssertEqual(try pipeline.run(request).status, .success, console.diagnosticsText)
             shards.append(work.appendingPathComponent("shard-\(index)"))
@@ -154,12 +155,11 @@ final class SelectionRunTests: XCTestCase {
         let merged = try XCTUnwrap(try pipeline.merge(MergeRequest(packageRoot: Self.package, shards: shards,
             settings: ReportSettings(formats: [.json], output: work.appendingPathComponent("merged")))).tests)
         XCTAssertEqual(Set(merged.results.filter { $0.outcome == .passed }.map(\.id)), selected)
-        // A test the selection neither runs nor names is skipped too ("not selected"), never left out.
         let skipped = merged.results.filter { $0.outcome == .skipped }
         XCTAssertEqual(skipped.count, 3)
         XCTAssertEqual(Dictionary(skipped.map { ($0.id, $0.skipReason ?? "") }, uniquingKeysWith: { a, _ in a }),
-                       [Self.chanceSwiftTesting: Self.reason, "SelectionTests.ArithmeticTests/testAddsZero": TestSelection.unnamedReason,
-                        "SelectionTests.GreetingSuite/shouts()": TestSelection.unnamedReason])
+                       [Self.chanceSwiftTesting: Self.reason, "SelectionTests.ArithmeticTests/testAddsZero": "not selected",
+                        "SelectionTests.GreetingSuite/shouts()": "not selected"])
         XCTAssertEqual(merged.notSelected.count, 3)
         XCTAssertEqual(merged.notSelected.compactMap(\.skip.recordedDuration), [0.5])
     }

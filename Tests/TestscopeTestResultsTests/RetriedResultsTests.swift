@@ -78,14 +78,14 @@ final class RetriedResultsTests: XCTestCase {
         XCTAssertTrue(screen.contains("1 test skipped: not affected by the change (saved about 1.5 s)"), screen)
     }
 
-    func testASelectionSplitsTheListAndNamesEveryOtherTest() {
-        let list = TestList(xctest: ["M.A/testOne", "M.A/testTwo"], swiftTesting: ["M.S/three()"])
-        let selection = TestSelection(run: ["M.A/testTwo", "M.Gone/removed()"],
-                                      skipped: ["M.A/testOne": .init(reason: "not affected by the change", recordedDuration: 2)])
+    func testASelectionSkipsTheTestsItNamesAndRunsEveryOtherTest() {
+        let list = TestList(xctest: ["M.A/testOne", "M.A/testTwo", "M.A/testNew"], swiftTesting: ["M.S/three()"])
+        let selection = TestSelection(skipped: ["M.A/testOne": .init(reason: "not affected by the change", recordedDuration: 2),
+                                                "M.S/three()": .init(reason: "not selected"), "M.Gone/removed()": .init(reason: "gone")])
         let (run, skipped) = selection.split(list)
-        XCTAssertEqual(run, TestList(xctest: ["M.A/testTwo"]))
+        XCTAssertEqual(run, TestList(xctest: ["M.A/testTwo", "M.A/testNew"]), "a test the selection does not name runs")
         XCTAssertEqual(skipped.map(\.id), ["M.A/testOne", "M.S/three()"])
-        XCTAssertEqual(skipped.map(\.skip.reason), ["not affected by the change", TestSelection.unnamedReason])
+        XCTAssertEqual(skipped.map(\.skip.reason), ["not affected by the change", "not selected"])
         let results = TestSelection.skippedResults(skipped, of: list)
         XCTAssertEqual(results.map(\.framework), [.xctest, .swiftTesting])
         XCTAssertEqual(results.map(\.suite), ["A", "S"])

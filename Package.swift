@@ -104,7 +104,7 @@ let package = Package(
             exclude: ["Goldens"]
         ),
 .testTarget(name: "TestscopeKitTests", dependencies: [
-            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
+            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports", "TestscopeTestSupport",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
         // `FixtureTests`: the libraries in-process on real builds of the fixture packages (each built once per

@@ -143,7 +143,9 @@ final class RunCommandTests: XCTestCase {
     /// 29 lines falsely covered with promotion; docs/performance.md, "Hot code").
     func testRunUpdatesEveryCounterAtomically() throws {
         let pkg = package("Concurrency")
-        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json"])
+        // The run NativeEngineTests compares with llvm-cov (one run of the fixture per test process).
+        let result = try TestscopeProcess.sharedRun(["run", "--package-path", pkg.path, "--format", "json", "--keep-llvm-artifacts", "--quiet"],
+                                                    output: output.appendingPathComponent("run"))
         XCTAssertEqual(result.status, 0, result.stderr)
         let objects = pkg.appendingPathComponent(".build/testscope/debug/Concurrency.build")
         let files = try FileManager.default.contentsOfDirectory(atPath: objects.path).filter { $0.hasSuffix(".o") }

@@ -106,7 +106,7 @@ let package = Package(
             exclude: ["Goldens"]
         ),
 .testTarget(name: "TestscopeKitTests", dependencies: [
-            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports",
+            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports", "TestscopeTestSupport",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
         .testTarget(name: "TestscopeImpactTests", dependencies: ["TestscopeImpact", "TestscopeCoverage", "TestscopeHistory", "TestscopeExecution", "TestscopeTestResults"]),

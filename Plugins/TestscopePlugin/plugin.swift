@@ -6,8 +6,8 @@ import PackagePlugin
 ///
 /// SwiftPM holds the lock on the package's `.build` while a plugin runs, so a nested `swift build` there
 /// waits forever, and so does `swift package describe` (verified here: testscope's `describe` of the package
-/// hung under the plugin). Every subcommand therefore gets a build folder inside the plugin's own work
-/// folder (`.build/plugins/TestscopePlugin/outputs/build`, `flaky-build` for flaky) unless `--scratch-path`
+/// hung under the plugin). Every subcommand therefore gets one build folder inside the plugin's own work
+/// folder (`.build/plugins/TestscopePlugin/outputs/build`: `flaky` reuses `run`'s build) unless `--scratch-path`
 /// is given. `packageManager.test(enableCodeCoverage:)` is not used: on Swift 6.3.1 (Linux) it rebuilds
 /// without instrumentation and fails, and it skips Swift Testing.
 @main
@@ -47,7 +47,7 @@ enum PluginArguments {
         if !has("--package-path") { added += ["--package-path", packageDirectory] }
         // `report` reads the package with `swift package describe`, which needs an unlocked build folder too;
         // `run`'s is already resolved, so describing there is quick.
-        if !has("--scratch-path") { added += ["--scratch-path", workFolder + "/" + (subcommand == "flaky" ? "flaky-build" : "build")] }
+        if !has("--scratch-path") { added += ["--scratch-path", workFolder + "/build"] }
         return [subcommand] + added + Array(arguments.dropFirst())
     }
 }

@@ -15,10 +15,12 @@ final class DiffCoverageTests: XCTestCase {
 
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("diffcov-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: repo.appendingPathComponent("packages"), withIntermediateDirectories: true)
-        // `cp -p` keeps the modification times: the sources are not newer than the recorded data.
-        _ = try XCTUnwrap(TestscopeProcess.output(of: ["cp", "-Rp", TestscopeProcess.samples.appendingPathComponent("packages/Inventory").path, package.path]))
-        try? FileManager.default.removeItem(at: package.appendingPathComponent(".build"))
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        // `cp -p` keeps the modification times: the sources are not newer than the recorded data. Not the
+        // fixture's .build (other tests build it: tens of MB copied for nothing).
+        let fixture = TestscopeProcess.samples.appendingPathComponent("packages/Inventory")
+        let sources = try FileManager.default.contentsOfDirectory(atPath: fixture.path).filter { !$0.hasPrefix(".build") }.sorted()
+        _ = try XCTUnwrap(TestscopeProcess.output(of: ["cp", "-Rp"] + sources.map { fixture.appendingPathComponent($0).path } + [package.path]))
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }

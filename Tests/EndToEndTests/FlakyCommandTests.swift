@@ -223,23 +223,4 @@ final class FlakyCommandTests: XCTestCase {
             XCTAssertFalse(result.stderr.contains("Fatal error"), "\(arguments)")
         }
     }
-
-    func testTheCoverageIndexLinksTheFlakyPage() throws {
-        try "<!DOCTYPE html><title>flaky</title>".write(to: output.appendingPathComponent("flaky.html"), atomically: true, encoding: .utf8)
-        let arguments = try TestscopeProcess.recordedReportArguments("Shapes") + ["--output", output.path, "--format", "html", "--quiet"]
-        var result = try TestscopeProcess.run(arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        var index = try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8)
-        XCTAssertFalse(index.contains("flaky.html"), "a flaky.html that no command recorded is not linked")
-        // What `testscope flaky` records in the folder's manifest (docs/output-folder.md).
-        try #"{"version": 1, "pages": [{"kind": "flaky", "file": "flaky.html", "command": "flaky"}]}"#
-            .write(to: output.appendingPathComponent(".testscope-pages.json"), atomically: true, encoding: .utf8)
-        result = try TestscopeProcess.run(arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        index = try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8)
-        XCTAssertTrue(index.contains("<a href=\"flaky.html\">Flaky</a>"), "the top bar links the Flaky page")
-        XCTAssertTrue(index.contains("<a href=\"index.html\" aria-current=\"page\">Coverage</a>"))
-        let manifest = try String(contentsOf: output.appendingPathComponent(".testscope-pages.json"), encoding: .utf8)
-        XCTAssertTrue(manifest.contains("\"kind\" : \"flaky\"") && manifest.contains("\"kind\" : \"coverage\""), manifest)
-    }
 }

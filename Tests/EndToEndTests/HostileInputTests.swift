@@ -48,41 +48,7 @@ extension BadInputTests {
         }
     }
 
-    /// 17. Segments out of order: sorted, the same report as the export in order (never a trap or a hang).
-    func testExportSegmentsOutOfOrderGiveTheSameReport() throws {
-        let text = try String(contentsOf: recorded("Shapes/coverage.json"), encoding: .utf8)
-        // Every file's segment list reversed, as text (JSONSerialization would not keep the numbers as written).
-        let regex = try NSRegularExpression(pattern: #""segments":\[(\[[^\[\]]*\](?:,\[[^\[\]]*\])*)\]"#)
-        let ns = text as NSString
-        var reversed = ""
-        var last = 0
-        var lists = 0
-        for match in regex.matches(in: text, range: NSRange(location: 0, length: ns.length)) {
-            reversed += ns.substring(with: NSRange(location: last, length: match.range.location - last))
-            let inner = ns.substring(with: match.range(at: 1))
-            let items = inner.dropFirst().dropLast().components(separatedBy: "],[")
-            reversed += #""segments":[["# + items.reversed().joined(separator: "],[") + "]]"
-            last = match.range.location + match.range.length
-            lists += 1
-        }
-        reversed += ns.substring(from: last)
-        XCTAssertGreaterThan(lists, 3)
-        XCTAssertNotEqual(reversed, text)
-        let package = TestscopeProcess.samples.appendingPathComponent("packages/Shapes")
-        let root = try TestscopeProcess.recordedRoot("Shapes")
-        let mapping = ["--package-path", package.path, "--path-equivalence", "\(root),\(package.path)", "--format", "lcov"]
-        var outputs: [String] = []
-        for (name, data) in [("ordered.json", text), ("reversed.json", reversed)] {
-            let box = try Sandbox(self)
-            let export = try box.input(name, Data(data.utf8))
-            let result = try box.run(["report", "--export", export.path] + mapping, watching: [package])
-            assertNoCrash(result)
-            XCTAssertEqual(result.status, 0, result.stderr)
-            outputs.append(try String(contentsOf: box.output.appendingPathComponent("coverage.lcov"), encoding: .utf8))
-        }
-        XCTAssertTrue(outputs[0].contains("DA:"), outputs[0])
-        XCTAssertEqual(outputs[0], outputs[1])
-    }
+    // 17. Segments out of order give the same report: TestscopeKitTests' ReportInProcessTests (a report that succeeds).
 
     /// 18. JUnit files that are not well-formed, entity bombs and external entities: 65 with a sentence,
     /// no Foundation text, nothing read from the entity's file.

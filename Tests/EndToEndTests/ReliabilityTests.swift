@@ -305,59 +305,7 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertTrue(tests.contains("<title>Tests · RunawayProcesses</title>"), String(tests.prefix(600)))
     }
 
-    // MARK: - report --build-path
-
-    /// SwiftPM's codecov folder holding raw profiles of an earlier build of the test binary (copied back
-    /// after a source change, as a build folder shared between branches has them): `--build-path` reads
-    /// only the newest binary's profiles, says which, and counts as a report from those profiles alone.
-    func testBuildPathReadsOnlyTheNewestBinarysProfilesAndSaysWhich() throws {
-        let copy = output.appendingPathComponent("Runaway")
-        for item in ["Package.swift", "Sources", "Tests"] {
-            try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: Self.package.appendingPathComponent(item), to: copy.appendingPathComponent(item))
-        }
-        let codecov = copy.appendingPathComponent(".build/debug/codecov")
-        func swiftTest() throws {
-            XCTAssertNotNil(try TestscopeProcess.output(of: ["swift", "test", "--enable-code-coverage", "--package-path", copy.path]))
-        }
-        func rawProfiles() throws -> [String] {
-            try FileManager.default.contentsOfDirectory(atPath: codecov.path).filter { $0.hasSuffix(".profraw") }.sorted()
-        }
-        try swiftTest()
-        let earlier = output.appendingPathComponent("earlier")
-        try FileManager.default.copyItem(at: codecov, to: earlier)
-        let earlierProfiles = try rawProfiles()
-        let source = copy.appendingPathComponent("Sources/Runaway/Runaway.swift")
-        try (String(contentsOf: source, encoding: .utf8) + "\npublic func third(_ x: Int) -> Int { x / 3 }\n").write(to: source, atomically: true, encoding: .utf8)
-        try swiftTest()
-        let newest = try rawProfiles()
-        for name in earlierProfiles where !newest.contains(name) {
-            try FileManager.default.copyItem(at: earlier.appendingPathComponent(name), to: codecov.appendingPathComponent(name))
-        }
-        let stale = earlierProfiles.filter { !newest.contains($0) }.count
-        XCTAssertGreaterThan(stale, 0, "the earlier run's profiles have other names")
-
-        let fromBuild = output.appendingPathComponent("from-build")
-        let report = try TestscopeProcess.run(["report", "--build-path", copy.appendingPathComponent(".build").path,
-                                               "--package-path", copy.path, "--output", fromBuild.path, "--format", "json"])
-        XCTAssertEqual(report.status, 0, report.stderr)
-        XCTAssertTrue(report.stderr.contains("testscope: reading \(newest.count) profile(s) of RunawayProcessesPackageTests.xctest: "
-            + newest.joined(separator: ", ") + " (\(stale) written by earlier builds left out)"), report.stderr)
-        let binary = copy.appendingPathComponent(".build/debug/RunawayProcessesPackageTests.xctest")
-        let fromProfiles = output.appendingPathComponent("from-profiles")
-        let direct = try TestscopeProcess.run(["report", "--binary", binary.path, "--package-path", copy.path, "--output", fromProfiles.path,
-                                               "--format", "json"] + newest.flatMap { ["--profile", codecov.appendingPathComponent($0).path] })
-        XCTAssertEqual(direct.status, 0, direct.stderr)
-        // (Read together, the earlier build's profiles would have been refused as another build's: status 65.)
-        func counts(_ folder: URL) throws -> [Int] {
-            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("coverage.json"))) as? [String: Any]
-            let totals = try XCTUnwrap(json?["totals"] as? [String: [String: Any]])
-            return try ["lines", "functions", "regions"].flatMap { kind in
-                try ["covered", "total"].map { try XCTUnwrap(totals[kind]?[$0] as? Int, "\(kind).\($0)") }
-            }
-        }
-        XCTAssertEqual(try counts(fromBuild), try counts(fromProfiles))
-    }
+    // (report --build-path with an earlier build's profiles in the codecov folder: FixtureTests' ReportOfRealBuildTests.)
 
     // MARK: - Helpers
 

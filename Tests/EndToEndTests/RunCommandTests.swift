@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
 
-/// `testscope run` on the fixture packages: a real `swift test`, real llvm tools.
+/// `testscope run` on the fixture packages: a real `swift test`, real llvm tools. (`report` of a real build's
+/// profiles, in-process: FixtureTests' ReportOfRealBuildTests.)
 final class RunCommandTests: XCTestCase {
     var output: URL!
 
@@ -135,37 +136,6 @@ final class RunCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("Sources/Shapes/Legacy.swift 0.00% (0/"), result.stderr)
     }
 
-    func testReportFromBuildPathAndFromProfileAndBinary() throws {
-        let pkg = package("Shapes")
-        // Make sure the package has been built and run with coverage (by an earlier test or now).
-        let run = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json", "--quiet",
-                                            "--keep-llvm-artifacts"])
-        XCTAssertEqual(run.status, 0, run.stderr)
-        let fromRun = try coverageJSON()["totals"] as? [String: [String: Any]]
-
-        // --build-path reads what SwiftPM's own `swift test --enable-code-coverage` leaves in .build.
-        XCTAssertNotNil(try shell(["swift", "test", "--package-path", pkg.path, "--enable-code-coverage"]))
-        let second = try TestscopeProcess.temporaryDirectory("report")
-        defer { try? FileManager.default.removeItem(at: second) }
-        let build = try TestscopeProcess.run(["report", "--build-path", pkg.appendingPathComponent(".build").path,
-                                              "--package-path", pkg.path, "--output", second.path, "--format", "json"])
-        XCTAssertEqual(build.status, 0, build.stderr)
-        // It says which profiles it read: those of the newest test binary (issue #11).
-        XCTAssertTrue(build.stderr.contains(" profile(s) of ShapesPackageTests.xctest: "), build.stderr)
-        let fromBuild = try JSONSerialization.jsonObject(with: Data(contentsOf: second.appendingPathComponent("coverage.json"))) as? [String: Any]
-        XCTAssertEqual((fromBuild?["totals"] as? [String: [String: Any]])?["lines"]?["covered"] as? Int, fromRun?["lines"]?["covered"] as? Int)
-
-        let runBinary = try TestscopeProcess.testBinary(ofRunIn: output)
-        let third = try TestscopeProcess.temporaryDirectory("report")
-        defer { try? FileManager.default.removeItem(at: third) }
-        let direct = try TestscopeProcess.run(["report", "--profile", output.appendingPathComponent("default.profdata").path,
-                                               "--binary", runBinary.path,
-                                               "--package-path", pkg.path, "--output", third.path, "--format", "json,text"])
-        XCTAssertEqual(direct.status, 0, direct.stderr)
-        let fromProfile = try JSONSerialization.jsonObject(with: Data(contentsOf: third.appendingPathComponent("coverage.json"))) as? [String: Any]
-        XCTAssertEqual((fromProfile?["totals"] as? [String: [String: Any]])?["lines"]?["total"] as? Int, fromRun?["lines"]?["total"] as? Int)
-    }
-
     #if os(Linux) && arch(x86_64)
     /// `run` builds every counter update of the package's code as an atomic read-modify-write: a plain
     /// `load; add; store` anywhere (a plain build, or counter promotion, which leaves branch counters
@@ -173,7 +143,9 @@ final class RunCommandTests: XCTestCase {
     /// 29 lines falsely covered with promotion; docs/performance.md, "Hot code").
     func testRunUpdatesEveryCounterAtomically() throws {
         let pkg = package("Concurrency")
-        let result = try TestscopeProcess.run(["run", "--package-path", pkg.path, "--output", output.path, "--format", "json"])
+        // The run NativeEngineTests compares with llvm-cov (one run of the fixture per test process).
+        let result = try TestscopeProcess.sharedRun(["run", "--package-path", pkg.path, "--format", "json", "--keep-llvm-artifacts", "--quiet"],
+                                                    output: output.appendingPathComponent("run"))
         XCTAssertEqual(result.status, 0, result.stderr)
         let objects = pkg.appendingPathComponent(".build/testscope/debug/Concurrency.build")
         let files = try FileManager.default.contentsOfDirectory(atPath: objects.path).filter { $0.hasSuffix(".o") }

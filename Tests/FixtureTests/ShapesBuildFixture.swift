@@ -3,7 +3,7 @@ import XCTest
 
 /// A coverage build of a copy of the Shapes fixture, made once per test process (incrementally
 /// across runs: the copy lives at a fixed temporary path), with fresh raw profiles from XCTest and
-/// Swift Testing, the toolchain's merged profile and its `llvm-cov export`.
+/// Swift Testing in SwiftPM's codecov folder, the toolchain's merged profile and its `llvm-cov export`.
 struct ShapesBuild: Sendable {
     var root: String
     var binary: String
@@ -40,7 +40,8 @@ struct ShapesBuild: Sendable {
         guard build.status == 0 else { throw ToolError("swift build failed: \(build.stdout)\n\(build.stderr)") }
         let binary = "\(root)/.build/debug/ShapesPackageTests.xctest"
 
-        let profiles = "\(root)/profiles"
+        // Where `swift test --enable-code-coverage` writes them, so `report --build-path .build` finds them.
+        let profiles = "\(root)/.build/debug/codecov"
         try? files.removeItem(atPath: profiles)
         try files.createDirectory(atPath: profiles, withIntermediateDirectories: true)
         let environment = ["LLVM_PROFILE_FILE": "\(profiles)/x-%p.profraw"]

@@ -14,6 +14,9 @@ struct AffectedSelection {
     var layout: PackageLayout
     /// Set when everything runs: the one note to print (no history, no map, another environment, a shallow clone…).
     var fullRunReason: String?
+    /// Whether the map's tests are the recorded ones (false for `--diff-base` labels, whose map is empty:
+    /// no test is "new" then).
+    var testsKnown = true
 
     /// The recorded duration of the tests skipped: what the selection saves.
     var savedSeconds: Double {
@@ -26,7 +29,7 @@ struct AffectedSelection {
     func label(_ test: String, coverage: PerTestCoverage?) -> FailureLabel {
         // Without a map the change was not measured: no changed line is known, so nothing is "not touched".
         guard let map else { return .unknown(fullRunReason ?? "no impact map") }
-        return FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout, isNew: !map.tests.contains { $0.id == test })
+        return FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout, isNew: testsKnown && !map.tests.contains { $0.id == test })
     }
 }
 
@@ -35,11 +38,13 @@ extension Pipeline {
     /// ancestor of `since` (HEAD by default) to the working tree can reach. Throws for a REF git does not
     /// know (`PullRequestError.unknownBase`) and a history that cannot be read (`HistoryError`); anything
     /// else that prevents selecting is a full run with its reason.
-    func selectAffected(packageRoot: URL, history: URL, since ref: String?, tests: [String], alwaysRun: Set<String>,
-                        toolchain: Toolchain, configuration: String?, buildArguments: [String], scratchPath: URL?) throws -> AffectedSelection {
+    /// `tests` nil: the map's tests (the others, new ones, run anyway); `alwaysRun`: regular expressions of test ids.
+    func selectAffected(packageRoot: URL, history: URL, since ref: String?, tests: [String]?, alwaysRun: [String],
+                        toolchain: Toolchain, configuration: String?, buildArguments: [String], scratchPath: URL?,
+                        ignoring: [String] = []) throws -> AffectedSelection {
         let layout = PackageLayout.discover(root: packageRoot, swift: toolchain.swift, scratchPath: scratchPath, dependencies: true)
         func full(_ reason: String) -> AffectedSelection {
-            AffectedSelection(decisions: SelectionRules(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests),
+            AffectedSelection(decisions: SelectionRules(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests ?? []),
                               map: nil, impact: ChangeImpact(), layout: layout, fullRunReason: reason)
         }
         guard FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
@@ -59,13 +64,18 @@ extension Pipeline {
         case let .found(found): map = found
         case let .none(reason): return full(git.isShallow ? reason + " (this is a shallow clone: fetch more history, e.g. fetch-depth: 0)" : reason)
         }
-        let impact = ChangeAnalyzer(map: map, layout: layout).analyze(try git.fileChanges(since: map, packageRoot: packageRoot))
+        let impact = ChangeAnalyzer(map: map, layout: layout).analyze(try git.fileChanges(since: map, packageRoot: packageRoot, ignoring: ignoring))
         // Names only for the reasons of tests that run: the demangler is loaded once.
         let session = SwiftDemangler(library: toolchain.demangler).session()
         let names = Dictionary(impact.functions.keys.map { index in (map.functions[index].name, session.add(map.functions[index].name)) },
                                uniquingKeysWith: { first, _ in first })
         let demangled = session.finish()
-        let selection = SelectionRules(map: map, impact: impact, layout: layout, alwaysRun: alwaysRun) { name in
+        let tests = tests ?? map.tests.map(\.id)
+        let patterns = alwaysRun.compactMap { try? NSRegularExpression(pattern: $0) }
+        let always = Set(tests.filter { id in
+            patterns.contains { $0.firstMatch(in: id, range: NSRange(id.startIndex..., in: id)) != nil }
+        })
+        let selection = SelectionRules(map: map, impact: impact, layout: layout, alwaysRun: always) { name in
             names[name].map { demangled.displayName(at: $0, mangled: name) } ?? name
         }
         let fullRun = impact.fullRun.flatMap { evidence -> String? in if case let .fullRun(why) = evidence.rule { return why } else { return nil } }

@@ -41,12 +41,12 @@ extension GitRepository {
 
     /// The changes from `map`'s commit to the working tree, package-relative, with both texts; the
     /// files that were dirty when the map was recorded are compared with the hashes it kept.
-    func fileChanges(since map: ImpactMap, packageRoot: URL) throws -> [FileChange] {
+    func fileChanges(since map: ImpactMap, packageRoot: URL, ignoring: [String] = []) throws -> [FileChange] {
         var changes: [String: FileChange] = [:]
         func current(_ repoPath: String) -> String? { try? String(contentsOf: root.appendingPathComponent(repoPath), encoding: .utf8) }
         func old(_ repoPath: String) throws -> String? { try output(["show", "\(map.commit):\(repoPath)"]) }
         let folder = packageFolder(packageRoot)
-        for (status, path, from) in try changedPaths(since: map.commit, in: folder) {
+        for (status, path, from) in try changedPaths(since: map.commit, in: folder, ignoring: ignoring) {
             let local = packagePath(path, packageRoot: packageRoot)
             switch status {
             case "A": changes[local] = FileChange(path: local, kind: .added, oldText: nil, newText: current(path))
@@ -58,7 +58,7 @@ extension GitRepository {
             default: changes[local] = FileChange(path: local, kind: .modified, oldText: try old(path), newText: current(path))
             }
         }
-        for path in try untracked(in: folder) {
+        for path in try untracked(in: folder, ignoring: ignoring) {
             let local = packagePath(path, packageRoot: packageRoot)
             changes[local] = FileChange(path: local, kind: .added, oldText: nil, newText: current(path))
         }
@@ -77,8 +77,8 @@ extension GitRepository {
     /// `git diff --name-status -M BASE`: the tracked files' changes from `base` to the working tree, in
     /// the package's folder (a monorepo's other packages are not this one's change; a local path
     /// dependency outside it is `selectAffected`'s full run).
-    func changedPaths(since base: String, in folder: String) throws -> [(status: String, path: String, from: String?)] {
-        let fields = try checked(["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base, "--", folder.isEmpty ? "." : folder])
+    func changedPaths(since base: String, in folder: String, ignoring: [String] = []) throws -> [(status: String, path: String, from: String?)] {
+        let fields = try checked(["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color", base, "--"] + Self.pathspec(folder, ignoring: ignoring))
             .split(separator: "\0", omittingEmptySubsequences: false).map(String.init)
         var result: [(String, String, String?)] = []
         var index = 0
@@ -98,7 +98,15 @@ extension GitRepository {
     }
 
     /// Files git neither tracks nor ignores, in the package's folder.
-    func untracked(in folder: String) throws -> [String] {
-        try checked(["ls-files", "--others", "--exclude-standard", "-z", "--", folder.isEmpty ? "." : folder]).split(separator: "\0").map(String.init)
+    func untracked(in folder: String, ignoring: [String] = []) throws -> [String] {
+        try checked(["ls-files", "--others", "--exclude-standard", "-z", "--"] + Self.pathspec(folder, ignoring: ignoring))
+            .split(separator: "\0").map(String.init)
+    }
+
+    /// The package's folder without what builds and reports write into it (SwiftPM's `.build` and
+    /// `.swiftpm`, Testscope's `.testscope`, and `ignoring`: package-relative folders such as `--output`):
+    /// a package without a .gitignore would otherwise see its own build as a change.
+    static func pathspec(_ folder: String, ignoring: [String]) -> [String] {
+        [folder.isEmpty ? "." : folder] + ([".build", ".swiftpm", ".testscope"] + ignoring).map { ":(exclude)" + folder + $0 }
     }
 }

@@ -56,6 +56,12 @@ public struct RunRequest: Sendable {
     /// `--affected`: only these of the tests --filter/--skip leave run; every other one is reported skipped
     /// with its reason, and the time saved is the skipped tests' recorded durations.
     public var testSelection: TestSelection?
+    /// `--affected`: run only the tests the change since the newest recorded impact map can reach (needs
+    /// `settings.history`); implies per-test coverage, which records the next map.
+    public var affected: AffectedOptions?
+    /// `--affected`'s decisions, by test id (the reports' `selection` fields), and whether they were only observed.
+    package var selectionDecisions: [String: SelectionDecision] = [:]
+    package var observedSelection = false
     /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the
     /// failing tests' ids (without per-test coverage, every failure is labelled unknown instead).
     package var failureLabeler: FailureLabeler?
@@ -71,12 +77,38 @@ public struct RunRequest: Sendable {
         self.settings = settings
     }
 
-    /// Checks the retries: a count of at least 0, and labels to choose the failures by.
+    /// Checks the retries (a count of at least 0, and labels to choose the failures by) and `--affected`'s needs.
     public func validate() throws {
         if retryUntouched < 0 { throw UsageError("--retry-untouched takes a count of 0 or more, not \(retryUntouched)") }
-        if retryUntouched > 0 && failureLabeler == nil {
-            throw UsageError("--retry-untouched needs failure labels, which come with --diff-base REF or --affected")
+        let labelled = failureLabeler != nil || affected != nil || (settings.pullRequest.diffBase != nil && perTestCoverage)
+        if retryUntouched > 0 && !labelled {
+            throw UsageError("--retry-untouched needs failure labels, which come with --affected, or --diff-base REF with --per-test-coverage")
         }
+        if let affected {
+            if settings.history == nil { throw UsageError("--affected needs --history FILE.sqlite, the store of the recorded runs it selects from") }
+            for pattern in affected.alwaysRun where (try? NSRegularExpression(pattern: pattern)) == nil {
+                throw UsageError("--always-run '\(pattern)' is not a regular expression")
+            }
+        }
+    }
+}
+
+/// `run --affected`'s options.
+public struct AffectedOptions: Sendable, Equatable {
+    /// `--since REF`: select from the newest map recorded at an ancestor of REF (default: HEAD).
+    public var since: String?
+    /// `--observe`: run every test; report what the selection would have skipped and whether any of it failed.
+    public var observe = false
+    /// `--always-run REGEX`: tests (ids) that always run.
+    public var alwaysRun: [String] = []
+    /// `--why TEST`: print the decision for each of these tests and stop (nothing is built or run).
+    public var why: [String] = []
+
+    public init(since: String? = nil, observe: Bool = false, alwaysRun: [String] = [], why: [String] = []) {
+        self.since = since
+        self.observe = observe
+        self.alwaysRun = alwaysRun
+        self.why = why
     }
 }
 

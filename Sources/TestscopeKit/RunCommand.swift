@@ -14,6 +14,8 @@ extension Pipeline {
         try request.validate()
         // The package root is found from a subfolder as SwiftPM does; the summary goes where the reports went.
         let root = try Self.packageRoot(request.packageRoot)
+        // --affected: the selection, made before anything is written (--why answers and stops here).
+        guard let request = try preparingSelection(request, root: root) else { return Outcome() }
         // A bad --history file fails here, before the build; its runs give the Tests page's sparklines.
         let history = try HistoryRecording.prepare(request.settings.history, command: "run", timeout: historyTimeout)
         let setup = try RunSetup(request, root: root, environment: environment)
@@ -91,7 +93,7 @@ extension Pipeline {
         }
 
         /// The build's arguments and its folder (nil: SwiftPM's own).
-        private static func build(_ request: RunRequest, root: URL) -> (arguments: [String], scratchPath: URL?) {
+        static func build(_ request: RunRequest, root: URL) -> (arguments: [String], scratchPath: URL?) {
             var buildArguments = ["--package-path", root.path]
             if let configuration = request.selection.configuration { buildArguments += ["-c", configuration] }
             let scratchPath: URL?
@@ -186,6 +188,7 @@ extension Pipeline {
             return outcome
         }
         var tests = run.results
+        (tests.selectionDecisions, tests.observedSelection) = (request.selectionDecisions, request.observedSelection)
         tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", setup.swift.path)]

@@ -174,6 +174,11 @@ public struct TestRunResults: Sendable, Equatable {
     /// Tests run again after a failure (`retryUntouched`): the failing results of their other attempts, by id
     /// (a test that passed in the end: every failed attempt; one that never did: the retries').
     public var otherAttempts: [String: [TestCaseResult]] = [:]
+    /// `run --affected`: each recorded test's decision, run or skip, with the reason `--why` prints; with
+    /// `--observe` every test ran and these say what the selection would have skipped.
+    public var selectionDecisions: [String: SelectionDecision] = [:]
+    /// `--observe`: every test ran; `selectionDecisions` are what `--affected` would have done.
+    public var observedSelection = false
 
     public init(results: [TestCaseResult] = [], relaunches: Int = 0, properties: [(name: String, value: String)] = [], startedAt: Date? = nil) {
         self.results = results
@@ -185,8 +190,21 @@ public struct TestRunResults: Sendable, Equatable {
     public static func == (a: TestRunResults, b: TestRunResults) -> Bool {
         a.results == b.results && a.relaunches == b.relaunches && a.startedAt == b.startedAt
             && a.failureLabels == b.failureLabels && a.otherAttempts == b.otherAttempts
+            && a.selectionDecisions == b.selectionDecisions && a.observedSelection == b.observedSelection
             && a.notSelected.map(\.id) == b.notSelected.map(\.id) && a.notSelected.map(\.skip) == b.notSelected.map(\.skip)
             && a.properties.map(\.name) == b.properties.map(\.name) && a.properties.map(\.value) == b.properties.map(\.value)
+    }
+
+    /// `--observe`'s line: what `--affected` would have skipped of this run, and whether any of it failed.
+    public var observedSelectionLine: String? {
+        guard observedSelection else { return nil }
+        let skipped = results.filter { selectionDecisions[$0.id]?.selected == false }
+        let ids = Set(skipped.map(\.id))
+        let saved = skipped.reduce(0) { $0 + ($1.duration ?? 0) }
+        let failed = Set(skipped.filter(\.outcome.isFailure).map(\.id)).sorted()
+        let head = "observe: --affected would have skipped \(ids.count) of \(Set(results.map(\.id)).count) test(s) (about \(SelectionSkips.seconds(saved)))"
+        return failed.isEmpty ? head + "; none of them failed"
+            : head + "; \(failed.count) of them FAILED: " + failed.prefix(3).joined(separator: ", ") + (failed.count > 3 ? ", …" : "")
     }
 
     /// The run's wall time: from the first test's start to the last test's end (`wallTime(of:)`).

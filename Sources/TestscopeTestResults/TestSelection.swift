@@ -53,7 +53,7 @@ package struct SelectionSkips: Sendable, Equatable {
     }
 
     /// `0.004 s`, `4.2 s`, `12 s`, `3 min 5 s`.
-    static func seconds(_ value: Double) -> String {
+    package static func seconds(_ value: Double) -> String {
         if value < 1 { return String(format: "%.3f s", value) }
         if value < 10 { return String(format: "%.1f s", value) }
         let whole = Int(value.rounded())
@@ -73,6 +73,19 @@ package struct SelectionSkips: Sendable, Equatable {
             }
         }
         return groups
+    }
+}
+
+/// What `run --affected` decided for one test: run it or not, and why (the rule and its evidence).
+public struct SelectionDecision: Sendable, Equatable {
+    /// The skip reason the reports group by (the decision's own reason has the detail).
+    public static let notAffected = "not affected by the change"
+    public var selected: Bool
+    public var reason: String
+
+    public init(selected: Bool, reason: String) {
+        self.selected = selected
+        self.reason = reason
     }
 }
 

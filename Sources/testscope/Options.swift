@@ -137,3 +137,31 @@ func absoluteURL(_ path: String) -> URL {
 }
 
 extension CoverageEngine: ExpressibleByArgument {}
+
+/// `run --affected` and its companions (docs/impact-analysis.md).
+struct AffectedOptionGroup: ParsableArguments {
+    @Flag(name: .long, help: "Run only the tests the change since the newest recorded run (an ancestor of HEAD) can reach; the others are reported skipped. Needs --history; records per-test coverage for the next selection.")
+    var affected = false
+    @Option(name: .long, help: ArgumentHelp("With --affected: select from the newest run recorded at an ancestor of this commit instead of HEAD.", valueName: "ref"))
+    var since: String?
+    @Flag(name: .long, help: "With --affected: run every test, and report which ones the selection would have skipped and whether any of them failed.")
+    var observe = false
+    @Option(name: .long, help: ArgumentHelp("With --affected: always run the tests whose id matches this regular expression (repeatable).", valueName: "regex"))
+    var alwaysRun: [String] = []
+    @Option(name: .long, help: ArgumentHelp("With --affected: print why this test would run or be skipped (the rule and the changed file:line or function), and stop (repeatable).", valueName: "test"))
+    var why: [String] = []
+
+    var options: AffectedOptions? {
+        affected ? AffectedOptions(since: since, observe: observe, alwaysRun: alwaysRun, why: why) : nil
+    }
+
+    func validate(history: String?) throws {
+        if !affected {
+            for (name, given) in [("--since", since != nil), ("--observe", observe), ("--always-run", !alwaysRun.isEmpty), ("--why", !why.isEmpty)] where given {
+                throw ValidationError("\(name) needs --affected")
+            }
+            return
+        }
+        if history == nil { throw ValidationError("--affected needs --history FILE.sqlite, the store of the recorded runs it selects from") }
+    }
+}

@@ -61,6 +61,7 @@ package struct TestSummaryReport: ReportRenderer {
             try out.write("Relaunched the test binary \(run.relaunches) time(s) after a crash or timeout, so the remaining tests still ran.\n")
         }
         for group in SelectionSkips.grouped(run.notSelected) { try out.write(group.line + "\n") }
+        if let line = run.observedSelectionLine { try out.write(line + "\n") }
         guard showsSummaryLine else { return }
         let style: Terminal.Style = run.hasFailures ? .red : .green
         try out.write(terminal.styled(run.summaryLine, style) + "\n")
@@ -87,6 +88,13 @@ package struct TestResultsJSONReport: ReportRenderer {
             try out.write("  \"selection\": {\"skipped\": \(run.notSelected.count), \"timeSaved\": \(JUnitReport.time(skips.reduce(0) { $0 + $1.timeSaved })), \"reasons\": ["
                 + skips.map { "{\"reason\": \(s($0.reason)), \"tests\": \($0.count), \"timeSaved\": \(JUnitReport.time($0.timeSaved))}" }.joined(separator: ", ") + "]},\n")
         }
+        if run.observedSelection {
+            // --observe: everything ran; what the selection would have skipped, and whether any of it failed.
+            let skipped = run.results.filter { run.selectionDecisions[$0.id]?.selected == false }
+            let saved = skipped.reduce(0) { $0 + ($1.duration ?? 0) }
+            let failed = Set(skipped.filter(\.outcome.isFailure).map(\.id)).sorted()
+            try out.write("  \"observe\": {\"wouldSkip\": \(Set(skipped.map(\.id)).count), \"timeSaved\": \(JUnitReport.time(saved)), \"failedAmongSkipped\": [\(failed.map(s).joined(separator: ", "))]},\n")
+        }
         try out.write("  \"properties\": {\(run.properties.map { "\(s($0.name)): \(s($0.value))" }.joined(separator: ", "))},\n  \"tests\": [")
         for (i, r) in run.results.enumerated() {
             var fields = ["\"id\": \(s(r.id))", "\"framework\": \(s(r.framework.rawValue))", "\"module\": \(r.module.map(s) ?? "null")",
@@ -110,6 +118,9 @@ package struct TestResultsJSONReport: ReportRenderer {
             fields.append("\"output\": [\(r.output.map(s).joined(separator: ", "))]")
             if let label = run.failureLabels[r.id], r.outcome.isFailure || run.isFlaky(r) {
                 fields.append("\"failureLabel\": {\"kind\": \(s(label.code)), \"text\": \(s(label.text)), \"reason\": \(label.reason.map(s) ?? "null")}")
+            }
+            if let decision = run.selectionDecisions[r.id] {
+                fields.append("\"selection\": {\"selected\": \(decision.selected), \"reason\": \(s(decision.reason))}")
             }
             let others = run.otherAttempts[r.id, default: []].filter { $0.arguments == r.arguments }
             if !others.isEmpty {

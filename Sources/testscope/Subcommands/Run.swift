@@ -34,6 +34,7 @@ extension Testscope {
         var retryUntouched = 0
         @Flag(name: .long, help: "Exit with status 3 when a test failed and then passed on a retry (--retry-untouched).")
         var failOnFlaky = false
+        @OptionGroup var affected: AffectedOptionGroup
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var coverage: CoverageOptions
         @OptionGroup var history: HistoryOption
@@ -46,6 +47,7 @@ extension Testscope {
             if shardTimings != nil && shard == nil { throw ValidationError("--shard-timings needs --shard K/N") }
             if retryUntouched < 0 { throw ValidationError("--retry-untouched takes a count of 0 or more, not \(retryUntouched)") }
             _ = try outputOptions.formats()
+            try affected.validate(history: history.history)
         }
 
         func run() throws {
@@ -56,6 +58,7 @@ extension Testscope {
                 (request.buildArguments, request.atomicCounters) = (buildArguments, atomicCounters)
                 (request.perTestCoverage, request.shardTimings) = (perTestCoverage, shardTimings.map(absoluteURL))
                 request.shard = shard.flatMap(TestShard.init(parsing:))
+                request.affected = affected.options
                 // The labels --retry-untouched needs come with the failure labeler (`request.failureLabeler`);
                 // without one the Kit refuses the retries with a usage error (RunRequest.validate).
                 (request.retryUntouched, request.failOnFlaky) = (retryUntouched, failOnFlaky)

@@ -8,6 +8,8 @@ package enum ReportError: LocalizedError, Equatable {
     case noTemplatesInFolder(path: String, expected: [String])
     case templateUnreadable(path: String, reason: String)
     case templateSyntax(path: String, line: Int, column: Int, problem: String)
+    /// Valid Mustache that Testscope's renderer (`CompiledTemplate`) does not render.
+    case templateUnsupported(path: String)
     case missingPartial(template: String, partial: String)
     case recursivePartial(template: String, chain: [String])
     case templateTooDeep(path: String, line: Int?, depth: Int, limit: Int)
@@ -28,6 +30,9 @@ package enum ReportError: LocalizedError, Equatable {
             return "cannot read template \(path) (\(reason)); fix its permissions or remove it to use the built-in one"
         case .templateSyntax(let path, let line, let column, let problem):
             return "template \(path) line \(line), column \(column): \(problem); fix the template or remove it to use the built-in one"
+        case .templateUnsupported(let path):
+            return "template \(path) uses a Mustache tag Testscope does not render (set delimiters, inheritance, dynamic partials, "
+                + "transforms or pragmas); use variables, sections, inverted sections, partials and comments, or remove it to use the built-in one"
         case .missingPartial(let template, let partial):
             return "template \(template) includes the partial '\(partial)', which is neither in the templates folder nor built in; "
                 + "add \(partial).mustache or remove the {{>\(partial)}} tag"

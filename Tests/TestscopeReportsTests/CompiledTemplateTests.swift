@@ -3,18 +3,18 @@ import Mustache
 @testable import TestscopeReports
 import TestscopeExecution
 import TestscopeTemplates
-import TestscopeTestSupport
 import XCTest
 
-/// The compiled page templates render what the Mustache library renders: on the real templates and
-/// reports, on templates written to hit the parser's whitespace rules, and on seeded mutations of the
-/// real templates.
+/// Testscope's template renderer renders what the Mustache library renders, on templates written to hit
+/// the parser's whitespace rules, long lists and lookups; templates outside its subset are refused.
 final class CompiledTemplateTests: XCTestCase {
     /// Renders `name` from `texts` both ways; nil for the compiled side when it does not compile.
     func both(_ texts: [String: String], _ name: String, _ context: Any) throws -> (compiled: String?, library: String) {
         var library = MustacheLibrary()
         for (key, text) in texts { library.register(try MustacheTemplate(string: text), named: key) }
-        return (CompiledTemplates(texts).render(name, context), library.render(context, withTemplate: name) ?? "")
+        var compiled: [String: CompiledTemplate] = [:]
+        for (key, text) in texts { compiled[key] = CompiledTemplate(text) }
+        return (CompiledTemplates(templates: compiled).render(name, context), library.render(context, withTemplate: name) ?? "")
     }
 
     func testEveryBuiltInTemplateCompiles() throws {
@@ -81,62 +81,19 @@ final class CompiledTemplateTests: XCTestCase {
         XCTAssertEqual(library, "k [k] part k")
     }
 
-    func testTemplatesOutsideTheSubsetAreLeftToTheLibrary() throws {
+    /// Valid Mustache outside the subset: not compiled, and a user's template using it is refused by name
+    /// (it rendered through the library before).
+    func testTemplatesOutsideTheSubsetAreRefused() throws {
         for text in ["{{uppercased(name)}}", "{{=<% %>=}}<%name%>", "{{<parent}}{{$b}}x{{/b}}{{/parent}}", "{{>*dynamic}}",
                      "{{%CONTENT_TYPE:TEXT}}", "{{#a}}unclosed"] {
             XCTAssertNil(CompiledTemplate(text), text)
         }
-        // A template is not compiled when a partial it names is not.
-        let compiled = CompiledTemplates(["outer": "{{>inner}}", "inner": "{{lowercased(name)}}", "plain": "{{name}}"])
-        XCTAssertNil(compiled.templates["outer"])
-        XCTAssertNotNil(compiled.templates["plain"])
-    }
-
-    /// Every page of the recorded samples' reports, single-file and multi-page, byte for byte.
-    func testReportsRenderAsWithTheLibrary() throws {
-        let templates = try HTMLTemplates.builtIn()
-        for sample in HTMLTestSupport.samples {
-            let report = try HTMLTestSupport.report(sample)
-            for singleFile in [true, false] {
-                let fast = HTMLReport(templates: templates, singleFile: singleFile, generatorVersion: "test")
-                let slow = HTMLReport(templates: templates.libraryOnly(), singleFile: singleFile, generatorVersion: "test")
-                XCTAssertEqual(try fast.renderString(report), try slow.renderString(report), "\(sample) single: \(singleFile)")
-            }
-            let a = try HTMLTestSupport.temporaryFolder("compiled"), b = try HTMLTestSupport.temporaryFolder("library")
-            defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
-            let pages = try HTMLReport(templates: templates, generatorVersion: "test").writePages(report, into: OutputFolder(a))
-            _ = try HTMLReport(templates: templates.libraryOnly(), generatorVersion: "test").writePages(report, into: OutputFolder(b))
-            XCTAssertGreaterThan(pages.count, 1, sample)
-            for page in pages {
-                let relative = String(page.dropFirst(a.path.count))
-                XCTAssertEqual(try HTMLTestSupport.read(URL(fileURLWithPath: page)), try HTMLTestSupport.read(URL(fileURLWithPath: b.path + relative)),
-                               "\(sample) \(relative)")
-            }
-        }
-    }
-
-    /// Seeded mutations of the real templates that still load render the same both ways.
-    func testSeededMutationsRenderAsWithTheLibrary() throws {
-        let names = ["index.mustache", "file.mustache", "totals.mustache", "functions.mustache", "layout.mustache"]
-        let corpus = names.map { (name: $0, bytes: Array(BundledTemplates.files[$0]!.utf8)) }
-        let tokens = ["{{", "}}", "{{{", "}}}", "{{#totals}}", "{{/totals}}", "{{^x}}", "{{/x}}", "{{>totals}}", "  {{>ratio-cell}}\n",
-                      "{{! c }}", "\n", "\r\n", " \t", "{{.}}", "{{#files}}", "{{/files}}", "{{a.b}}", "{{&name}}", "{{{title}}}",
-                      // Characters the parser compares by code: a mark joined to `{`, `}` or a space, other newlines and spaces.
-                      "\u{301}", "{\u{301}{", "}\u{301}}", " \u{301}\n", "\u{2028}", "\u{85}", "\u{0B}", "\u{0C}", "\r", "\u{A0}", "é"]
-        let report = try HTMLTestSupport.report("Shapes")
-        var compared = 0, compiledMutations = 0
-        _ = Mutator.run(corpus, iterations: Mutator.iterations(default: 40), tokens: tokens, slowest: 5) { name, bytes in
+        for (file, text) in [("totals.mustache", "{{=<% %>=}}<%package%>"), ("function-row.mustache", "{{#name}}{{uppercased(name)}}{{/name}}")] {
             var files = BundledTemplates.files
-            files[name] = String(decoding: bytes, as: UTF8.self)
-            guard let templates = try? HTMLTemplates(files: files, overridden: [name: "mutated/\(name)"], origin: "mutated") else { return true }
-            if templates.compiled.templates[String(name.dropLast(".mustache".count))] != nil { compiledMutations += 1 }
-            let fast = try? HTMLReport(templates: templates, singleFile: true, generatorVersion: "test").renderString(report)
-            let slow = try? HTMLReport(templates: templates.libraryOnly(), singleFile: true, generatorVersion: "test").renderString(report)
-            XCTAssertEqual(fast, slow, "\(name): \(files[name]!.prefix(300))")
-            compared += 1
-            return true
+            files[file] = text
+            XCTAssertThrowsError(try HTMLTemplates(files: files, overridden: [file: "mine/" + file], origin: "mine")) {
+                XCTAssertEqual($0 as? ReportError, .templateUnsupported(path: "mine/" + file))
+            }
         }
-        XCTAssertGreaterThan(compared, 20)
-        XCTAssertGreaterThan(compiledMutations, 10)
     }
 }

@@ -21,47 +21,32 @@ final class HTMLTemplateTests: XCTestCase {
         XCTAssertEqual(Set(HTMLTemplates.templateNames.map { $0 + ".mustache" } + HTMLTemplates.assetNames), Set(onDisk))
     }
 
-    /// The Mustache library parses the built-in templates only when asked: they must all parse, and a
-    /// whole report (pages through the compiled templates, rows through the fast path, both layouts)
-    /// must render without asking.
-    func testBuiltInTemplatesParseAndAReportNeverNeedsTheLibrary() throws {
+    /// The built-in templates are valid Mustache (only a user's are parsed by the library when loading).
+    func testBuiltInTemplatesParse() throws {
         for (name, text) in BundledTemplates.files where name.hasSuffix(".mustache") {
             XCTAssertNoThrow(try MustacheTemplate(string: text), name)
         }
-        for singleFile in [false, true] {
-            let html = try HTMLTestSupport.htmlReport(singleFile: singleFile)
-            for sample in HTMLTestSupport.samples {
-                let folder = try HTMLTestSupport.temporaryFolder("lazy-\(sample)")
-                defer { try? FileManager.default.removeItem(at: folder) }
-                let pages = try html.writePages(try HTMLTestSupport.report(sample), into: OutputFolder(folder))
-                XCTAssertFalse(pages.isEmpty, sample)
-            }
-            XCTAssertFalse(html.templates.library.isParsed, "singleFile: \(singleFile)")
-        }
-        // Asked, it parses them all.
-        let templates = try HTMLTemplates.builtIn()
-        XCTAssertNotNil(templates.library.parsed.getTemplate(named: "file"))
-        XCTAssertTrue(templates.library.isParsed)
     }
 
     func testRowFastPathRendersWhatTheMustacheLibraryRenders() throws {
         let templates = try HTMLTemplates.builtIn()
         XCTAssertNotNil(templates.sourceLine.segments, "the built-in source-line template uses the fast path")
         XCTAssertNotNil(templates.functionRow.segments, "the built-in function-row template uses the fast path")
-        var library = MustacheLibrary()
-        let lineTemplate = try MustacheTemplate(string: BundledTemplates.files["source-line.mustache"]!)
+        let lineText = BundledTemplates.files["source-line.mustache"]!
         let functionTemplate = try MustacheTemplate(string: BundledTemplates.files["function-row.mustache"]!)
-        library.register(lineTemplate, named: "source-line")
-        // The same template inside a section: not a plain row, so it renders through the library.
-        let libraryRow = HTMLRowTemplate(name: "source-line", text: "{{#.}}" + lineTemplate.description + "{{/.}}", library: library)
-        XCTAssertNil(libraryRow.segments)
+        // The same template inside a section: not a plain row, so it renders through `CompiledTemplates`
+        // (which `CompiledTemplateTests` compares with the library).
+        let sectioned = "{{#.}}" + lineText + "{{/.}}"
+        let sectionedRow = HTMLRowTemplate(name: "source-line", text: sectioned,
+                                         templates: CompiledTemplates(templates: ["source-line": try XCTUnwrap(CompiledTemplate(sectioned))]))
+        XCTAssertNil(sectionedRow.segments)
         for sample in HTMLTestSupport.samples {
             let report = try HTMLTestSupport.report(sample)
             for file in report.files {
                 let source = SourceText.read(URL(fileURLWithPath: file.path))
                 let fast = HTMLSourceView.render(file: file, source: source, anchorPrefix: "", template: templates.sourceLine)
                 let slow = HTMLSourceView.render(file: file, source: source, anchorPrefix: "",
-                                                 template: libraryRow)
+                                                 template: sectionedRow)
                 XCTAssertEqual(String(decoding: fast.rows.array, as: UTF8.self), String(decoding: slow.rows.array, as: UTF8.self), file.relativePath)
                 for function in file.functions + file.functions.flatMap(\.closures) {
                     let row = HTMLModels.FunctionRow(function: function, isClosure: false, anchorPrefix: "p&1-", watermarks: Watermarks())
@@ -88,12 +73,26 @@ final class HTMLTemplateTests: XCTestCase {
                                           "source-line.mustache": "{{#state}}<tr class=\"{{state}}\">{{number}}:{{count}}</tr>{{/state}}"])
         let templates = try HTMLTemplates.load(directory: folder)
         XCTAssertEqual(templates.origin, folder.path)
-        XCTAssertNil(templates.sourceLine.segments, "a section in a row template renders through the library")
+        XCTAssertNil(templates.sourceLine.segments, "a section in a row template renders through CompiledTemplates")
         let report = try HTMLTestSupport.report("Shapes")
         let html = try HTMLReport(templates: templates, generatorVersion: "test").renderString(report)
         XCTAssertTrue(html.contains("<p class=\"mine\">Sources/Shapes/Shape.swift 4</p>"))
         XCTAssertTrue(html.contains("<tr class=\"par\">38:1</tr>"), "the user's row template with a section")
         XCTAssertTrue(html.contains("<div class=\"cards\">"), "templates the user did not copy are the built-in ones")
+    }
+
+    /// A user's row template with a section renders through Testscope's renderer, not the library: a
+    /// function name with `<` joined to a combining mark (one `Character`, which the library does not
+    /// escape) comes out escaped, as on the fast path.
+    func testAUsersRowTemplateWithASectionEscapesEveryMarkupByte() throws {
+        let folder = try templatesFolder(["function-row.mustache": "{{#name}}<i>{{name}}</i>{{/name}}"])
+        let templates = try HTMLTemplates.load(directory: folder)
+        XCTAssertNil(templates.functionRow.segments)
+        var function = try XCTUnwrap(try HTMLTestSupport.report("Shapes").files.first?.functions.first)
+        function.name = "<\u{301}script>alert(1)</script>"
+        var out = ByteWriter()
+        templates.functionRow.render(HTMLModels.FunctionRow(function: function, isClosure: false, anchorPrefix: "", watermarks: Watermarks()), to: &out)
+        XCTAssertEqual(String(decoding: out.bytes, as: UTF8.self), "<i>&lt;\u{301}script&gt;alert(1)&lt;/script&gt;</i>")
     }
 
     func testBrokenTemplatesAreErrorsNamingTheTemplate() throws {

@@ -60,9 +60,6 @@ final class DemanglerLibrary: Sendable {
         return Demangled(name: name, module: SwiftDemangler.module(ofFull: full), returnType: SwiftDemangler.returnType(ofFull: full))
     }
 
-    /// The full form as text (nil when the library does not demangle the name).
-    func fullName(_ symbol: String) -> String? { call(fullEntry, symbol) }
-
     /// One symbol demangled.
     struct Demangled: Sendable {
         var name: String

@@ -5,9 +5,10 @@ import TestscopeTemplates
 
 /// The HTML report's templates and assets: the ones compiled into the binary (templates/), or a
 /// user's copies from `--templates DIR` (files there replace the built-in ones of the same name).
-/// Every template is checked when loading (nesting, partials; a user's also parsed by the Mustache
-/// library), so a broken template is a `ReportError` naming it before anything is written, never a
-/// crash or a half-written report.
+/// Every template is checked when loading (nesting, partials; a user's syntax by the Mustache library's
+/// parser, for the line and column of an error) and compiled (`CompiledTemplate`, the one renderer of
+/// every page and row), so a broken template is a `ReportError` naming it before anything is written,
+/// never a crash or a half-written report.
 package struct HTMLTemplates: Sendable {
     /// The templates the renderer uses (without `.mustache`).
     package static let templateNames = [
@@ -18,11 +19,9 @@ package struct HTMLTemplates: Sendable {
     /// The assets (copied to `assets/` or inlined).
     package static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]
 
-    /// The templates as the Mustache library parses them (what `compiled` and the rows' fast path
-    /// do not render).
-    let library: MustacheTemplates
-    /// The page templates compiled for rendering without the library (`CompiledTemplate`).
-    private(set) var compiled: CompiledTemplates
+    /// Every template compiled (`CompiledTemplate`): they render every page, and the rows that the
+    /// rows' fast path does not.
+    let compiled: CompiledTemplates
     let assets: [String: String]
     /// `head.js` escaped for a `<script>` element once, not once a page.
     let headScript: String
@@ -74,7 +73,7 @@ package struct HTMLTemplates: Sendable {
     init(files: [String: String], overridden: [String: String], origin: String) throws {
         self.origin = origin
         func label(_ file: String) -> String { overridden[file] ?? "\(file) (built-in)" }
-        var library = MustacheLibrary()
+        var compiled: [String: CompiledTemplate] = [:]
         var partials: [String: [String]] = [:]
         var nesting: [String: TemplateNesting] = [:]
         for (file, text) in files.sorted(by: { $0.key < $1.key }) where file.hasSuffix(".mustache") {
@@ -85,16 +84,18 @@ package struct HTMLTemplates: Sendable {
                 throw ReportError.templateTooDeep(path: label(file), line: scan.line, depth: scan.depth, limit: TemplateNesting.limit)
             }
             nesting[name] = scan
-            // A user's templates are parsed now, so that a syntax error is reported before anything
-            // is written; the built-in ones (checked by the tests) only if something needs the library.
-            if !overridden.isEmpty {
+            // A user's templates are parsed by the library now, for the line and column of a syntax
+            // error (the built-in ones are checked by the tests); then each must compile.
+            if overridden[file] != nil {
                 do {
-                    library.register(try MustacheTemplate(string: text), named: name)
+                    _ = try MustacheTemplate(string: text)
                 } catch let error as MustacheTemplate.ParserError {
                     throw ReportError.templateSyntax(path: label(file), line: error.context.lineNumber,
                                                      column: error.context.columnNumber, problem: Self.describe(error.error))
                 }
             }
+            guard let template = CompiledTemplate(text) else { throw ReportError.templateUnsupported(path: label(file)) }
+            compiled[name] = template
             partials[name] = scan.partialNames
         }
         for name in Self.templateNames where partials[name] == nil {
@@ -117,32 +118,21 @@ package struct HTMLTemplates: Sendable {
             let culprit = chain.first { overridden[$0 + ".mustache"] != nil } ?? name
             throw ReportError.templateTooDeep(path: label(culprit + ".mustache"), line: nil, depth: depth, limit: TemplateNesting.limit)
         }
-        var texts: [String: String] = [:]
-        for (file, text) in files where file.hasSuffix(".mustache") { texts[String(file.dropLast(".mustache".count))] = text }
-        self.library = overridden.isEmpty ? MustacheTemplates(texts: texts) : MustacheTemplates(parsed: library)
-        compiled = CompiledTemplates(texts)
+        self.compiled = CompiledTemplates(templates: compiled)
         var assets: [String: String] = [:]
         for name in Self.assetNames { assets[name] = files[name] ?? "" }
         self.assets = assets
         headScript = HTMLEscaping.inlineElementText(assets["head.js"] ?? "")
-        sourceLine = HTMLRowTemplate(name: "source-line", text: files["source-line.mustache"] ?? "", library: library)
-        functionRow = HTMLRowTemplate(name: "function-row", text: files["function-row.mustache"] ?? "", library: library)
+        sourceLine = HTMLRowTemplate(name: "source-line", text: files["source-line.mustache"] ?? "", templates: self.compiled)
+        functionRow = HTMLRowTemplate(name: "function-row", text: files["function-row.mustache"] ?? "", templates: self.compiled)
     }
 
     /// Renders a template with its typed view model.
     func render(_ name: String, _ context: some HTMLViewModel) throws -> String {
-        if let text = compiled.render(name, context) { return text }
-        guard let text = library.parsed.render(context, withTemplate: name) else {
+        guard let text = compiled.render(name, context) else {
             throw ReportError.missingTemplate(name: name + ".mustache", origin: origin)
         }
         return text
-    }
-
-    /// The same templates rendered only through the Mustache library (tests compare the two).
-    func libraryOnly() -> HTMLTemplates {
-        var copy = self
-        copy.compiled = CompiledTemplates([:])
-        return copy
     }
 
     static func cycle(from name: String, partials: [String: [String]], path: [String]) -> [String]? {
@@ -169,41 +159,4 @@ package struct HTMLTemplates: Sendable {
     }
 
     static func reason(_ error: Error) -> String { SystemErrorText.reason(error) }
-}
-
-/// The Mustache library's parse of the templates, made the first time something needs it. The
-/// built-in templates all render through `CompiledTemplates` and the rows' fast path, so a report
-/// with them never does: parsing them was 123 M instructions, 3 % of an HTML report at 400 files,
-/// on a third thread beside the two that read the inputs.
-final class MustacheTemplates: Sendable {
-    private let texts: [String: String]
-    private let library: Locked<MustacheLibrary?>
-
-    /// Templates to parse when first needed (built-in ones: a template that would not parse is
-    /// left out, and rendering it is a missing template).
-    init(texts: [String: String]) {
-        self.texts = texts
-        library = Locked(nil)
-    }
-
-    /// Templates parsed already.
-    init(parsed: MustacheLibrary) {
-        texts = [:]
-        library = Locked(parsed)
-    }
-
-    /// Whether the library has parsed them (tests: a report with the built-in templates never needs it).
-    var isParsed: Bool { library.withLock { $0 != nil } }
-
-    var parsed: MustacheLibrary {
-        library.withLock { library in
-            if let library { return library }
-            var made = MustacheLibrary()
-            for (name, text) in texts.sorted(by: { $0.key < $1.key }) {
-                if let template = try? MustacheTemplate(string: text) { made.register(template, named: name) }
-            }
-            library = made
-            return made
-        }
-    }
 }

@@ -17,6 +17,9 @@ package struct ImpactMap: Codable, Equatable, Sendable {
     /// package-relative path: their text's hash (`ImpactMap.contentHash`). Selection compares them
     /// with the working tree instead of with git.
     package var dirtyFiles: [String: String]
+    /// The text of the dirty source files (Swift, C), by path: the selection diffs against it, so an edit
+    /// made after a run on a dirty tree (every local run) is placed in its function, not in its file.
+    package var dirtyTexts: [String: String] = [:]
     package var environment: ImpactEnvironment
     /// Package-relative paths of every file a function comes from.
     package var files: [String]
@@ -107,7 +110,7 @@ package struct ImpactMap: Codable, Equatable, Sendable {
 
     package var outsideTestFunctions: [Int] { Self.indexes(outsideTests) }
 
-    enum CodingKeys: String, CodingKey { case version, commit, tree, dirtyFiles, environment, files, functions, outsideTests, tests }
+    enum CodingKeys: String, CodingKey { case version, commit, tree, dirtyFiles, dirtyTexts, environment, files, functions, outsideTests, tests }
 
     package init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -115,6 +118,7 @@ package struct ImpactMap: Codable, Equatable, Sendable {
         commit = try c.decode(String.self, forKey: .commit)
         tree = try c.decodeIfPresent(String.self, forKey: .tree)
         dirtyFiles = try c.decode([String: String].self, forKey: .dirtyFiles)
+        dirtyTexts = try c.decodeIfPresent([String: String].self, forKey: .dirtyTexts) ?? [:]
         environment = try c.decode(ImpactEnvironment.self, forKey: .environment)
         files = try c.decode([String].self, forKey: .files)
         functions = try c.decode([Function].self, forKey: .functions)
@@ -135,6 +139,7 @@ package struct ImpactMap: Codable, Equatable, Sendable {
         try c.encode(commit, forKey: .commit)
         try c.encodeIfPresent(tree, forKey: .tree)
         try c.encode(dirtyFiles, forKey: .dirtyFiles)
+        if !dirtyTexts.isEmpty { try c.encode(dirtyTexts, forKey: .dirtyTexts) }
         try c.encode(environment, forKey: .environment)
         try c.encode(files, forKey: .files)
         var coded = functions
@@ -228,5 +233,37 @@ package struct ImpactEnvironment: Codable, Equatable, Sendable {
         if manifestHash != current.manifestHash { return "Package.swift changed" }
         if resolvedHash != current.resolvedHash { return "Package.resolved changed" }
         return nil
+    }
+}
+
+extension ImpactMap {
+    /// The map of a selective run, with the entries of the tests it skipped (`skipped`) taken from `old`,
+    /// the map it selected from: a skipped test ran none of the changed code, so what it executed then
+    /// is what it executes now — its functions are found again by file and name in this map, which has
+    /// every function of this build at its current place. A function not found (which a skip rules out)
+    /// makes the entry unusable: the test runs next time.
+    package func carryingForward(_ skipped: Set<String>, from old: ImpactMap) -> ImpactMap {
+        var index: [String: Int] = [:]
+        for (number, function) in functions.enumerated() where function.file < files.count {
+            index[files[function.file] + "\u{0}" + function.name] = number
+        }
+        var carried: [String: Test] = [:]
+        for test in old.tests where skipped.contains(test.id) {
+            var found: Set<Int> = []
+            var complete = test.usable
+            for number in test.functionIndexes where number < old.functions.count {
+                let function = old.functions[number]
+                guard function.file < old.files.count, let here = index[old.files[function.file] + "\u{0}" + function.name] else {
+                    complete = false
+                    continue
+                }
+                found.insert(here)
+            }
+            carried[test.id] = Test(id: test.id, outcome: test.outcome, duration: test.duration, functions: found, usable: complete)
+        }
+        var map = self
+        map.tests = tests.map { carried[$0.id] ?? $0 }
+        for (id, test) in carried where !tests.contains(where: { $0.id == id }) { map.tests.append(test) }
+        return map
     }
 }

@@ -91,8 +91,13 @@ package struct ImpactMapBuilder {
                                         usable: result.outcome != "skipped" && !lostSet.contains(result.id) && byTest[result.id] != nil))
         }
         let outside = entered.isEmpty ? [] : indexes(entered[0])
-        return ImpactMap(commit: commit, tree: tree, dirtyFiles: dirtyFiles, environment: environment, files: files,
-                         functions: functions, outsideTests: outside, tests: tests)
+        var map = ImpactMap(commit: commit, tree: tree, dirtyFiles: dirtyFiles, environment: environment, files: files,
+                            functions: functions, outsideTests: outside, tests: tests)
+        for path in dirtyFiles.keys where SourceLanguage.of(path: path) != nil {
+            // Only text that still has the hash the map records (the file may change while the tests run).
+            if let text = readText(path), ImpactMap.contentHash(text) == dirtyFiles[path] { map.dirtyTexts[path] = text }
+        }
+        return map
     }
 
     /// Without the functions that are an expression inside another function (autoclosures, `{ $0.x }`

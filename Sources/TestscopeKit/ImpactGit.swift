@@ -68,7 +68,7 @@ extension GitRepository {
             if let text, ImpactMap.contentHash(text) == hash {
                 changes[local] = nil
             } else if text != nil || changes[local]?.kind != .deleted {
-                changes[local] = FileChange(path: local, kind: text == nil ? .deleted : .modified, oldText: nil, newText: text)
+                changes[local] = FileChange(path: local, kind: text == nil ? .deleted : .modified, oldText: map.dirtyTexts[local], newText: text)
             }
         }
         return changes.keys.sorted().map { changes[$0]! }

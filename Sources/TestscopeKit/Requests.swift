@@ -2,6 +2,7 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeFlakiness
+import TestscopeImpact
 import TestscopeTestResults
 
 /// Which tests `run` and `flaky` build and run, and how: the options the two share.
@@ -62,6 +63,8 @@ public struct RunRequest: Sendable {
     /// `--affected`'s decisions, by test id (the reports' `selection` fields), and whether they were only observed.
     package var selectionDecisions: [String: SelectionDecision] = [:]
     package var observedSelection = false
+    /// The map a selective run selected from: the next map keeps its entries of the tests this run skipped.
+    package var selectedFrom: ImpactMap?
     /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the
     /// failing tests' ids (without per-test coverage, every failure is labelled unknown instead).
     package var failureLabeler: FailureLabeler?

@@ -31,7 +31,10 @@ extension Pipeline {
         if let history, outcome.tests != nil || outcome.coverage != nil {
             let record = try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
                                            toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
-            if let map = outcome.impactMap { saveImpactMap(map, runUUID: record.run.uuid, history: history.url) }
+            if var map = outcome.impactMap {
+                if let old = request.selectedFrom, let skipped = request.testSelection?.skipped.keys { map = map.carryingForward(Set(skipped), from: old) }
+                saveImpactMap(map, runUUID: record.run.uuid, history: history.url)
+            }
             if setup.outputs.writesPages { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
         if outcome.tests != nil || outcome.coverage != nil {

@@ -54,10 +54,13 @@ extension Pipeline {
         return request
     }
 
-    /// The folders this run writes inside the package (`--output`, `--scratch-path`), package-relative: not changes.
+    /// What this run writes inside the package (`--output`, `--scratch-path`, the `--history` file), package-relative:
+    /// not changes (a history file restored from a CI cache into the checkout is untracked, and not ignored).
     static func writtenFolders(_ request: RunRequest, root: URL) -> [String] {
         let base = root.standardizedFileURL.path + "/"
-        return [request.settings.outputFolder(packageRoot: root).url, RunSetup.build(request, root: root).scratchPath].compactMap { url in
+        let written = [request.settings.outputFolder(packageRoot: root).url, RunSetup.build(request, root: root).scratchPath,
+                       request.settings.history] + ["-wal", "-shm", "-journal"].map { suffix in request.settings.history.map { URL(fileURLWithPath: $0.path + suffix) } }
+        return written.compactMap { url in
             guard let path = url?.standardizedFileURL.path, path.hasPrefix(base) else { return nil }
             return String(path.dropFirst(base.count))
         }

@@ -29,10 +29,10 @@ extension GitRepository {
 
     /// Files whose working-tree text differs from HEAD (or that git does not track and does not ignore),
     /// package-relative, with their text's hash: a map recorded on a dirty tree keeps these.
-    func dirtyFiles(packageRoot: URL) throws -> [String: String] {
+    func dirtyFiles(packageRoot: URL, ignoring: [String] = []) throws -> [String: String] {
         var files: [String: String] = [:]
         let folder = packageFolder(packageRoot)
-        for repoPath in try changedPaths(since: "HEAD", in: folder).map(\.path) + untracked(in: folder) {
+        for repoPath in try changedPaths(since: "HEAD", in: folder, ignoring: ignoring).map(\.path) + untracked(in: folder, ignoring: ignoring) {
             let text = (try? String(contentsOf: root.appendingPathComponent(repoPath), encoding: .utf8)) ?? ""
             files[packagePath(repoPath, packageRoot: packageRoot)] = ImpactMap.contentHash(text)
         }

@@ -26,13 +26,13 @@ struct ImpactRecording {
     /// What the map needs from git before the run's results exist; nil outside a repository or before
     /// the first commit (a map without a commit can never be an ancestor's; said by the selection, which
     /// then finds no map, not here: `run`'s output stays as it was).
-    static func prepare(packageRoot: URL, swift: URL, configuration: String?, buildArguments: [String],
+    static func prepare(packageRoot: URL, swift: URL, configuration: String?, buildArguments: [String], ignoring: [String],
                         environment: [String: String]) -> ImpactRecording? {
         guard let git = try? GitRepository.containing(packageRoot, environment: environment), let commit = (try? git.head()) ?? nil else {
             return nil
         }
         let tree = ((try? git.output(["rev-parse", "HEAD^{tree}"])) ?? nil)?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let dirty = (try? git.dirtyFiles(packageRoot: packageRoot)) ?? [:]
+        let dirty = (try? git.dirtyFiles(packageRoot: packageRoot, ignoring: ignoring)) ?? [:]
         let fingerprint = Self.environment(swift: swift, packageRoot: packageRoot, configuration: configuration, buildArguments: buildArguments)
         let builder = ImpactMapBuilder(packageRoot: packageRoot, commit: commit, tree: tree, dirtyFiles: dirty, environment: fingerprint) {
             try? String(contentsOf: packageRoot.appendingPathComponent($0), encoding: .utf8)

@@ -92,4 +92,40 @@ final class CIExamplesTests: XCTestCase {
         assertExists([junit], "reports: junit")
         assertExists((artifacts["paths"] as? [String]) ?? [], "artifacts: paths")
     }
+
+    /// docs/ci's impact-analysis jobs: the record command (main) then, after a commit that edits one function
+    /// body, the selecting command (a pull/merge request), both as written, in a git repository of the fixture
+    /// with the history file in the checkout as a CI cache leaves it (untracked: it must not count as a change).
+    func testImpactExamplesRecordOnMainAndRunTheAffectedTestsOfAChange() throws {
+        let github = try XCTUnwrap(try yaml("github-actions-affected.yml")["jobs"] as? [String: Any])
+        let githubSteps = try XCTUnwrap((github["test"] as? [String: Any])?["steps"] as? [[String: Any]])
+        func step(_ event: String) throws -> String {
+            try XCTUnwrap(githubSteps.first { ($0["if"] as? String)?.contains("'\(event)'") == true && $0["run"] != nil }?["run"] as? String, event)
+        }
+        let gitlab = try yaml("gitlab-ci-affected.yml")
+        let gitlabScripts = try ["record-impact", "test-affected"].map { name in
+            try XCTUnwrap(((gitlab[name] as? [String: Any])?["script"] as? [String])?.joined(separator: "\n"), name)
+        }
+        let shape = workspace.appendingPathComponent("Sources/Shapes/Shape.swift")
+        let original = try String(contentsOf: shape, encoding: .utf8)
+        for (record, select) in [(try step("push"), try step("pull_request")), (gitlabScripts[0], gitlabScripts[1])] {
+            XCTAssertTrue(select.contains("--affected"), select)
+            try original.write(to: shape, atomically: true, encoding: .utf8)
+            for path in ["testscope-history.sqlite", ".testscope", ".git"] { try? FileManager.default.removeItem(at: workspace.appendingPathComponent(path)) }
+            let git = "git -c user.name=t -c user.email=t@t -c commit.gpgsign=false"
+            XCTAssertEqual(try shell("git init -q && \(git) add -A && \(git) commit -q -m base", environment: [:]).status, 0)
+            let recorded = try shell(record, environment: [:])
+            XCTAssertEqual(recorded.status, 0, recorded.output)
+            let edit = "sed -i 's/guard rect.width >= 0 else/guard rect.width >= 0.0 else/' Sources/Shapes/Shape.swift && \(git) commit -q -am edit"
+            XCTAssertEqual(try shell(edit, environment: [:]).status, 0)
+            let selected = try shell(select, environment: [:])
+            XCTAssertEqual(selected.status, 0, selected.output)
+            let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: workspace.appendingPathComponent(".testscope/tests.json"))) as? [String: Any])
+            let tests = try XCTUnwrap(json["tests"] as? [[String: Any]])
+            let skipped = tests.filter { $0["skipReason"] as? String == "not affected by the change" }
+            XCTAssertFalse(skipped.isEmpty, selected.output)
+            XCTAssertLessThan(skipped.count, tests.count, selected.output)
+            XCTAssertTrue(selected.output.contains("skipped: not affected by the change (saved about"), selected.output)
+        }
+    }
 }

@@ -10,6 +10,19 @@ import TestscopeTestResults
 /// the command before the build), its earlier runs give the Tests page's sparklines, and once the
 /// command has its outcome one record is appended and `history.html` drawn from the whole file.
 struct HistoryRecording {
+    /// What the earlier runs say of each of `tests` that flipped: same-code disagreements first (the strongest sign).
+    func flakyEvidence(_ tests: [String]) -> [String: String] {
+        let wanted = Set(tests)
+        var evidence: [String: String] = [:]
+        for stats in HistoryAnalysis(earlier).tests where wanted.contains(stats.test) && stats.failures > 0 {
+            evidence[stats.test] = stats.sameCodeDisagreements > 0
+                ? "passed and failed on the same code \(stats.sameCodeDisagreements) time\(stats.sameCodeDisagreements == 1 ? "" : "s") in \(stats.runs) earlier runs"
+                : "failed \(stats.failures) of \(stats.runs) earlier runs (\(stats.flips) flip\(stats.flips == 1 ? "" : "s"))"
+        }
+        return evidence
+    }
+
+
     var url: URL
     var command: String
     var startedAt: Date

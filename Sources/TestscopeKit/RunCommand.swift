@@ -247,6 +247,7 @@ extension Pipeline {
                                                          binary: testBinary, listed: run.listed, output: output)
             // The binary's failing status was the failures' that then passed on a retry.
             if !tests.flaky.isEmpty, !tests.hasFailures { testsFailed = false }
+            if let history, !tests.flaky.isEmpty { tests.flakyEvidence = history.flakyEvidence(tests.flaky.map(\.id)) }
             if !tests.failureLabels.isEmpty { try LastRun.recordVerdicts(tests, in: output) }
         }
         let coverageLine = outcome.coverage.map(CoverageReporting.summaryLine)

@@ -177,6 +177,8 @@ public struct TestRunResults: Sendable, Equatable {
     /// `run --affected`: each recorded test's decision, run or skip, with the reason `--why` prints; with
     /// `--observe` every test ran and these say what the selection would have skipped.
     public var selectionDecisions: [String: SelectionDecision] = [:]
+    /// What the run history says of each flaky test (`--history`): the evidence beside the retry's.
+    public var flakyEvidence: [String: String] = [:]
     /// `--observe`: every test ran; `selectionDecisions` are what `--affected` would have done.
     public var observedSelection = false
 
@@ -190,7 +192,7 @@ public struct TestRunResults: Sendable, Equatable {
     public static func == (a: TestRunResults, b: TestRunResults) -> Bool {
         a.results == b.results && a.relaunches == b.relaunches && a.startedAt == b.startedAt
             && a.failureLabels == b.failureLabels && a.otherAttempts == b.otherAttempts
-            && a.selectionDecisions == b.selectionDecisions && a.observedSelection == b.observedSelection
+            && a.selectionDecisions == b.selectionDecisions && a.flakyEvidence == b.flakyEvidence && a.observedSelection == b.observedSelection
             && a.notSelected.map(\.id) == b.notSelected.map(\.id) && a.notSelected.map(\.skip) == b.notSelected.map(\.skip)
             && a.properties.map(\.name) == b.properties.map(\.name) && a.properties.map(\.value) == b.properties.map(\.value)
     }

@@ -58,9 +58,13 @@ final class AffectedLabelTests: XCTestCase {
         let text = try String(contentsOf: source, encoding: .utf8)
         try text.replacingOccurrences(of: "let text = \"Hello, \\(name)!\"", with: "let text = \"Hello, \" + \"\\(name)!\"")
             .write(to: source, atomically: true, encoding: .utf8)
-        let markers = Self.work.appendingPathComponent("markers-\(UUID().uuidString)")
-        try fm.createDirectory(at: markers, withIntermediateDirectories: true)
-        setenv("SELECTION_CHANCE_DIR", markers.path, 1)
+        // One run where they fail (no retry), for the history's evidence; then the run that retries them.
+        for retry in [false, true] {
+            let markers = Self.work.appendingPathComponent("markers-\(UUID().uuidString)")
+            try fm.createDirectory(at: markers, withIntermediateDirectories: true)
+            setenv("SELECTION_CHANCE_DIR", markers.path, 1)
+            if !retry { XCTAssertEqual(try pipeline.run(request("failing", affected: AffectedOptions(observe: true))).status, .testsFailed) }
+        }
         var observe = request("observe", affected: AffectedOptions(observe: true))
         observe.retryUntouched = 1
         let observed = try pipeline.run(observe)
@@ -69,6 +73,8 @@ final class AffectedLabelTests: XCTestCase {
         for id in Self.chance {
             XCTAssertEqual(tests.failureLabels[id], .notTouched, id)
             XCTAssertTrue(tests.flaky.contains { $0.id == id }, "\(id) passed on its retry: flaky")
+            // The history's evidence: the earlier run on the same commit where it failed, beside the record where it passed.
+            XCTAssertEqual(tests.flakyEvidence[id], "passed and failed on the same code 1 time in 2 earlier runs", id)
         }
 
         // A mutant in the changed body breaks greets: touched, with the changed line it ran; not retried.

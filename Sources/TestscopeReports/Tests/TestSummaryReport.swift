@@ -44,6 +44,7 @@ package struct TestSummaryReport: ReportRenderer {
                 let label = run.failureLabels[result.id].map { " — \(TestText.oneLine($0.text, limit: 200))" } ?? ""
                 try out.write("  \(terminal.styled("FLAKY", .yellow)) \(result.id)\(result.arguments.map { " [\($0)]" } ?? "")\(label)\n")
                 try out.write("    failed \(failed.count) time\(failed.count == 1 ? "" : "s") before passing: \(failed.first.map(TestText.headline) ?? "")\n")
+                if let evidence = run.flakyEvidence[result.id] { try out.write("    history: \(TestText.oneLine(evidence, limit: 200))\n") }
             }
         }
         let timed = run.results.filter { ($0.duration ?? 0) > 0 }.sorted { ($0.duration ?? 0) > ($1.duration ?? 0) }
@@ -125,6 +126,7 @@ package struct TestResultsJSONReport: ReportRenderer {
             let others = run.otherAttempts[r.id, default: []].filter { $0.arguments == r.arguments }
             if !others.isEmpty {
                 fields.append("\"flaky\": \(run.isFlaky(r))")
+                if run.isFlaky(r), let evidence = run.flakyEvidence[r.id] { fields.append("\"flakyEvidence\": \(s(evidence))") }
                 fields.append("\"otherAttempts\": [" + others.map { attempt in
                     "{\"outcome\": \(s(attempt.outcome.rawValue)), \"duration\": \(attempt.duration.map { JUnitReport.time($0) } ?? "null"), \"message\": \(s(TestText.headline(attempt)))}"
                 }.joined(separator: ", ") + "]")

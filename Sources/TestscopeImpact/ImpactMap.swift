@@ -24,6 +24,25 @@ package struct ImpactMap: Codable, Equatable, Sendable {
     /// The "outside tests" context (per-test coverage's context 0): global initialisers, class setUp, …
     package var outsideTests: String
     package var tests: [Test]
+    /// Where the map came from, beside its JSON (not encoded, not compared).
+    package var recording = Recording()
+
+    /// The run that recorded a map and its per-test lines (`per-test.json`'s content): stored beside the
+    /// map (`HistoryImpactStore`), carried forward for the tests a selective run skips. Not what the map
+    /// says: maps are equal by their content whatever recorded them.
+    package struct Recording: Equatable, Sendable {
+        /// The recording run's per-test coverage, when the map is being saved.
+        package var lines: PerTestCoverage?
+        /// The run that recorded the map, when read from a store.
+        package var runUUID: String?
+
+        package init(lines: PerTestCoverage? = nil, runUUID: String? = nil) {
+            self.lines = lines
+            self.runUUID = runUUID
+        }
+
+        package static func == (_: Recording, _: Recording) -> Bool { true }
+    }
 
     /// A function of the package as the coverage mapping gives it.
     package struct Function: Codable, Equatable, Sendable {

@@ -56,6 +56,9 @@ public struct RunRequest: Sendable {
     /// `--affected`: only these of the tests --filter/--skip leave run; every other one is reported skipped
     /// with its reason, and the time saved is the skipped tests' recorded durations.
     public var testSelection: TestSelection?
+    /// With `testSelection`: the skipped tests' recorded lines (`AffectedSelection.carriedCoverage`), added
+    /// to the run's coverage so that its report is the full suite's; nil: the run's own coverage.
+    package var carryForward: CarriedCoverage?
     /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the
     /// failing tests' ids (without per-test coverage, every failure is labelled unknown instead).
     package var failureLabeler: FailureLabeler?

@@ -218,7 +218,8 @@ extension Pipeline {
         let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
                                   negativeCounts: settings.negativeCounts, tests: tests)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
-                                         pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html)
+                                         pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html,
+                                         carried: request.carryForward)
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = ran.prefetch
         let sources = try collection.sources(profiles: profiles, binaries: [testBinary])

@@ -1,0 +1,68 @@
+import TestscopeCoverage
+
+/// A selective run's coverage of the tests it skips: their lines and counts as the recording run's
+/// per-test coverage gives them, moved onto the current files. A skipped test ran no changed code (that
+/// is why it is skipped), so it runs the same lines now, where its unchanged tokens now are.
+package enum CoverageCarry {
+    /// `recorded`: the per-test coverage stored with the map of `commit`; `skipped`: the ids of the tests
+    /// the run skips; `changes`: the files that differ from the map's commit (`FileChange`). Nil when
+    /// nothing is skipped.
+    package static func carried(_ recorded: PerTestCoverage, commit: String, skipped: Set<String>, changes: [FileChange]) -> CarriedCoverage? {
+        let contexts = Set(recorded.contexts.indices.filter { $0 > 0 && skipped.contains(recorded.contexts[$0].id) })
+        guard !contexts.isEmpty else { return nil }
+        // Recorded path → (the path now, how its lines moved); a deleted file, or one whose recorded text
+        // is not known (dirty when recorded), carries nothing.
+        var moved: [String: (path: String, lines: [UInt32: [UInt32]]?)] = [:]
+        for change in changes {
+            switch change.kind {
+            case .added: continue
+            case .deleted: moved[change.path] = (change.path, [:])
+            case .modified: moved[change.path] = (change.path, LineMover.lines(from: change.oldText, to: change.newText, path: change.path))
+            case let .renamed(from): moved[from] = (change.path, LineMover.lines(from: change.oldText, to: change.newText, path: change.path))
+            }
+        }
+        var lines: [String: [UInt32: UInt64]] = [:], outside: [String: [UInt32: UInt64]] = [:]
+        for file in recorded.files {
+            let target = moved[file.path]
+            for run in file.runs where run.context == 0 || contexts.contains(run.context) {
+                for (line, count) in run.lineCounts {
+                    // Lines moved through the diff; a line with no matched token is dropped.
+                    let now = target.map { $0.lines?[line] ?? [] } ?? [line]
+                    for new in now {
+                        if run.context == 0 {
+                            outside[target?.path ?? file.path, default: [:]][new, default: 0] &+= count ?? 1
+                        } else {
+                            lines[target?.path ?? file.path, default: [:]][new, default: 0] &+= count ?? 1
+                        }
+                    }
+                }
+            }
+        }
+        let tests = Set(contexts.map { recorded.contexts[$0].id }).count
+        return CarriedCoverage(commit: commit, tests: tests, lines: lines, outsideTests: outside)
+    }
+}
+
+/// Where a file's lines went between two texts: each old line to the new lines of its tokens that the
+/// token diff matched (comments and whitespace are not tokens, so they move nothing).
+package enum LineMover {
+    /// Nil when either text is unknown or the file is not source code: nothing of it can be placed.
+    package static func lines(from old: String?, to new: String?, path: String) -> [UInt32: [UInt32]]? {
+        guard let old, let new, let language = SourceLanguage.of(path: path) else { return nil }
+        let a = SourceTokens.tokens(old, language: language), b = SourceTokens.tokens(new, language: language)
+        var result: [UInt32: Set<UInt32>] = [:]
+        func match(_ i: Int, _ j: Int) {
+            let (x, y) = (a[i], b[j])
+            // A token over several lines (a multi-line string) moves each of its lines when it spans as many.
+            let span = x.end.line - x.start.line
+            let same = span == y.end.line - y.start.line
+            for k in 0...(same ? span : 0) { result[x.start.line + k, default: []].insert(y.start.line + k) }
+        }
+        var (i, j) = (0, 0)
+        for edit in TokenDiff.edits(a, b) + [TokenEdit(old: a.count..<a.count, new: b.count..<b.count)] {
+            while i < edit.old.lowerBound, j < edit.new.lowerBound { match(i, j); i += 1; j += 1 }
+            (i, j) = (edit.old.upperBound, edit.new.upperBound)
+        }
+        return result.mapValues { $0.sorted() }
+    }
+}

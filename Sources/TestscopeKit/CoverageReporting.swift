@@ -87,9 +87,8 @@ struct CoverageReporting {
         try streamed.start()
         report.metadata.packageName = metadata.packageName
         if let carried {
-            // Before any output's tail and the summary: each says which part was carried forward.
+            // Before any output's tail, the summary and the final screen: each says which part was carried forward.
             report.carriedForward = CarriedForward(commit: carried.commit, tests: carried.tests, lines: report.files.reduce(0) { $0 + $1.carriedLines })
-            terminal.note(report.carriedForward!.sentence)
         }
         PhaseTimer.mark("model")
         try pullRequest?.apply(to: &report, diff: streamed.diff, terminal: terminal)

@@ -11,12 +11,45 @@ package struct CarriedCoverage: Equatable, Sendable {
     /// Code run outside any test when recorded (class `setUp` of a skipped class, …), by path: its count
     /// is taken only where this run left a line at 0 (this run ran its own part of it; summing would count it twice).
     package var outsideTests: [String: [UInt32: UInt64]]
+    /// By path and mangled name: the functions the skipped tests ran, their summed entry counts and the
+    /// code regions any of them executed (a function's regions as `FunctionRecord` keeps them).
+    package var functions: [String: [String: Function]] = [:]
+
+    package struct Function: Equatable, Sendable {
+        package var count: UInt64
+        package var regions: Int
+        package var executed: Set<Int>
+    }
 
     package init(commit: String, tests: Int, lines: [String: [UInt32: UInt64]], outsideTests: [String: [UInt32: UInt64]] = [:]) {
         self.commit = commit
         self.tests = tests
         self.lines = lines
         self.outsideTests = outsideTests
+    }
+
+    /// Adds what a skipped test's run of a function gave.
+    package mutating func addFunction(path: String, name: String, count: UInt64, regions: Int, executed: [Int]) {
+        var function = functions[path, default: [:]][name] ?? Function(count: 0, regions: regions, executed: [])
+        // A shape that differs between tests cannot be: the recording's compiler gave one.
+        guard function.regions == regions else { return }
+        function.count = FunctionRecord.saturatingAdd(function.count, count)
+        function.executed.formUnion(executed)
+        functions[path, default: [:]][name] = function
+    }
+
+    /// Adds the carried functions' entry counts and executed regions to a file's records (in `pool`),
+    /// before they are grouped: functions, regions, instantiations and the diff's regions then count
+    /// them. A record whose number of regions differs (another shape) is left as it is.
+    func apply(to records: inout [FunctionRecord], pool: RegionPool, relativePath: String) {
+        guard let carried = functions[relativePath] else { return }
+        var done = Set<String>()
+        for i in records.indices {
+            guard let function = carried[records[i].mangledName], function.regions == Int(records[i].regionCount),
+                  done.insert(records[i].mangledName).inserted else { continue }
+            records[i].count = FunctionRecord.saturatingAdd(records[i].count, function.count)
+            for region in function.executed where region < function.regions { pool.regions[Int(records[i].regionStart) + region].executed = true }
+        }
     }
 
     /// `lines` (a file's executable lines) with the carried counts of `relativePath` added; and how many

@@ -386,8 +386,11 @@ package struct CoverageBuilder {
             if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
         }
         // Before the functions' line ratios and the summary: every output reads the carried lines alike.
-        var carriedLines = 0
-        if let carried = options.carried { (lines, carriedLines) = carried.apply(to: lines, relativePath: relative) }
+        var carriedLines = 0, records = records
+        if let carried = options.carried {
+            (lines, carriedLines) = carried.apply(to: lines, relativePath: relative)
+            carried.apply(to: &records, pool: pool, relativePath: relative)
+        }
         let (functions, regionStarts) = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines,
                                                         keepsRegionStarts: options.needsRegionStarts).functionsAndRegions()
         var summary = CoverageSummary()

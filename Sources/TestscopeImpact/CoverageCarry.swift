@@ -7,16 +7,18 @@ package enum CoverageCarry {
     /// `recorded`: the per-test coverage stored with the map of `commit`; `skipped`: the ids of the tests
     /// the run skips; `changes`: the files that differ from the map's commit (`FileChange`). Nil when
     /// nothing is skipped.
-    package static func carried(_ recorded: PerTestCoverage, commit: String, skipped: Set<String>, changes: [FileChange]) -> CarriedCoverage? {
+    package static func carried(_ stored: RecordedCoverage, commit: String, skipped: Set<String>, changes: [FileChange]) -> CarriedCoverage? {
+        let recorded = stored.lines
         let contexts = Set(recorded.contexts.indices.filter { $0 > 0 && skipped.contains(recorded.contexts[$0].id) })
         guard !contexts.isEmpty else { return nil }
         // Recorded path → (the path now, how its lines moved); a deleted file, or one whose recorded text
         // is not known (dirty when recorded), carries nothing.
         var moved: [String: (path: String, lines: [UInt32: [UInt32]]?)] = [:]
+        var deleted = Set<String>()
         for change in changes {
             switch change.kind {
             case .added: continue
-            case .deleted: moved[change.path] = (change.path, [:])
+            case .deleted: (moved[change.path], _) = ((change.path, [:]), deleted.insert(change.path))
             case .modified: moved[change.path] = (change.path, LineMover.lines(from: change.oldText, to: change.newText, path: change.path))
             case let .renamed(from): moved[from] = (change.path, LineMover.lines(from: change.oldText, to: change.newText, path: change.path))
             }
@@ -39,7 +41,20 @@ package enum CoverageCarry {
             }
         }
         let tests = Set(contexts.map { recorded.contexts[$0].id }).count
-        return CarriedCoverage(commit: commit, tests: tests, lines: lines, outsideTests: outside)
+        var carried = CarriedCoverage(commit: commit, tests: tests, lines: lines, outsideTests: outside)
+        // Functions by name in the file they are in now (a skipped test's functions are unchanged, so
+        // their regions are the same, in the same order); a deleted file's are dropped.
+        if let regions = stored.regions {
+            for context in contexts.sorted() where context < regions.runs.count {
+                for run in regions.runs[context] {
+                    let recordedPath = regions.files[run.file], target = moved[recordedPath]
+                    if deleted.contains(recordedPath) { continue }
+                    carried.addFunction(path: target?.path ?? recordedPath, name: regions.names[run.name], count: run.count, regions: run.regions,
+                                        executed: PerTestCoverage.ranges(run.executed).flatMap { $0.map(Int.init) })
+                }
+            }
+        }
+        return carried
     }
 }
 

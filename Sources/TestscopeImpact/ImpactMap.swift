@@ -33,11 +33,14 @@ package struct ImpactMap: Codable, Equatable, Sendable {
     package struct Recording: Equatable, Sendable {
         /// The recording run's per-test coverage, when the map is being saved.
         package var lines: PerTestCoverage?
+        /// The regions each context's functions ran, with `lines`.
+        package var regions: PerTestRegions?
         /// The run that recorded the map, when read from a store.
         package var runUUID: String?
 
-        package init(lines: PerTestCoverage? = nil, runUUID: String? = nil) {
+        package init(lines: PerTestCoverage? = nil, regions: PerTestRegions? = nil, runUUID: String? = nil) {
             self.lines = lines
+            self.regions = regions
             self.runUUID = runUUID
         }
 

@@ -48,8 +48,8 @@ package struct HistoryImpactStore: ImpactMapStore {
         var row = HistoryImpactMap(commit: map.commit, tree: map.tree, dirty: !map.dirtyFiles.isEmpty, environment: environment,
                                    map: String(decoding: try map.encoded(), as: UTF8.self))
         if let lines = map.recording.lines {
-            // per-test.json's text compresses about tenfold (its ranges and counts are digits and commas).
-            let json = Array(try JSONEncoder().encode(lines))
+            // JSON of digits and commas: compresses about tenfold.
+            let json = Array(try JSONEncoder().encode(RecordedCoverage(lines: lines, regions: map.recording.regions)))
             row.coverage = HistoryImpactCoverage(size: json.count, bytes: try Zlib.compress(json))
         }
         let store = try HistoryStore(url: url, mode: .write, busyTimeout: busyTimeout)
@@ -79,9 +79,9 @@ package struct HistoryImpactStore: ImpactMapStore {
         }
     }
 
-    /// The per-test lines recorded with `map` (read from this store); nil when none were stored (a map
-    /// recorded before schema 3). A damaged blob is the store's one clear error.
-    package func recordedLines(of map: ImpactMap) throws -> PerTestCoverage? {
+    /// The per-test lines and regions recorded with `map` (read from this store); nil when none were stored
+    /// (a map recorded before schema 3). A damaged blob is the store's one clear error.
+    package func recordedCoverage(of map: ImpactMap) throws -> RecordedCoverage? {
         guard let runUUID = map.recording.runUUID else { return nil }
         let store = try HistoryStore(url: url, mode: .read, busyTimeout: busyTimeout)
         let stored = try store.impactCoverage(runUUID: runUUID)
@@ -89,9 +89,21 @@ package struct HistoryImpactStore: ImpactMapStore {
         guard let stored else { return nil }
         do {
             let json = try Zlib.uncompress(stored.bytes, expectedSize: UInt64(max(stored.size, 0)))
-            return try JSONDecoder().decode(PerTestCoverage.self, from: Data(json))
+            return try JSONDecoder().decode(RecordedCoverage.self, from: Data(json))
         } catch {
             throw HistoryError.unreadable(path: url.path, detail: "the per-test coverage of its impact map of commit \(map.commit.prefix(12)) is damaged (\(error.localizedDescription))")
         }
+    }
+}
+
+/// What is stored beside a map (`impact_coverage`, zlib): the recording run's per-test lines
+/// (`per-test.json`'s content) and the regions each test's functions ran.
+package struct RecordedCoverage: Codable, Equatable, Sendable {
+    package var lines: PerTestCoverage
+    package var regions: PerTestRegions?
+
+    package init(lines: PerTestCoverage, regions: PerTestRegions?) {
+        self.lines = lines
+        self.regions = regions
     }
 }

@@ -9,7 +9,7 @@ extension AffectedSelection {
     func carriedCoverage(history: URL, busyTimeout: TimeInterval) throws -> CarriedCoverage? {
         let skipped = Set(decisions.filter { !$0.run }.map(\.test))
         guard let map, !skipped.isEmpty,
-              let recorded = try HistoryImpactStore(url: history, busyTimeout: busyTimeout).recordedLines(of: map) else { return nil }
+              let recorded = try HistoryImpactStore(url: history, busyTimeout: busyTimeout).recordedCoverage(of: map) else { return nil }
         return CoverageCarry.carried(recorded, commit: map.commit, skipped: skipped, changes: changes)
     }
 }

@@ -42,11 +42,11 @@ struct ImpactRecording {
 
     /// The map of the run: per-test coverage's contexts and the functions each entered, the results; with
     /// the per-test lines to store beside it.
-    func map(mapped: [MappedFunction], coverage: PerTestCoverage, entered: [Set<Int>], tests: TestRunResults) -> ImpactMap {
+    func map(mapped: [MappedFunction], coverage: PerTestCoverage, regions: PerTestRegions, entered: [Set<Int>], tests: TestRunResults) -> ImpactMap {
         var map = builder.build(mapped: mapped, contexts: coverage.contexts, entered: entered, lost: coverage.lost,
                                 results: tests.results.map { ImpactMapBuilder.Result(id: $0.id, outcome: $0.outcome.rawValue, duration: $0.duration) })
         // Stored beside the map: a selective run carries the skipped tests' lines forward from it.
-        map.recording.lines = coverage
+        (map.recording.lines, map.recording.regions) = (coverage, regions)
         return map
     }
 }

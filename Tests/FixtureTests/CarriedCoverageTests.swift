@@ -10,7 +10,7 @@ import XCTest
 /// A selective run's coverage is the full suite's: a copy of the Shapes fixture in its own git repository is
 /// recorded with `--per-test-coverage --history` at P, changed at C, run with the selection and the skipped
 /// tests' carried-forward coverage, and run in full at C: the two `coverage.json` files cover the same lines,
-/// file by file (all numbers from the real runs).
+/// file by file, with the same functions, regions and instantiations (all numbers from the real runs).
 final class CarriedCoverageTests: XCTestCase {
     static let shapes = ImpactSelectionTests.shapes
     /// Kept between runs: the copy's build folder (the sources are copied fresh each time).
@@ -113,7 +113,8 @@ final class CarriedCoverageTests: XCTestCase {
         for (path, lines) in full.covered {
             XCTAssertEqual(selective.covered[path]?.sorted(), lines.sorted(), path)
         }
-        XCTAssertEqual(selective.totalLines, full.totalLines)
+        XCTAssertEqual(selective.totals, full.totals, "lines, functions, regions, instantiations")
+        XCTAssertEqual(selective.summaries, full.summaries, "each file's four metrics")
         // Said in coverage.json, the terminal and the Markdown summary; a full run says nothing of it.
         let carried = try XCTUnwrap(selective.carried)
         XCTAssertGreaterThan(try XCTUnwrap(carried["lines"] as? Int), 0)
@@ -135,18 +136,26 @@ final class CarriedCoverageTests: XCTestCase {
     /// What coverage.json says: each file's covered lines, the totals' lines, the carried part.
     struct Coverage {
         var covered: [String: Set<Int>] = [:]
-        var totalLines: [String: Double]
+        /// The totals and each file's summary, as text (`{"lines": {"covered": …}, …}`).
+        var totals: String
+        var summaries: [String: String] = [:]
         var carried: [String: Any]?
 
         init(_ url: URL) throws {
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
             for file in try XCTUnwrap(json["files"] as? [[String: Any]]) {
                 let lines = try XCTUnwrap(file["lines"] as? [[String: Any]])
-                covered[try XCTUnwrap(file["path"] as? String)] = Set(lines.filter { ($0["count"] as? Int ?? 0) > 0 }.compactMap { $0["line"] as? Int })
+                let path = try XCTUnwrap(file["path"] as? String)
+                covered[path] = Set(lines.filter { ($0["count"] as? Int ?? 0) > 0 }.compactMap { $0["line"] as? Int })
+                summaries[path] = try Self.text(file["summary"])
             }
             let totals = try XCTUnwrap(json["totals"] as? [String: Any])
-            totalLines = try XCTUnwrap(totals["lines"] as? [String: Any]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
+            self.totals = try Self.text(totals)
             carried = json["carriedForward"] as? [String: Any]
+        }
+
+        static func text(_ value: Any?) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: try XCTUnwrap(value), options: [.sortedKeys]), as: UTF8.self)
         }
     }
 }

@@ -78,6 +78,20 @@ package enum LineMover {
             while i < edit.old.lowerBound, j < edit.new.lowerBound { match(i, j); i += 1; j += 1 }
             (i, j) = (edit.old.upperBound, edit.new.upperBound)
         }
-        return result.mapValues { $0.sorted() }
+        var moved = result.mapValues { $0.sorted() }
+        // llvm counts every line inside a region, blank and comment lines too, which have no token: such a
+        // line moves with the matched lines around it when as many lines separate them in both texts.
+        let tokenLines = Set(a.flatMap { $0.start.line...$0.end.line })
+        let anchors = [(UInt32(0), UInt32(0))] + moved.keys.sorted().map { ($0, moved[$0]![0]) }
+            + [(UInt32(lineCount(old) + 1), UInt32(lineCount(new) + 1))]
+        var next = 1
+        for line in UInt32(1)...UInt32(lineCount(old)) where !tokenLines.contains(line) {
+            while next < anchors.count - 1, anchors[next].0 < line { next += 1 }
+            let (before, after) = (anchors[next - 1], anchors[next])
+            if after.0 > line, after.1 > before.1, after.0 - before.0 == after.1 - before.1 { moved[line] = [before.1 + (line - before.0)] }
+        }
+        return moved
     }
+
+    private static func lineCount(_ text: String) -> Int { text.utf8.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 } }
 }

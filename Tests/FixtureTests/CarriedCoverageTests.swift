@@ -22,6 +22,8 @@ final class CarriedCoverageTests: XCTestCase {
     let console = CapturedConsole()
     /// The tests the recording run listed.
     var listed: [String] = []
+    /// The recorded commit P (the diff coverage's base).
+    var base = ""
     var pipeline: Pipeline {
         Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: false, console: console),
                  environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
@@ -77,6 +79,7 @@ final class CarriedCoverageTests: XCTestCase {
         let outcome = try pipeline.run(request)
         XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
         XCTAssertNotNil(outcome.impactMap)
+        base = try XCTUnwrap(try GitRepository.containing(Self.package, environment: ProcessInfo.processInfo.environment).head())
         // A parameterized test's cases share its id.
         listed = Array(Set(try XCTUnwrap(outcome.tests).results.map(\.id))).sorted()
     }
@@ -99,13 +102,13 @@ final class CarriedCoverageTests: XCTestCase {
         let skipped = selection.decisions.filter { !$0.run }
         XCTAssertFalse(skipped.isEmpty, "some tests are skipped")
         XCTAssertFalse(selection.decisions.filter(\.run).isEmpty, "some tests run")
-        var request = request("selective", formats: [.json, .markdown])
+        var request = request("selective", formats: [.json, .lcov, .markdown], diffBase: base)
         request.testSelection = TestSelection(run: Set(selection.decisions.filter(\.run).map(\.test)),
                                               skipped: Dictionary(skipped.map { ($0.test, TestSelection.Skip(reason: $0.reason)) }, uniquingKeysWith: { first, _ in first }))
         request.carryForward = try selection.carriedCoverage(history: Self.history, busyTimeout: 5)
         XCTAssertNotNil(request.carryForward)
         XCTAssertEqual(try pipeline.run(request).status, .success, console.diagnosticsText)
-        XCTAssertEqual(try pipeline.run(self.request("full", formats: [.json])).status, .success, console.diagnosticsText)
+        XCTAssertEqual(try pipeline.run(self.request("full", formats: [.json, .lcov], diffBase: base)).status, .success, console.diagnosticsText)
 
         let selective = try Coverage(Self.work.appendingPathComponent("selective/coverage.json"))
         let full = try Coverage(Self.work.appendingPathComponent("full/coverage.json"))
@@ -115,6 +118,14 @@ final class CarriedCoverageTests: XCTestCase {
         }
         XCTAssertEqual(selective.totals, full.totals, "lines, functions, regions, instantiations")
         XCTAssertEqual(selective.summaries, full.summaries, "each file's four metrics")
+        XCTAssertEqual(selective.diff, full.diff, "diff coverage of the change since P")
+        XCTAssertNotNil(selective.diff)
+        // LCOV: each file's found and hit lines, functions and branches.
+        func tallies(_ name: String) throws -> [String] {
+            try String(contentsOf: Self.work.appendingPathComponent("\(name)/coverage.lcov"), encoding: .utf8).split(separator: "\n")
+                .filter { line in ["SF:", "LF:", "LH:", "FNF:", "FNH:", "BRF:", "BRH:"].contains { line.hasPrefix($0) } }.map(String.init)
+        }
+        XCTAssertEqual(try tallies("selective"), try tallies("full"))
         // Said in coverage.json, the terminal and the Markdown summary; a full run says nothing of it.
         let carried = try XCTUnwrap(selective.carried)
         XCTAssertGreaterThan(try XCTUnwrap(carried["lines"] as? Int), 0)
@@ -127,8 +138,10 @@ final class CarriedCoverageTests: XCTestCase {
         return (selective, full)
     }
 
-    func request(_ name: String, formats: [ReportFormat]) -> RunRequest {
+    func request(_ name: String, formats: [ReportFormat], diffBase: String? = nil) -> RunRequest {
         var request = RunRequest(packageRoot: Self.package, settings: ReportSettings(formats: formats, output: Self.work.appendingPathComponent(name)))
+        request.settings.pullRequest.diffBase = diffBase
+        request.settings.pullRequest.includeUncommitted = true
         request.selection.scratchPath = Self.scratch
         return request
     }
@@ -140,6 +153,7 @@ final class CarriedCoverageTests: XCTestCase {
         var totals: String
         var summaries: [String: String] = [:]
         var carried: [String: Any]?
+        var diff: String?
 
         init(_ url: URL) throws {
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
@@ -152,6 +166,7 @@ final class CarriedCoverageTests: XCTestCase {
             let totals = try XCTUnwrap(json["totals"] as? [String: Any])
             self.totals = try Self.text(totals)
             carried = json["carriedForward"] as? [String: Any]
+            diff = try json["diff"].map { try Self.text($0) }
         }
 
         static func text(_ value: Any?) throws -> String {

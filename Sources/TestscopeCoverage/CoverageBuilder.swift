@@ -21,6 +21,9 @@ package struct CoverageBuildOptions: Sendable {
     package var needsRegionStarts = true
     /// How the profile was recorded, as far as known: what the warning about unknown counts names as their cause.
     package var negativeCounts = NegativeCountCause.unknown
+    /// A selective run's skipped tests' recorded lines (`run --affected`), added to each file's counts
+    /// before anything reads them; nil: the counts are the profiles' alone.
+    package var carried: CarriedCoverage?
 
     package init(packageRoot: URL, layout: PackageLayout, filter: SourceFilter, pathEquivalences: [PathEquivalence] = [],
                 demangler: SwiftDemangler = SwiftDemangler(library: nil), toolchainDescription: String? = nil,
@@ -382,6 +385,12 @@ package struct CoverageBuilder {
             excludedExecutable = lines.indices.map { lines.lineNumber(at: $0) }.filter { excluded.contains($0) }
             if !excludedExecutable.isEmpty { lines = lines.removing(excluded) }
         }
+        // Before the functions' line ratios and the summary: every output reads the carried lines alike.
+        var carriedLines = 0, records = records
+        if let carried = options.carried {
+            (lines, carriedLines) = carried.apply(to: lines, relativePath: relative)
+            carried.apply(to: &records, pool: pool, relativePath: relative)
+        }
         let (functions, regionStarts) = FunctionGrouper(records: records, pool: pool, excluded: excluded, lines: lines,
                                                         keepsRegionStarts: options.needsRegionStarts).functionsAndRegions()
         var summary = CoverageSummary()
@@ -397,7 +406,7 @@ package struct CoverageBuilder {
         return FileCoverage(
             path: path, relativePath: relative, target: options.layout.target(for: relative),
             lines: lines, excludedLines: excludedExecutable, functions: functions, summary: summary,
-            sourceAvailable: source != nil, regionStarts: regionStarts, source: source?.text)
+            sourceAvailable: source != nil, regionStarts: regionStarts, source: source?.text, carriedLines: carriedLines)
     }
 
     /// One export: llvm's rules on its segments. Several: segments summed where their structure is

@@ -141,6 +141,8 @@ package struct FileCoverage: Equatable, Sendable {
     /// The source's text as the model read it (nil when it could not be read): the HTML pages and
     /// the diff's classifier read it, not the file again.
     package var source: SourceText? = nil
+    /// Lines covered only through a selective run's carried-forward coverage (`CarriedCoverage`).
+    package var carriedLines = 0
 
     /// Ranges of uncovered lines, merged across non-executable gaps like coverage.py does.
     package var missingRanges: [ClosedRange<UInt32>] { ranges { $0 == 0 } }
@@ -151,7 +153,8 @@ package struct FileCoverage: Equatable, Sendable {
     /// What the report keeps of the file.
     package var summarized: FileSummary {
         FileSummary(path: path, relativePath: relativePath, target: target, summary: summary, excludedLines: excludedLines,
-                    sourceAvailable: sourceAvailable, missingRanges: missingRanges, unreliableRanges: unreliableRanges)
+                    sourceAvailable: sourceAvailable, missingRanges: missingRanges, unreliableRanges: unreliableRanges,
+                    carriedLines: carriedLines)
     }
 
     /// Line numbers and counts read by position (iterating built each line's `LineCoverage`, spans
@@ -185,6 +188,8 @@ public struct FileSummary: Equatable, Sendable {
     public var sourceAvailable: Bool
     public var missingRanges: [ClosedRange<UInt32>]
     public var unreliableRanges: [ClosedRange<UInt32>]
+    /// Lines covered only through carried-forward coverage (0 without `run --affected`).
+    package var carriedLines = 0
 }
 
 /// A directory's or target's roll-up.
@@ -227,6 +232,8 @@ public struct CoverageReport: Equatable, Sendable {
     public var diff: DiffCoverage?
     /// The comparison with `--baseline` (nil without it, or when the baseline is being written).
     public var baseline: BaselineComparison?
+    /// The part carried forward from the run that recorded the map (`run --affected`; nil otherwise).
+    package var carriedForward: CarriedForward?
 
     public init(files: [FileSummary], metadata: ReportMetadata, warnings: [Diagnostic] = []) {
         self.files = files.sorted { $0.relativePath < $1.relativePath }

@@ -29,9 +29,10 @@ package enum PerTestBuilder {
 
     /// `per-test.json`'s content and, per context (in its order), the functions the context executed:
     /// indexes into `mapped` any of whose counters the context's deltas raised — test impact
-    /// analysis's map (TestscopeImpact) is made of these.
+    /// analysis's map (TestscopeImpact) is made of these; and per context, the regions each function ran
+    /// (carried forward with the map's lines for the tests a selective run skips).
     package static func record(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
-                              ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>]) {
+                              ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>], regions: PerTestRegions) {
         var reportIndex: [String: Int] = [:]
         var coveredInReport: [Set<UInt32>] = []
         for (index, file) in report.files.enumerated() {
@@ -50,6 +51,7 @@ package enum PerTestBuilder {
         // file index → context → line → count
         var lines: [Int: [Int: [UInt32: UInt64]]] = [:]
         var entered: [Set<Int>] = [[]]
+        var ran: [[FunctionRun]] = [[]]
         for process in processes {
             let records = process.layout.records
             let counterCount = records.map { $0.counterOffset / 8 + $0.counters.count }.max() ?? 0
@@ -57,19 +59,21 @@ package enum PerTestBuilder {
             for (index, record) in records.enumerated() {
                 for slot in 0..<record.counters.count { owner[record.counterOffset / 8 + slot] = Int32(index) }
             }
-            let results = Parallel.map(process.blocks.count) { b -> ([Int: [UInt32: UInt64]], Set<Int>) in
+            let results = Parallel.map(process.blocks.count) { b -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) in
                 linesRun(by: process.blocks[b], records: records, owner: owner, mapped: mapped, byName: byName,
                          byFile: byFile, reportIndex: reportIndex, coveredInReport: coveredInReport)
             }
-            for (block, (fileLines, functions)) in zip(process.blocks, results) {
+            for (block, (fileLines, functions, functionRuns)) in zip(process.blocks, results) {
                 let context = Self.context(of: block.id)
                 let number = contextNumber[context] ?? {
                     contexts.append(context)
                     entered.append([])
+                    ran.append([])
                     contextNumber[context] = contexts.count - 1
                     return contexts.count - 1
                 }()
                 entered[number].formUnion(functions)
+                ran[number] += functionRuns
                 // A context seen in two processes (outside tests: the XCTest and the Swift Testing one) adds up.
                 for (file, counts) in fileLines { lines[file, default: [:]][number, default: [:]].merge(counts, uniquingKeysWith: &+) }
             }
@@ -89,8 +93,17 @@ package enum PerTestBuilder {
                                                counts: counts.keys.sorted().map { String(counts[$0]!) }.joined(separator: ","))
                 })
         }
-        return (PerTestCoverage(contexts: contexts, lost: lost, files: files), entered)
+        var regions = PerTestRegions()
+        var fileIndex: [String: Int] = [:], nameIndex: [String: Int] = [:]
+        for functionRuns in ran {
+            regions.append(functionRuns.map { (report.files[$0.file].relativePath, $0.name, $0.count, $0.regions, $0.executed) },
+                           files: &fileIndex, names: &nameIndex)
+        }
+        return (PerTestCoverage(contexts: contexts, lost: lost, files: files), entered, regions)
     }
+
+    /// A function one block ran: its report file's index, its name, entry count and executed code regions.
+    typealias FunctionRun = (file: Int, name: String, count: UInt64, regions: Int, executed: [Int])
 
     /// A block's id as `swift test list` names the test: Swift Testing's ids lose their source location
     /// (`Module.Suite/test()/File.swift:4:2` → `Module.Suite/test()`); `\t<n>` is the case number.
@@ -103,11 +116,11 @@ package enum PerTestBuilder {
         return PerTestCoverage.Context(id: id, testCase: parts.count == 2 ? Int(parts[1]) : nil)
     }
 
-    /// The report lines one block ran, with their counts, by report file index; and the functions it
-    /// entered (indexes into `mapped`).
+    /// The report lines one block ran, with their counts, by report file index; the functions it
+    /// entered (indexes into `mapped`); and the code regions each function it ran executed.
     static func linesRun(by block: PerTestContextBlock, records: [RawProfileRecord], owner: [Int32], mapped: [MappedFunction],
                          byName: [UInt64: [Int]], byFile: [String: [Int]], reportIndex: [String: Int],
-                         coveredInReport: [Set<UInt32>]) -> ([Int: [UInt32: UInt64]], Set<Int>) {
+                         coveredInReport: [Set<UInt32>]) -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) {
         var touched: [Int: [UInt64]] = [:]
         for (index, delta) in zip(block.indexes, block.deltas) where Int(index) < owner.count {
             let record = Int(owner[Int(index)])
@@ -127,7 +140,7 @@ package enum PerTestBuilder {
                 for name in mapped[function].filenames where reportIndex[name] != nil { files.insert(name) }
             }
         }
-        guard !files.isEmpty else { return ([:], entered) }
+        guard !files.isEmpty else { return ([:], entered, []) }
         let subset = Set(files.flatMap { byFile[$0] ?? [] }).sorted()
         let evaluated = NativeFunctionRecords.build(subset.map { mapped[$0] }, counters: ProfileCounters(functions: functions))
         var result: [Int: [UInt32: UInt64]] = [:]
@@ -139,6 +152,17 @@ package enum PerTestBuilder {
             }
             if !kept.isEmpty { result[index] = kept }
         }
-        return (result, entered)
+        // Regions as `FunctionRecord` keeps them: the code regions in the function's main file, in mapping order.
+        var functionRuns: [FunctionRun] = []
+        for function in evaluated.functions {
+            guard let main = function.mainFileID, let index = reportIndex[function.filenames[main]] else { continue }
+            var executed: [Int] = [], position = 0
+            for region in function.regions where region.kind == .code && region.fileID == UInt32(main) {
+                if region.count > 0 && !region.isUnreliable { executed.append(position) }
+                position += 1
+            }
+            if !executed.isEmpty { functionRuns.append((index, function.name, function.executionCount, position, executed)) }
+        }
+        return (result, entered, functionRuns)
     }
 }

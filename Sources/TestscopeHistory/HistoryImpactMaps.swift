@@ -9,13 +9,30 @@ package struct HistoryImpactMap: Equatable, Sendable {
     /// The environment's fingerprint, as the owner encodes it.
     package var environment: String
     package var map: String
+    /// The recording run's per-test lines as the owner compressed them (schema 3's `impact_coverage`):
+    /// stored with the map; read apart (`impactCoverage`), only for the map a selection chose.
+    package var coverage: HistoryImpactCoverage?
+    /// The run that recorded it (set when read).
+    package var runUUID: String?
 
-    package init(commit: String, tree: String?, dirty: Bool, environment: String, map: String) {
+    package init(commit: String, tree: String?, dirty: Bool, environment: String, map: String, coverage: HistoryImpactCoverage? = nil) {
         self.commit = commit
         self.tree = tree
         self.dirty = dirty
         self.environment = environment
         self.map = map
+        self.coverage = coverage
+    }
+}
+
+/// Compressed bytes and their inflated size.
+package struct HistoryImpactCoverage: Equatable, Sendable {
+    package var size: Int
+    package var bytes: [UInt8]
+
+    package init(size: Int, bytes: [UInt8]) {
+        self.size = size
+        self.bytes = bytes
     }
 }
 
@@ -43,6 +60,10 @@ extension HistoryStore {
         let id = run.int(0)
         try db.prepare("INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO impact_map(run_id, commit_sha, tree_sha, dirty, environment, map) VALUES (?, ?, ?, ?, ?, ?)")
             .run([.int(id), .text(map.commit), map.tree.sql, .int(map.dirty ? 1 : 0), .text(map.environment), .text(map.map)])
+        if let coverage = map.coverage {
+            try db.prepare("INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO impact_coverage(run_id, size, coverage) VALUES (?, ?, ?)")
+                .run([.int(id), .int(Int64(coverage.size)), .blob(coverage.bytes)])
+        }
         return true
     }
 
@@ -59,6 +80,8 @@ extension HistoryStore {
                 found.append((statement.text(0) ?? "", HistoryImpactMap(commit: statement.text(1) ?? "", tree: statement.text(2), dirty: statement.int(3) != 0,
                                                                         environment: statement.text(4) ?? "", map: statement.text(5) ?? "")))
             }
+            // Their per-test lines go with them (schema 3).
+            for index in found.indices { found[index].1.coverage = try impactCoverage(runUUID: found[index].0) }
             return found
         } catch {
             throw translate(error)
@@ -75,16 +98,32 @@ extension HistoryStore {
             for start in stride(from: 0, to: commits.count, by: 500) {
                 let chunk = commits[start..<min(start + 500, commits.count)]
                 let statement = try db.prepare("""
-                    SELECT m.commit_sha, m.tree_sha, m.dirty, m.environment, m.map, r.started_at FROM impact_map m JOIN run r ON r.id = m.run_id
+                    SELECT m.commit_sha, m.tree_sha, m.dirty, m.environment, m.map, r.started_at, r.uuid FROM impact_map m JOIN run r ON r.id = m.run_id
                     WHERE m.commit_sha IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
                     """).bind(chunk.map { .text($0) })
                 while try statement.step() {
-                    found.append((statement.double(5) ?? 0, HistoryImpactMap(
-                        commit: statement.text(0) ?? "", tree: statement.text(1), dirty: statement.int(2) != 0,
-                        environment: statement.text(3) ?? "", map: statement.text(4) ?? "")))
+                    var map = HistoryImpactMap(commit: statement.text(0) ?? "", tree: statement.text(1), dirty: statement.int(2) != 0,
+                                               environment: statement.text(3) ?? "", map: statement.text(4) ?? "")
+                    map.runUUID = statement.text(6)
+                    found.append((statement.double(5) ?? 0, map))
                 }
             }
             return found.sorted { $0.0 > $1.0 }.map(\.1)
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// The per-test lines stored with the map of run `runUUID`; nil when there are none (a map recorded
+    /// before schema 3, or a file older than it).
+    package func impactCoverage(runUUID: String) throws -> HistoryImpactCoverage? {
+        let db = try db()
+        do {
+            guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'impact_coverage'") > 0 else { return nil }
+            let statement = try db.prepare("SELECT c.size, c.coverage FROM impact_coverage c JOIN run r ON r.id = c.run_id WHERE r.uuid = ?")
+                .bind([.text(runUUID)])
+            guard try statement.step() else { return nil }
+            return HistoryImpactCoverage(size: Int(statement.int(0)), bytes: statement.blob(1))
         } catch {
             throw translate(error)
         }

@@ -61,5 +61,14 @@ enum HistorySchema {
         );
         CREATE INDEX impact_map_commit ON impact_map(commit_sha);
         """,
+        // 3: the recording run's per-test lines beside its map (TestscopeImpact owns the content: zlib of
+        // per-test.json, `size` bytes inflated), carried forward for the tests a selective run skips.
+        """
+        CREATE TABLE impact_coverage(
+          run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
+          size INTEGER NOT NULL,
+          coverage BLOB NOT NULL
+        );
+        """,
     ]
 }

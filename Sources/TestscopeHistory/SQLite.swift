@@ -115,6 +115,7 @@ final class Statement {
             case let .int(v)?: sqlite3_bind_int64(statement, position, v)
             case let .double(v)?: sqlite3_bind_double(statement, position, v)
             case let .text(v)?: sqlite3_bind_text(statement, position, v, -1, Self.transient)
+            case let .blob(v)?: _ = v.withUnsafeBytes { sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient) }
             }
         }
         return self
@@ -142,6 +143,11 @@ final class Statement {
         guard let pointer = sqlite3_column_text(statement, column) else { return nil }
         return String(cString: pointer)
     }
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
     /// The first column of the first row as text.
     func text0() throws -> String? { try step() ? text(0) : nil }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
@@ -152,6 +158,7 @@ enum SQLValue {
     case int(Int64)
     case double(Double)
     case text(String)
+    case blob([UInt8])
 }
 
 extension Optional where Wrapped == String {

@@ -27,6 +27,28 @@ package struct ImpactMap: Codable, Equatable, Sendable {
     /// The "outside tests" context (per-test coverage's context 0): global initialisers, class setUp, …
     package var outsideTests: String
     package var tests: [Test]
+    /// Where the map came from, beside its JSON (not encoded, not compared).
+    package var recording = Recording()
+
+    /// The run that recorded a map and its per-test lines (`per-test.json`'s content): stored beside the
+    /// map (`HistoryImpactStore`), carried forward for the tests a selective run skips. Not what the map
+    /// says: maps are equal by their content whatever recorded them.
+    package struct Recording: Equatable, Sendable {
+        /// The recording run's per-test coverage, when the map is being saved.
+        package var lines: PerTestCoverage?
+        /// The regions each context's functions ran, with `lines`.
+        package var regions: PerTestRegions?
+        /// The run that recorded the map, when read from a store.
+        package var runUUID: String?
+
+        package init(lines: PerTestCoverage? = nil, regions: PerTestRegions? = nil, runUUID: String? = nil) {
+            self.lines = lines
+            self.regions = regions
+            self.runUUID = runUUID
+        }
+
+        package static func == (_: Recording, _: Recording) -> Bool { true }
+    }
 
     /// A function of the package as the coverage mapping gives it.
     package struct Function: Codable, Equatable, Sendable {
@@ -233,37 +255,5 @@ package struct ImpactEnvironment: Codable, Equatable, Sendable {
         if manifestHash != current.manifestHash { return "Package.swift changed" }
         if resolvedHash != current.resolvedHash { return "Package.resolved changed" }
         return nil
-    }
-}
-
-extension ImpactMap {
-    /// The map of a selective run, with the entries of the tests it skipped (`skipped`) taken from `old`,
-    /// the map it selected from: a skipped test ran none of the changed code, so what it executed then
-    /// is what it executes now — its functions are found again by file and name in this map, which has
-    /// every function of this build at its current place. A function not found (which a skip rules out)
-    /// makes the entry unusable: the test runs next time.
-    package func carryingForward(_ skipped: Set<String>, from old: ImpactMap) -> ImpactMap {
-        var index: [String: Int] = [:]
-        for (number, function) in functions.enumerated() where function.file < files.count {
-            index[files[function.file] + "\u{0}" + function.name] = number
-        }
-        var carried: [String: Test] = [:]
-        for test in old.tests where skipped.contains(test.id) {
-            var found: Set<Int> = []
-            var complete = test.usable
-            for number in test.functionIndexes where number < old.functions.count {
-                let function = old.functions[number]
-                guard function.file < old.files.count, let here = index[old.files[function.file] + "\u{0}" + function.name] else {
-                    complete = false
-                    continue
-                }
-                found.insert(here)
-            }
-            carried[test.id] = Test(id: test.id, outcome: test.outcome, duration: test.duration, functions: found, usable: complete)
-        }
-        var map = self
-        map.tests = tests.map { carried[$0.id] ?? $0 }
-        for (id, test) in carried where !tests.contains(where: { $0.id == id }) { map.tests.append(test) }
-        return map
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import TestscopeCoverage
 import TestscopeHistory
+import TestscopeProfileData
 
 /// Where impact maps are kept (the history file today; another backend implements these two).
 package protocol ImpactMapStore {
@@ -43,8 +45,13 @@ package struct HistoryImpactStore: ImpactMapStore {
 
     package func save(_ map: ImpactMap, runUUID: String) throws {
         let environment = String(decoding: try JSONEncoder().encode(map.environment), as: UTF8.self)
-        let row = HistoryImpactMap(commit: map.commit, tree: map.tree, dirty: !map.dirtyFiles.isEmpty, environment: environment,
+        var row = HistoryImpactMap(commit: map.commit, tree: map.tree, dirty: !map.dirtyFiles.isEmpty, environment: environment,
                                    map: String(decoding: try map.encoded(), as: UTF8.self))
+        if let lines = map.recording.lines {
+            // JSON of digits and commas: compresses about tenfold.
+            let json = Array(try JSONEncoder().encode(RecordedCoverage(lines: lines, regions: map.recording.regions)))
+            row.coverage = HistoryImpactCoverage(size: json.count, bytes: try Zlib.compress(json))
+        }
         let store = try HistoryStore(url: url, mode: .write, busyTimeout: busyTimeout)
         try store.saveImpactMap(row, runUUID: runUUID)
         try store.close()
@@ -62,11 +69,41 @@ package struct HistoryImpactStore: ImpactMapStore {
                     return ImpactMap(commit: row.commit, tree: row.tree, dirtyFiles: [:], environment: environment, files: [], functions: [],
                                      outsideTests: [], tests: [])
                 }
-                return try ImpactMap.decoded(Data(row.map.utf8))
+                var map = try ImpactMap.decoded(Data(row.map.utf8))
+                map.recording.runUUID = row.runUUID
+                return map
             } catch {
                 // One clear error; reading changed nothing in the file.
                 throw HistoryError.unreadable(path: url.path, detail: "its impact map of commit \(row.commit.prefix(12)) is damaged (\(error.localizedDescription))")
             }
         }
+    }
+
+    /// The per-test lines and regions recorded with `map` (read from this store); nil when none were stored
+    /// (a map recorded before schema 3). A damaged blob is the store's one clear error.
+    package func recordedCoverage(of map: ImpactMap) throws -> RecordedCoverage? {
+        guard let runUUID = map.recording.runUUID else { return nil }
+        let store = try HistoryStore(url: url, mode: .read, busyTimeout: busyTimeout)
+        let stored = try store.impactCoverage(runUUID: runUUID)
+        try store.close()
+        guard let stored else { return nil }
+        do {
+            let json = try Zlib.uncompress(stored.bytes, expectedSize: UInt64(max(stored.size, 0)))
+            return try JSONDecoder().decode(RecordedCoverage.self, from: Data(json))
+        } catch {
+            throw HistoryError.unreadable(path: url.path, detail: "the per-test coverage of its impact map of commit \(map.commit.prefix(12)) is damaged (\(error.localizedDescription))")
+        }
+    }
+}
+
+/// What is stored beside a map (`impact_coverage`, zlib): the recording run's per-test lines
+/// (`per-test.json`'s content) and the regions each test's functions ran.
+package struct RecordedCoverage: Codable, Equatable, Sendable {
+    package var lines: PerTestCoverage
+    package var regions: PerTestRegions?
+
+    package init(lines: PerTestCoverage, regions: PerTestRegions?) {
+        self.lines = lines
+        self.regions = regions
     }
 }

@@ -35,7 +35,7 @@ extension Pipeline {
                 terminal.note("--affected: the change since \(selection.map?.commit.prefix(12) ?? "?") \(verb) \(skipped.count) of "
                     + "\(selection.decisions.count) recorded test(s) (about \(SelectionSkips.seconds(selection.savedSeconds)) of test time)")
                 if !affected.observe {
-                    request.selectedFrom = selection.map
+                    request.carryForward = try selection.carriedCoverage(history: history, busyTimeout: historyTimeout)
                     let durations = Dictionary((selection.map?.tests ?? []).map { ($0.id, $0.duration) }, uniquingKeysWith: { first, _ in first })
                     request.testSelection = TestSelection(skipped: Dictionary(skipped.map {
                         ($0.test, TestSelection.Skip(reason: SelectionDecision.notAffected, recordedDuration: durations[$0.test] ?? nil))

@@ -17,6 +17,8 @@ struct AffectedSelection {
     /// Whether the map's tests are the recorded ones (false for `--diff-base` labels, whose map is empty:
     /// no test is "new" then).
     var testsKnown = true
+    /// The files that differ from the map's commit (what a skipped test's carried lines move through).
+    var changes: [FileChange] = []
 
     /// The recorded duration of the tests skipped: what the selection saves.
     var savedSeconds: Double {
@@ -64,7 +66,8 @@ extension Pipeline {
         case let .found(found): map = found
         case let .none(reason): return full(git.isShallow ? reason + " (this is a shallow clone: fetch more history, e.g. fetch-depth: 0)" : reason)
         }
-        let impact = ChangeAnalyzer(map: map, layout: layout).analyze(try git.fileChanges(since: map, packageRoot: packageRoot, ignoring: ignoring))
+        let changes = try git.fileChanges(since: map, packageRoot: packageRoot, ignoring: ignoring)
+        let impact = ChangeAnalyzer(map: map, layout: layout).analyze(changes)
         // Names only for the reasons of tests that run: the demangler is loaded once.
         let session = SwiftDemangler(library: toolchain.demangler).session()
         let names = Dictionary(impact.functions.keys.map { index in (map.functions[index].name, session.add(map.functions[index].name)) },
@@ -79,6 +82,7 @@ extension Pipeline {
             names[name].map { demangled.displayName(at: $0, mangled: name) } ?? name
         }
         let fullRun = impact.fullRun.flatMap { evidence -> String? in if case let .fullRun(why) = evidence.rule { return why } else { return nil } }
-        return AffectedSelection(decisions: selection.decide(tests), map: map, impact: impact, layout: layout, fullRunReason: fullRun)
+        return AffectedSelection(decisions: selection.decide(tests), map: map, impact: impact, layout: layout, fullRunReason: fullRun,
+                                 changes: changes)
     }
 }

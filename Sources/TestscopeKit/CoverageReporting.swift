@@ -19,6 +19,8 @@ struct CoverageReporting {
     /// `run --per-test-coverage`: every file keeps its lines (per-test coverage reads them), and the
     /// HTML file pages load the per-test data written after them.
     let perTest: Bool
+    /// A selective run's carried-forward coverage (`CarriedCoverage`), added where the model's lines are made.
+    let carried: CarriedCoverage?
     /// The HTML renderer (nil without HTML), its templates parsed on another thread while the
     /// coverage inputs are read: swift-mustache's parser took 24 ms, serial, before the pages could
     /// start. A broken template is still an error before anything is written.
@@ -29,11 +31,12 @@ struct CoverageReporting {
 
     /// `html`: the renderer when the caller made it already (`run` checks the templates before the tests).
     init(settings: ReportSettings, terminal: Terminal, command: String, packageRoot: URL, toolchain: Toolchain?,
-         pullRequest: PullRequestContext?, perTest: Bool = false, html: HTMLReport? = nil) {
+         pullRequest: PullRequestContext?, perTest: Bool = false, html: HTMLReport? = nil, carried: CarriedCoverage? = nil) {
         (self.settings, self.terminal, self.command, self.packageRoot) = (settings, terminal, command, packageRoot)
         self.outputs = Outputs(settings)
         self.pullRequest = pullRequest
         self.perTest = perTest
+        self.carried = carried
         // The main thread's stack: swift-mustache's parser recurses once per nesting level.
         self.html = outputs.writesPages ? Prefetched(stackSize: 8 << 20) { try html ?? settings.htmlReport() } : nil
         let (swift, scratchPath) = (toolchain?.swift, settings.scratchPath)
@@ -59,6 +62,7 @@ struct CoverageReporting {
                                                      dataRecordedAt: dataRecordedAt, layout: layout)
         buildOptions.needsFunctionNames = outputs.formats.contains { [.streamed, .wholeModel].contains(outputs.coverage($0)) }
         buildOptions.needsRegionStarts = pullRequest?.changes != nil
+        buildOptions.carried = carried
         let builder = CoverageBuilder(options: buildOptions)
         // The top bar (this report's pages, Tests when it has the run's results, whose page TestReporting
         // writes next, and the ones other commands recorded in the folder's manifest) and the tests'
@@ -82,6 +86,10 @@ struct CoverageReporting {
         var report = try builder.build(sources: sources, onFiles: { try streamed.add($0) })
         try streamed.start()
         report.metadata.packageName = metadata.packageName
+        if let carried {
+            // Before any output's tail, the summary and the final screen: each says which part was carried forward.
+            report.carriedForward = CarriedForward(commit: carried.commit, tests: carried.tests, lines: report.files.reduce(0) { $0 + $1.carriedLines })
+        }
         PhaseTimer.mark("model")
         try pullRequest?.apply(to: &report, diff: streamed.diff, terminal: terminal)
         PhaseTimer.mark("diff + baseline")

@@ -21,6 +21,8 @@ struct FinalScreen {
             for line in (report.diff.map(PullRequestText.diff) ?? []) + (report.baseline.map(PullRequestText.baseline) ?? []) {
                 terminal.printLine(line)
             }
+            // A selective run's coverage is the full suite's: which part of it was carried forward.
+            for line in report.carriedForward.map({ ScreenText.wrap($0.sentence, width: terminal.width) }) ?? [] { terminal.printLine(line) }
         }
         for failure in outcome.gateFailures { terminal.diagnosticLine(CoverageReporting.gateMessage(failure)) }
         if let tests = outcome.tests {

@@ -40,10 +40,14 @@ struct ImpactRecording {
         return ImpactRecording(builder: builder)
     }
 
-    /// The map of the run: per-test coverage's contexts and the functions each entered, the results.
-    func map(mapped: [MappedFunction], coverage: PerTestCoverage, entered: [Set<Int>], tests: TestRunResults) -> ImpactMap {
-        builder.build(mapped: mapped, contexts: coverage.contexts, entered: entered, lost: coverage.lost,
-                      results: tests.results.map { ImpactMapBuilder.Result(id: $0.id, outcome: $0.outcome.rawValue, duration: $0.duration) })
+    /// The map of the run: per-test coverage's contexts and the functions each entered, the results; with
+    /// the per-test lines to store beside it.
+    func map(mapped: [MappedFunction], coverage: PerTestCoverage, regions: PerTestRegions, entered: [Set<Int>], tests: TestRunResults) -> ImpactMap {
+        var map = builder.build(mapped: mapped, contexts: coverage.contexts, entered: entered, lost: coverage.lost,
+                                results: tests.results.map { ImpactMapBuilder.Result(id: $0.id, outcome: $0.outcome.rawValue, duration: $0.duration) })
+        // Stored beside the map: a selective run carries the skipped tests' lines forward from it.
+        (map.recording.lines, map.recording.regions) = (coverage, regions)
+        return map
     }
 }
 

@@ -67,8 +67,8 @@ struct PerTestReporting {
         let mapping = try CoverageMappingReader.records(binaryAt: binary.path)
         let mapped = try (0..<mapping.count).map { try mapping.function(at: $0) }
         let ran = tests.results.filter { $0.outcome != .skipped }.map(\.id)
-        let (perTest, entered) = PerTestBuilder.record(mapped: mapped, processes: processes, model: model, ranTests: ran)
-        outcome.impactMap = impact?.map(mapped: mapped, coverage: perTest, entered: entered, tests: tests)
+        let (perTest, entered, regions) = PerTestBuilder.record(mapped: mapped, processes: processes, model: model, ranTests: ran)
+        outcome.impactMap = impact?.map(mapped: mapped, coverage: perTest, regions: regions, entered: entered, tests: tests)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         let url = try output.file(Self.fileName)

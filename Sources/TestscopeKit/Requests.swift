@@ -58,13 +58,15 @@ public struct RunRequest: Sendable {
     /// with its reason, and the time saved is the skipped tests' recorded durations.
     public var testSelection: TestSelection?
     /// `--affected`: run only the tests the change since the newest recorded impact map can reach (needs
-    /// `settings.history`); implies per-test coverage, which records the next map.
+    /// `settings.history`); implies per-test coverage (failure labels; a run
+    /// that skips nothing records the next map).
     public var affected: AffectedOptions?
     /// `--affected`'s decisions, by test id (the reports' `selection` fields), and whether they were only observed.
     package var selectionDecisions: [String: SelectionDecision] = [:]
     package var observedSelection = false
-    /// The map a selective run selected from: the next map keeps its entries of the tests this run skipped.
-    package var selectedFrom: ImpactMap?
+    /// With `testSelection`: the skipped tests' recorded lines (`AffectedSelection.carriedCoverage`), added
+    /// to the run's coverage so that its report is the full suite's; nil: the run's own coverage.
+    package var carryForward: CarriedCoverage?
     /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the
     /// failing tests' ids (without per-test coverage, every failure is labelled unknown instead).
     package var failureLabeler: FailureLabeler?

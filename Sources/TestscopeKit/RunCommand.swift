@@ -31,10 +31,9 @@ extension Pipeline {
         if let history, outcome.tests != nil || outcome.coverage != nil {
             let record = try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
                                            toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
-            if var map = outcome.impactMap {
-                if let old = request.selectedFrom, let skipped = request.testSelection?.skipped.keys { map = map.carryingForward(Set(skipped), from: old) }
-                saveImpactMap(map, runUUID: record.run.uuid, history: history.url)
-            }
+            // Only a run of every test records a map: a selective run's would hold only what it ran (the next
+            // selection diffs from the full run's map again, which still sees this change).
+            if let map = outcome.impactMap, request.testSelection == nil { saveImpactMap(map, runUUID: record.run.uuid, history: history.url) }
             if setup.outputs.writesPages { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
         if outcome.tests != nil || outcome.coverage != nil {
@@ -224,7 +223,8 @@ extension Pipeline {
         let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
                                   negativeCounts: settings.negativeCounts, tests: tests)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
-                                         pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html)
+                                         pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html,
+                                         carried: request.carryForward)
         var collection = CoverageCollection(settings: settings, terminal: terminal, output: output)
         collection.prefetched = ran.prefetch
         let sources = try collection.sources(profiles: profiles, binaries: [testBinary])

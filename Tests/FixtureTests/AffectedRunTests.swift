@@ -112,12 +112,25 @@ final class AffectedRunTests: XCTestCase {
             XCTAssertEqual(selection["selected"] as? Bool, truth.contains(id), id)
             if !truth.contains(id) { XCTAssertEqual(test["skipReason"] as? String, "not affected by the change") }
         }
+        // Its coverage is the full suite's: the skipped tests' recorded lines carried forward (the observe run
+        // before it ran every test on the same text).
+        func coverage(_ output: String) throws -> [String: Any] {
+            let data = try Data(contentsOf: Self.work.appendingPathComponent(output).appendingPathComponent("coverage.json"))
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        let carried = try XCTUnwrap(try coverage("affected")["carriedForward"] as? [String: Any])
+        XCTAssertEqual(carried["skippedTests"] as? Int, others.count)
+        func lines(_ json: [String: Any]) -> String { "\(((json["totals"] as? [String: Any])?["lines"] as? [String: Any])?["covered"] ?? "none")" }
+        XCTAssertEqual(lines(try coverage("affected")), lines(try coverage("observe")))
         let junit = try String(contentsOf: Self.work.appendingPathComponent("affected/junit.xml"), encoding: .utf8)
         XCTAssertEqual(junit.components(separatedBy: "<skipped message=\"not affected by the change\"").count - 1, others.count)
 
-        // The selective run's map keeps what the skipped tests executed: with nothing changed since, they stay skipped.
-        _ = try pipeline.run(request("why-again", affected: AffectedOptions(why: [skipped])))
-        XCTAssertTrue(console.outputText.contains("\(skipped): skipped — not affected by the change: nothing it can see changed"), console.outputText)
+        // A selective run records no map (it would hold only what ran): the next selection diffs from --observe's
+        // full run again, so the same change selects the same tests.
+        _ = try pipeline.run(request("why-again", affected: AffectedOptions(why: [selected, skipped])))
+        XCTAssertEqual(console.outputText.components(separatedBy: "\(selected): runs — executed validated(_:) -> Rect, whose body changed").count, 3,
+                       console.outputText)
+        XCTAssertEqual(console.outputText.components(separatedBy: "\(skipped): skipped — not affected by the change").count, 3, console.outputText)
 
         // A REF git does not know is a usage error (exit 64), before anything is built.
         XCTAssertThrowsError(try pipeline.run(request("since", affected: AffectedOptions(since: "no-such-ref")))) { error in

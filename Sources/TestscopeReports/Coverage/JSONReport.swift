@@ -48,6 +48,9 @@ package struct JSONReport: ReportRenderer {
         try out.write("\n  ]")
         if let diff = report.diff { try out.write(",\n  \"diff\": " + Self.diff(diff)) }
         if let baseline = report.baseline { try out.write(",\n  \"baseline\": " + Self.baseline(baseline)) }
+        if let carried = report.carriedForward {
+            try out.write(",\n  \"carriedForward\": {\"commit\": \(Self.string(carried.commit)), \"skippedTests\": \(carried.tests), \"lines\": \(carried.lines)}")
+        }
         try out.write(",\n  \"warnings\": [\(report.warnings.map { Self.string($0.description) }.joined(separator: ", "))]\n}\n")
     }
 

@@ -32,6 +32,8 @@ package struct MarkdownSummary: ReportRenderer {
     func markdown(_ content: SummaryContent) -> String {
         var md = "### Testscope\n\n"
         if let coverage = content.coverage { md += totals(coverage.totals, baseline: content.baseline?.totals) }
+        // A selective run's report is the full suite's: which part of it was carried forward.
+        if let carried = content.coverage?.carriedForward { md += MarkdownText.inline(carried.sentence) + "\n\n" }
         if !content.gateFailures.isEmpty {
             md += "**Coverage gate failed:**\n\n" + content.gateFailures.map { "- " + MarkdownText.inline($0) + "\n" }.joined() + "\n"
         }

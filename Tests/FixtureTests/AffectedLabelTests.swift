@@ -10,8 +10,6 @@ import XCTest
 /// run again, reported flaky; a test broken by the change (a mutant in the changed body) is "touched" with
 /// the changed line it ran, and is never retried.
 final class AffectedLabelTests: XCTestCase {
-    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("sample-profiles/packages/Selection")
     static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-affected-labels")
     static var package: URL { work.appendingPathComponent("Selection") }
     static let chance = ["SelectionTests.ChanceTests/testPassesOnSecondAttempt", "SelectionTests.ChanceSuite/passesOnSecondAttempt()"]
@@ -25,12 +23,6 @@ final class AffectedLabelTests: XCTestCase {
 
     override func tearDown() { unsetenv("SELECTION_CHANCE_DIR") }
 
-    func git(_ arguments: String...) throws {
-        let git = try XCTUnwrap(TestscopeExecution.Toolchain.findInPath("git", environment: ProcessInfo.processInfo.environment))
-        let result = try ProcessRunner.run(git, ["-C", Self.package.path, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"] + arguments)
-        XCTAssertTrue(result.succeeded, "git \(arguments.joined(separator: " ")): \(result.stderrText)")
-    }
-
     func request(_ output: String, affected: AffectedOptions?) -> RunRequest {
         var settings = ReportSettings(formats: [.json], output: Self.work.appendingPathComponent(output))
         settings.history = Self.work.appendingPathComponent("history.sqlite")
@@ -43,13 +35,8 @@ final class AffectedLabelTests: XCTestCase {
 
     func testChanceFailuresAreNotTouchedAndFlakyAndTheChangesFailuresAreTouched() throws {
         let fm = FileManager.default
-        try? fm.removeItem(at: Self.package)
         try? fm.removeItem(at: Self.work.appendingPathComponent("history.sqlite"))
-        try fm.createDirectory(at: Self.work, withIntermediateDirectories: true)
-        try fm.copyItem(at: Self.fixture, to: Self.package)
-        try git("init", "-q")
-        try git("add", "-A")
-        try git("commit", "-q", "-m", "base")
+        _ = try GitFixture("Selection", in: Self.work, ignoreBuild: false)
         unsetenv("SELECTION_CHANCE_DIR")
         XCTAssertEqual(try pipeline.run(request("record", affected: nil)).status, .success, console.diagnosticsText)
 

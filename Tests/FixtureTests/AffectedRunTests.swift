@@ -9,8 +9,7 @@ import XCTest
 /// repository: a recording run, then an uncommitted edit of one function body. The source of truth
 /// for which tests the edit reaches is the recording run's own per-test coverage (per-test.json).
 final class AffectedRunTests: XCTestCase {
-    static let shapes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("sample-profiles/packages/Shapes")
+    static let shapes = GitFixture.packages.appendingPathComponent("Shapes")
     /// Kept between runs: the build folder (the sources and the history are made fresh each time).
     static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-affected-shapes")
     static var package: URL { work.appendingPathComponent("Shapes") }
@@ -20,12 +19,6 @@ final class AffectedRunTests: XCTestCase {
     var pipeline: Pipeline {
         Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: false, console: console),
                  environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
-    }
-
-    func git(_ arguments: String...) throws {
-        let git = try XCTUnwrap(TestscopeExecution.Toolchain.findInPath("git", environment: ProcessInfo.processInfo.environment))
-        let result = try ProcessRunner.run(git, ["-C", Self.package.path, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"] + arguments)
-        XCTAssertTrue(result.succeeded, "git \(arguments.joined(separator: " ")): \(result.stderrText)")
     }
 
     func request(_ output: String, affected: AffectedOptions? = nil) -> RunRequest {
@@ -45,17 +38,8 @@ final class AffectedRunTests: XCTestCase {
 
     /// The package in a fresh repository without a .gitignore (its own .build must not count as a change).
     func makeRepository() throws {
-        let fm = FileManager.default
-        try? fm.removeItem(at: Self.package)
-        try? fm.removeItem(at: Self.history)
-        try fm.createDirectory(at: Self.work, withIntermediateDirectories: true)
-        try fm.copyItem(at: Self.shapes, to: Self.package)
-        for name in try fm.contentsOfDirectory(atPath: Self.package.path) where name.hasPrefix(".build") {
-            try fm.removeItem(at: Self.package.appendingPathComponent(name))
-        }
-        try git("init", "-q")
-        try git("add", "-A")
-        try git("commit", "-q", "-m", "base")
+        try? FileManager.default.removeItem(at: Self.history)
+        _ = try GitFixture("Shapes", in: Self.work, ignoreBuild: false)
     }
 
     func testAffectedRunsWhatTheEditReachesAndSaysWhy() throws {

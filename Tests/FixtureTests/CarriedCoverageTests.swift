@@ -29,17 +29,13 @@ final class CarriedCoverageTests: XCTestCase {
                  environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
     }
 
-    func git(_ arguments: String...) throws {
-        let git = try XCTUnwrap(TestscopeExecution.Toolchain.findInPath("git", environment: ProcessInfo.processInfo.environment))
-        let result = try ProcessRunner.run(git, ["-C", Self.package.path, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"] + arguments)
-        XCTAssertTrue(result.succeeded, "git \(arguments.joined(separator: " ")): \(result.stderrText)")
-    }
+    var repository: GitFixture!
 
     /// A body edit: the tests that did not run `validated` are skipped, their lines carried unmoved.
     func testSelectiveRunWithCarriedCoverageCoversTheFullRunsLines() throws {
         try record()
         try edit { $0.replacingOccurrences(of: "guard rect.width >= 0 else", with: "guard rect.width >= 0.0 else") }
-        try git("commit", "-q", "-am", "edit validated's body")
+        try repository.git("commit", "-q", "-am", "edit validated's body")
         try compareSelectiveWithFull()
     }
 
@@ -61,18 +57,8 @@ final class CarriedCoverageTests: XCTestCase {
 
     /// A fresh copy at P, recorded with per-test coverage into a fresh history.
     func record() throws {
-        let fm = FileManager.default
-        try? fm.removeItem(at: Self.package)
-        try? fm.removeItem(at: Self.history)
-        try fm.createDirectory(at: Self.work, withIntermediateDirectories: true)
-        try fm.copyItem(at: Self.shapes, to: Self.package)
-        for name in try fm.contentsOfDirectory(atPath: Self.package.path) where name.hasPrefix(".build") {
-            try fm.removeItem(at: Self.package.appendingPathComponent(name))
-        }
-        try ".build*\n".write(to: Self.package.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
-        try git("init", "-q")
-        try git("add", "-A")
-        try git("commit", "-q", "-m", "base")
+        try? FileManager.default.removeItem(at: Self.history)
+        repository = try GitFixture("Shapes", in: Self.work, ignoreBuild: true)
         var request = request("recorded", formats: [.json])
         request.settings.history = Self.history
         request.perTestCoverage = true

@@ -11,8 +11,7 @@ import XCTest
 /// `--per-test-coverage --history`; then one function body is edited and committed, and the selection
 /// must pick exactly the tests that the run's own per-test coverage says executed that function.
 final class ImpactSelectionTests: XCTestCase {
-    static let shapes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("sample-profiles/packages/Shapes")
+    static let shapes = GitFixture.packages.appendingPathComponent("Shapes")
     /// Kept between runs: the copy's build folder (the sources are copied fresh each time).
     static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-impact-shapes")
 
@@ -22,26 +21,10 @@ final class ImpactSelectionTests: XCTestCase {
                  environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
     }
 
-    func git(_ arguments: String..., in folder: URL) throws {
-        let git = try XCTUnwrap(TestscopeExecution.Toolchain.findInPath("git", environment: ProcessInfo.processInfo.environment))
-        let result = try ProcessRunner.run(git, ["-C", folder.path, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"] + arguments)
-        XCTAssertTrue(result.succeeded, "git \(arguments.joined(separator: " ")): \(result.stderrText)")
-    }
-
     func testABodyEditSelectsExactlyTheTestsThatRanTheFunction() throws {
-        let package = Self.work.appendingPathComponent("Shapes")
         let fm = FileManager.default
-        try? fm.removeItem(at: package)
-        try fm.createDirectory(at: Self.work, withIntermediateDirectories: true)
-        try fm.copyItem(at: Self.shapes, to: package)
-        for name in try fm.contentsOfDirectory(atPath: package.path) where name.hasPrefix(".build") {
-            try fm.removeItem(at: package.appendingPathComponent(name))
-        }
-        try ".build*\n".write(to: package.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
-        try git("init", "-q", in: package)
-        try git("add", "-A", in: package)
-        try git("commit", "-q", "-m", "base", in: package)
-
+        let repo = try GitFixture("Shapes", in: Self.work, ignoreBuild: true)
+        let package = repo.package
         let output = Self.work.appendingPathComponent("out"), history = Self.work.appendingPathComponent("history.sqlite")
         try? fm.removeItem(at: output)
         try? fm.removeItem(at: history)
@@ -77,7 +60,7 @@ final class ImpactSelectionTests: XCTestCase {
         let text = try String(contentsOf: source, encoding: .utf8)
         try text.replacingOccurrences(of: "guard rect.width >= 0 else", with: "guard rect.width >= 0.0 else")
             .write(to: source, atomically: true, encoding: .utf8)
-        try git("commit", "-q", "-am", "edit validated's body", in: package)
+        try repo.git("commit", "-q", "-am", "edit validated's body")
 
         let layout = PackageLayout.discover(root: package, swift: TestscopeExecution.Toolchain.findInPath("swift", environment: ProcessInfo.processInfo.environment),
                                             scratchPath: request.selection.scratchPath, dependencies: true)

@@ -1,0 +1,35 @@
+import Foundation
+import TestscopeExecution
+import XCTest
+
+/// A fixture package copied fresh into a repository of its own and committed once ("base"): the recorded
+/// commit P of the test impact tests, which then edit, commit and select.
+struct GitFixture {
+    static let packages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("sample-profiles/packages")
+    let package: URL
+
+    /// `sample-profiles/packages/<name>` into `work/<name>` (its build folders left out; `ignoreBuild`: with a
+    /// .gitignore of `.build*`, else none, as in a package whose own build must not count as a change).
+    init(_ name: String, in work: URL, ignoreBuild: Bool) throws {
+        let fm = FileManager.default
+        package = work.appendingPathComponent(name)
+        try? fm.removeItem(at: package)
+        try fm.createDirectory(at: work, withIntermediateDirectories: true)
+        try fm.copyItem(at: Self.packages.appendingPathComponent(name), to: package)
+        for entry in try fm.contentsOfDirectory(atPath: package.path) where entry.hasPrefix(".build") {
+            try fm.removeItem(at: package.appendingPathComponent(entry))
+        }
+        if ignoreBuild { try ".build*\n".write(to: package.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8) }
+        try git("init", "-q")
+        try git("add", "-A")
+        try git("commit", "-q", "-m", "base")
+    }
+
+    /// git in the package's repository, as a user without any git configuration.
+    func git(_ arguments: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+        let git = try XCTUnwrap(TestscopeExecution.Toolchain.findInPath("git", environment: ProcessInfo.processInfo.environment))
+        let result = try ProcessRunner.run(git, ["-C", package.path, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"] + arguments)
+        XCTAssertTrue(result.succeeded, "git \(arguments.joined(separator: " ")): \(result.stderrText)", file: file, line: line)
+    }
+}

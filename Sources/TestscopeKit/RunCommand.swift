@@ -235,7 +235,7 @@ extension Pipeline {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             let impact = history == nil ? nil : ImpactRecording.prepare(
                 packageRoot: root, swift: setup.swift, configuration: request.selection.configuration, buildArguments: request.buildArguments,
-                environment: environment)
+                scratchPath: RunSetup.build(request, root: root).scratchPath, environment: environment)
             let written = try PerTestReporting(terminal: terminal).write(
                 from: perTestDirectory, binary: testBinary, model: model, tests: tests, output: output,
                 htmlTemplates: pages ? setup.html?.templates : nil, impact: impact, into: &outcome)

@@ -63,6 +63,9 @@ public struct RunRequest: Sendable {
     /// `--affected`'s decisions, by test id (the reports' `selection` fields), and whether they were only observed.
     package var selectionDecisions: [String: SelectionDecision] = [:]
     package var observedSelection = false
+    /// The decision of a test that `selectionDecisions` does not list (the selection knows the map's tests
+    /// only, before the build): a new test, or every test of a full run, runs with this reason.
+    package var unlistedSelection: SelectionDecision?
     /// The map a selective run selected from: the next map keeps its entries of the tests this run skipped.
     package var selectedFrom: ImpactMap?
     /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the

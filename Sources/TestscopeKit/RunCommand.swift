@@ -192,6 +192,9 @@ extension Pipeline {
         }
         var tests = run.results
         (tests.selectionDecisions, tests.observedSelection) = (request.selectionDecisions, request.observedSelection)
+        if let unlisted = request.unlistedSelection {
+            for result in tests.results where tests.selectionDecisions[result.id] == nil { tests.selectionDecisions[result.id] = unlisted }
+        }
         tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", setup.swift.path)]

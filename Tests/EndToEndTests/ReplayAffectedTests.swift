@@ -3,9 +3,9 @@ import TestscopeExecution
 import XCTest
 
 /// scripts/replay-affected on a repository this test builds: a copy of the Shapes fixture committed with a
-/// function-body edit, a comment-only edit, a structural edit (a new declaration) and a README edit. The
-/// replay must find no violation, and the selected counts its report prints must be the observe runs' own
-/// (each run's tests.json `selection`).
+/// function-body edit, a comment-only edit, a structural edit (a new declaration), a README edit and a new
+/// test. The replay must find no violation, and the selected counts its report prints must be the observe
+/// runs' own (each run's tests.json `selection`, which every test has, a new one too).
 final class ReplayAffectedTests: XCTestCase {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-replay-\(UUID().uuidString)")
     var repo: URL { folder.appendingPathComponent("Shapes") }
@@ -46,20 +46,24 @@ final class ReplayAffectedTests: XCTestCase {
         try commit("Sources/Shapes/Describe.swift", replacing: "", with: "\nextension Rect {\n    public var isSquare: Bool { width == height }\n}\n",
                    message: "structural")
         try commit("README.md", replacing: "", with: "# Shapes\n", message: "readme")
+        // A new test (not in any map: it runs, and tests.json still says why).
+        try commit("Tests/ShapesTests/SquareTests.swift", replacing: "",
+                   with: "import Shapes\nimport XCTest\n\nfinal class SquareTests: XCTestCase {\n"
+                       + "    func testSquare() { XCTAssertTrue(Rect(width: 2, height: 2).isSquare) }\n}\n", message: "new test")
 
         let work = folder.appendingPathComponent("work")
         let script = TestscopeProcess.repoRoot.appendingPathComponent("scripts/replay-affected").path
         let (status, output) = try TestscopeProcess.runLogged(
-            ["python3", script, "--repo", repo.path, "--commits", "4", "--mutants", "1", "--testscope", TestscopeProcess.executable.path,
+            ["python3", script, "--repo", repo.path, "--commits", "5", "--mutants", "1", "--testscope", TestscopeProcess.executable.path,
              "--work", work.path], limit: 600, log: folder.appendingPathComponent("replay.log"))
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("Violations: 0."), output)
-        XCTAssertTrue(output.contains("Pairs replayed: 4; commits that did not build or run: 0."), output)
+        XCTAssertTrue(output.contains("Pairs replayed: 5; commits that did not build or run: 0."), output)
 
         // Each pair's row: `| <commit> | S/T selected (…`; the rows are in commit order, run i's output is out-00i.
         let rows = output.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.contains(" selected (") }
-        XCTAssertEqual(rows.count, 4, output)
-        var selectedCounts: [Int] = [], total = 0
+        XCTAssertEqual(rows.count, 5, output)
+        var selectedCounts: [Int] = [], totals: [Int] = []
         for (index, row) in rows.enumerated() {
             let fraction = try XCTUnwrap(row.split(separator: "|")[1].split(separator: " ").first, String(row))
             let parts = fraction.split(separator: "/").compactMap { Int($0) }
@@ -70,16 +74,17 @@ final class ReplayAffectedTests: XCTestCase {
             let selected = decisions.filter { $0["selected"] as? Bool == true }.count
             XCTAssertEqual(parts, [selected, tests.count], String(row))
             selectedCounts.append(selected)
-            total = tests.count
+            totals.append(tests.count)
         }
         // The rules, not numbers: a body edit runs some tests but not all, a comment and a README none, a new
-        // declaration every test of the target.
-        XCTAssertEqual(selectedCounts.count, 4)
-        if selectedCounts.count == 4 {
-            XCTAssertTrue(selectedCounts[0] > 0 && selectedCounts[0] < total, "\(selectedCounts)")
+        // declaration or a new test file every test of the target.
+        XCTAssertEqual(selectedCounts.count, 5)
+        if selectedCounts.count == 5 {
+            XCTAssertTrue(selectedCounts[0] > 0 && selectedCounts[0] < totals[0], "\(selectedCounts) of \(totals)")
             XCTAssertEqual(selectedCounts[1], 0)
-            XCTAssertEqual(selectedCounts[2], total)
+            XCTAssertEqual(selectedCounts[2], totals[2])
             XCTAssertEqual(selectedCounts[3], 0)
+            XCTAssertEqual(selectedCounts[4], totals[4])
         }
         XCTAssertTrue(files.fileExists(atPath: work.appendingPathComponent("replay.md").path))
     }

@@ -7,8 +7,16 @@ import TestscopeProfileData
 package protocol ImpactMapStore {
     /// Stores `map` with the run `runUUID` that recorded it.
     func save(_ map: ImpactMap, runUUID: String) throws
-    /// The maps recorded at any of `commits`, newest recording first.
-    func maps(at commits: [String]) throws -> [ImpactMap]
+    /// The maps recorded at any of `commits`, newest recording first, each decoded only by its `load`.
+    func storedMaps(at commits: [String]) throws -> [StoredImpactMap]
+}
+
+/// A map in a store: its commit and environment, the map decoded when asked for (a selection decodes
+/// one map, not every map of a long history).
+package struct StoredImpactMap {
+    package var commit: String
+    package var environment: ImpactEnvironment
+    package var load: () throws -> ImpactMap
 }
 
 /// The map to select with, or why there is none (the full run's note).
@@ -18,16 +26,19 @@ package enum MapLookup: Equatable, Sendable {
 }
 
 extension ImpactMapStore {
+    /// The maps recorded at any of `commits`, newest recording first, decoded.
+    package func maps(at commits: [String]) throws -> [ImpactMap] { try storedMaps(at: commits).map { try $0.load() } }
+
     /// The map of the newest commit of `ancestors` (newest first, as `git rev-list HEAD` gives them)
     /// recorded in `environment`; else why not.
     package func newestMap(ancestors: [String], environment: ImpactEnvironment) throws -> MapLookup {
         guard !ancestors.isEmpty else { return .none("no commits to look up") }
-        let maps = try maps(at: ancestors)
+        let maps = try storedMaps(at: ancestors)
         guard !maps.isEmpty else { return .none("no impact map recorded at HEAD or any of its \(ancestors.count - 1) ancestor(s) in this history") }
         let rank = Dictionary(ancestors.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Newest commit first; among a commit's maps the newest recording (`maps` is in that order, sorting is stable).
         let ordered = maps.enumerated().sorted { (rank[$0.element.commit] ?? .max, $0.offset) < (rank[$1.element.commit] ?? .max, $1.offset) }.map(\.element)
-        if let match = ordered.first(where: { $0.environment.mismatch(environment) == nil }) { return .found(match) }
+        if let match = ordered.first(where: { $0.environment.mismatch(environment) == nil }) { return .found(try match.load()) }
         let newest = ordered[0]
         return .none("the newest map (commit \(newest.commit.prefix(12))) was recorded in another environment: \(newest.environment.mismatch(environment)!)")
     }
@@ -57,24 +68,29 @@ package struct HistoryImpactStore: ImpactMapStore {
         try store.close()
     }
 
-    package func maps(at commits: [String]) throws -> [ImpactMap] {
+    package func storedMaps(at commits: [String]) throws -> [StoredImpactMap] {
         let store = try HistoryStore(url: url, mode: .read, busyTimeout: busyTimeout)
         let rows = try store.impactMaps(commits: commits)
         try store.close()
+        let path = url.path
+        // One clear error; reading changed nothing in the file.
+        func damaged(_ row: HistoryImpactMap, _ error: Error) -> HistoryError {
+            .unreadable(path: path, detail: "its impact map of commit \(row.commit.prefix(12)) is damaged (\(error.localizedDescription))")
+        }
         return try rows.map { row in
-            do {
+            let environment: ImpactEnvironment
+            do { environment = try JSONDecoder().decode(ImpactEnvironment.self, from: Data(row.environment.utf8)) } catch { throw damaged(row, error) }
+            return StoredImpactMap(commit: row.commit, environment: environment) {
                 // A map of another layout version is not decoded: its environment says why it does not apply.
-                let environment = try JSONDecoder().decode(ImpactEnvironment.self, from: Data(row.environment.utf8))
                 guard environment.mapVersion == ImpactMap.formatVersion else {
                     return ImpactMap(commit: row.commit, tree: row.tree, dirtyFiles: [:], environment: environment, files: [], functions: [],
                                      outsideTests: [], tests: [])
                 }
-                var map = try ImpactMap.decoded(Data(row.map.utf8))
-                map.recording.runUUID = row.runUUID
-                return map
-            } catch {
-                // One clear error; reading changed nothing in the file.
-                throw HistoryError.unreadable(path: url.path, detail: "its impact map of commit \(row.commit.prefix(12)) is damaged (\(error.localizedDescription))")
+                do {
+                    var map = try ImpactMap.decoded(Data(row.map.utf8))
+                    map.recording.runUUID = row.runUUID
+                    return map
+                } catch { throw damaged(row, error) }
             }
         }
     }

@@ -45,6 +45,8 @@ extension Pipeline {
             request.selectionDecisions = Dictionary(selection.decisions.map { ($0.test, SelectionDecision(selected: $0.run, reason: $0.reason)) },
                                                     uniquingKeysWith: { first, _ in first })
             request.observedSelection = affected.observe
+            request.unlistedSelection = SelectionDecision(selected: true, reason: selection.fullRunReason.map { "full run: \($0)" }
+                ?? "new test: not in the map recorded at \(selection.map?.commit.prefix(12) ?? "?")")
             request.perTestCoverage = true
             if request.failureLabeler == nil { request.failureLabeler = { coverage, failing in Self.labels(failing, selection, coverage) } }
         } else if let base = request.settings.pullRequest.diffBase, request.perTestCoverage, request.failureLabeler == nil {

@@ -60,7 +60,8 @@ extension Pipeline {
             return full("the package depends on a local package by path, whose changes are not tracked")
         }
         let swift = toolchain.swift ?? URL(fileURLWithPath: "/usr/bin/swift")
-        let fingerprint = ImpactRecording.environment(swift: swift, packageRoot: packageRoot, configuration: configuration, buildArguments: buildArguments)
+        let fingerprint = ImpactRecording.environment(swift: swift, packageRoot: packageRoot, configuration: configuration, buildArguments: buildArguments,
+                                                        scratchPath: scratchPath)
         let map: ImpactMap
         switch try HistoryImpactStore(url: history, busyTimeout: historyTimeout).newestMap(ancestors: ancestors, environment: fingerprint) {
         case let .found(found): map = found

@@ -67,6 +67,9 @@ public struct RunRequest: Sendable {
     /// With `testSelection`: the skipped tests' recorded lines (`AffectedSelection.carriedCoverage`), added
     /// to the run's coverage so that its report is the full suite's; nil: the run's own coverage.
     package var carryForward: CarriedCoverage?
+    /// The decision of a test that `selectionDecisions` does not list (the selection knows the map's tests
+    /// only, before the build): a new test, or every test of a full run, runs with this reason.
+    package var unlistedSelection: SelectionDecision?
     /// Labels the failing tests (`FailureLabel`, by id), called once with the run's per-test coverage and the
     /// failing tests' ids (without per-test coverage, every failure is labelled unknown instead).
     package var failureLabeler: FailureLabeler?

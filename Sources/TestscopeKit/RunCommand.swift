@@ -191,6 +191,9 @@ extension Pipeline {
         }
         var tests = run.results
         (tests.selectionDecisions, tests.observedSelection) = (request.selectionDecisions, request.observedSelection)
+        if let unlisted = request.unlistedSelection {
+            for result in tests.results where tests.selectionDecisions[result.id] == nil { tests.selectionDecisions[result.id] = unlisted }
+        }
         tests.warnings = tests.warnings.map(staging.final)
         for warning in tests.warnings { terminal.emit(warning) }
         tests.properties = [("host", ProcessInfo.processInfo.hostName), ("swift", setup.swift.path)]
@@ -235,7 +238,7 @@ extension Pipeline {
             let pages = setup.outputs.writesPages && !settings.htmlSingleFile
             let impact = history == nil ? nil : ImpactRecording.prepare(
                 packageRoot: root, swift: setup.swift, configuration: request.selection.configuration, buildArguments: request.buildArguments,
-                ignoring: Self.writtenFolders(request, root: root), environment: environment)
+                scratchPath: RunSetup.build(request, root: root).scratchPath, ignoring: Self.writtenFolders(request, root: root), environment: environment)
             let written = try PerTestReporting(terminal: terminal).write(
                 from: perTestDirectory, binary: testBinary, model: model, tests: tests, output: output,
                 htmlTemplates: pages ? setup.html?.templates : nil, impact: impact, into: &outcome)

@@ -84,6 +84,20 @@ final class ImpactStoreTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: url), before)
     }
 
+    /// A selection decodes the one map it selects with, not every map of the history (replayed on
+    /// swift-algorithms: 13 maps of 95 KB took 0.4 s of a 2 s `--why`, growing with the history): a damaged
+    /// older map is never read when a newer ancestor's map applies.
+    func testTheNewestMapIsFoundWithoutDecodingTheOlderOnes() throws {
+        let store = HistoryImpactStore(url: url)
+        try store.save(map("c1"), runUUID: try storeRun("c1", minute: 0))
+        try store.save(map("c2"), runUUID: try storeRun("c2", minute: 1))
+        let db = try SQLiteConnection(path: url.path, create: false, busyTimeout: 1)
+        try db.prepare("UPDATE impact_map SET map = ? WHERE commit_sha = 'c1'").run([.text("{\"version\": 1, \"commit\": ")])
+        db.close()
+        XCTAssertEqual(try store.newestMap(ancestors: ["c2", "c1"], environment: map("c2").environment), .found(map("c2")))
+        XCTAssertThrowsError(try store.newestMap(ancestors: ["c1"], environment: map("c1").environment))
+    }
+
     func testADamagedDatabaseIsOneErrorAndTheFileIsLeftAsItWas() throws {
         try HistoryImpactStore(url: url).save(map("c1"), runUUID: try storeRun("c1", minute: 0))
         var bytes = try Data(contentsOf: url)

@@ -74,4 +74,39 @@ final class ImpactGitTests: XCTestCase {
             XCTAssertEqual($0 as? PullRequestError, .unknownBase(ref: "no-such-ref", shallow: false))
         }
     }
+
+    /// A package whose Package.resolved is ignored (most libraries'): a fresh checkout, or one after
+    /// `git clean -x`, has none before its build, while the map was recorded where it existed. The
+    /// environment resolves it first, so the same pins give the same hash (replayed on swift-algorithms:
+    /// without this, the recording's hash and the next selection's "" made every selection a full run).
+    func testTheResolutionHashIsThePinsEvenWhenPackageResolvedIsNotThereYet() throws {
+        let swift = try XCTUnwrap(Toolchain.findInPath("swift", environment: ProcessInfo.processInfo.environment))
+        let dependency = repo.appendingPathComponent("other")
+        try write("other/Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: \"Dep\", "
+            + "products: [.library(name: \"Dep\", targets: [\"Dep\"])], targets: [.target(name: \"Dep\")])\n")
+        try FileManager.default.createDirectory(at: dependency.appendingPathComponent("Sources/Dep"), withIntermediateDirectories: true)
+        try write("other/Sources/Dep/Dep.swift", "public let dep = 1\n")
+        let gitTool = try XCTUnwrap(Toolchain.findInPath("git", environment: ProcessInfo.processInfo.environment))
+        for arguments in [["init", "-q", "."], ["add", "."], ["commit", "-qm", "dep"], ["tag", "1.0.0"]] {
+            let result = try ProcessRunner.run(gitTool, ["-C", dependency.path, "-c", "user.name=t", "-c", "user.email=t@example.com",
+                                                         "-c", "commit.gpgsign=false"] + arguments)
+            XCTAssertTrue(result.succeeded, result.stderrText)
+        }
+        try write("pkg/Package.swift", "// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: \"A\", "
+            + "dependencies: [.package(url: \"\(dependency.path)\", from: \"1.0.0\")], "
+            + "targets: [.target(name: \"A\", dependencies: [.product(name: \"Dep\", package: \"other\")])])\n")
+        try write("pkg/Sources/A/a.swift", "import Dep\nlet a = dep\n")
+        let scratch = repo.appendingPathComponent("scratch")
+        func environment() -> ImpactEnvironment {
+            ImpactRecording.environment(swift: swift, packageRoot: package, configuration: nil, buildArguments: [], scratchPath: scratch)
+        }
+        let recorded = environment()
+        let resolved = package.appendingPathComponent("Package.resolved")
+        let pins = try String(contentsOf: resolved, encoding: .utf8)
+        XCTAssertEqual(recorded.resolvedHash, ImpactMap.contentHash(pins))
+        // The dependency is resolved in the build folder; Package.resolved is gone, as in a fresh checkout.
+        try FileManager.default.removeItem(at: resolved)
+        XCTAssertEqual(environment().resolvedHash, recorded.resolvedHash)
+        XCTAssertNil(recorded.mismatch(environment()))
+    }
 }

@@ -10,7 +10,7 @@ import XCTest
 /// run again, reported flaky; a test broken by the change (a mutant in the changed body) is "touched" with
 /// the changed line it ran, and is never retried.
 final class AffectedLabelTests: XCTestCase {
-    static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-affected-labels")
+    static let work = GitFixture.work("testscope-affected-labels")
     static var package: URL { work.appendingPathComponent("Selection") }
     static let chance = ["SelectionTests.ChanceTests/testPassesOnSecondAttempt", "SelectionTests.ChanceSuite/passesOnSecondAttempt()"]
     static let greets = "SelectionTests.GreetingSuite/greets()"

@@ -11,7 +11,7 @@ import XCTest
 final class AffectedRunTests: XCTestCase {
     static let shapes = GitFixture.packages.appendingPathComponent("Shapes")
     /// Kept between runs: the build folder (the sources and the history are made fresh each time).
-    static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-affected-shapes")
+    static let work = GitFixture.work("testscope-affected-shapes")
     static var package: URL { work.appendingPathComponent("Shapes") }
     static var history: URL { work.appendingPathComponent("history.sqlite") }
 

@@ -14,7 +14,7 @@ import XCTest
 final class CarriedCoverageTests: XCTestCase {
     static let shapes = ImpactSelectionTests.shapes
     /// Kept between runs: the copy's build folder (the sources are copied fresh each time).
-    static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-carry-shapes")
+    static let work = GitFixture.work("testscope-carry-shapes")
     static let package = work.appendingPathComponent("Shapes")
     static let scratch = work.appendingPathComponent("build")
     static let history = work.appendingPathComponent("history.sqlite")

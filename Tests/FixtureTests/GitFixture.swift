@@ -9,6 +9,13 @@ struct GitFixture {
         .deletingLastPathComponent().appendingPathComponent("sample-profiles/packages")
     let package: URL
 
+    /// A work folder kept between runs (its build is reused) and of this checkout only: two checkouts testing
+    /// at once (a CI clone beside a working copy) must not share one.
+    static func work(_ name: String) -> URL {
+        let checkout = String(StableHash.hash(seed: 0, packages.path), radix: 16)
+        return FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(checkout)")
+    }
+
     /// `sample-profiles/packages/<name>` into `work/<name>` (its build folders left out; `ignoreBuild`: with a
     /// .gitignore of `.build*`, else none, as in a package whose own build must not count as a change).
     init(_ name: String, in work: URL, ignoreBuild: Bool) throws {

@@ -13,7 +13,7 @@ import XCTest
 final class ImpactSelectionTests: XCTestCase {
     static let shapes = GitFixture.packages.appendingPathComponent("Shapes")
     /// Kept between runs: the copy's build folder (the sources are copied fresh each time).
-    static let work = FileManager.default.temporaryDirectory.appendingPathComponent("testscope-impact-shapes")
+    static let work = GitFixture.work("testscope-impact-shapes")
 
     let console = CapturedConsole()
     var pipeline: Pipeline {

@@ -63,7 +63,7 @@ final class ReplayAffectedTests: XCTestCase {
         // Each pair's row: `| <commit> | S/T selected (…`; the rows are in commit order, run i's output is out-00i.
         let rows = output.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.contains(" selected (") }
         XCTAssertEqual(rows.count, 5, output)
-        var selectedCounts: [Int] = [], totals: [Int] = []
+        var selectedCounts: [Int] = [], totals: [Int] = [], selectedIDs: [Int] = []
         for (index, row) in rows.enumerated() {
             let fraction = try XCTUnwrap(row.split(separator: "|")[1].split(separator: " ").first, String(row))
             let parts = fraction.split(separator: "/").compactMap { Int($0) }
@@ -74,6 +74,7 @@ final class ReplayAffectedTests: XCTestCase {
             let selected = decisions.filter { $0["selected"] as? Bool == true }.count
             XCTAssertEqual(parts, [selected, tests.count], String(row))
             selectedCounts.append(selected)
+            selectedIDs.append(Set(tests.filter { ($0["selection"] as? [String: Any])?["selected"] as? Bool == true }.compactMap { $0["id"] as? String }).count)
             totals.append(tests.count)
         }
         // The rules, not numbers: a body edit runs some tests but not all, a comment and a README none, a new
@@ -87,5 +88,17 @@ final class ReplayAffectedTests: XCTestCase {
             XCTAssertEqual(selectedCounts[4], totals[4])
         }
         XCTAssertTrue(files.fileExists(atPath: work.appendingPathComponent("replay.md").path))
+
+        // scripts/impact-granularity on the same replay: a row per pair whose function column is the tests (ids:
+        // a parameterized test's cases together) its observe run selected; a README (pair 4) reaches no test at any granularity, and nothing is missed.
+        let (granularityStatus, table) = try TestscopeProcess.runLogged(
+            ["python3", TestscopeProcess.repoRoot.appendingPathComponent("scripts/impact-granularity").path, work.path],
+            limit: 120, log: folder.appendingPathComponent("granularity.log"))
+        XCTAssertEqual(granularityStatus, 0, table)
+        let cells = table.split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| commit") && !$0.hasPrefix("| ---") }
+            .map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        XCTAssertEqual(cells.map { Int($0[3]) }, selectedIDs.map { Optional($0) }, table)
+        if cells.count == 5 { XCTAssertEqual([cells[3][2], cells[3][4]], ["0", "0"], table) }
+        XCTAssertTrue(table.contains("missed tests (outcome changed or failed, not selected): file 0, function 0, line 0."), table)
     }
 }

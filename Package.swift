@@ -114,7 +114,7 @@ let package = Package(
         // run) and the toolchain's llvm tools as oracles, minutes.
         .testTarget(name: "FixtureTests", dependencies: [
             "TestscopeKit", "TestscopeImpact", "TestscopeHistory", "TestscopeFlakiness", "TestscopeProfileData", "TestscopeCoverage", "TestscopeReports", "TestscopeTestResults",
-            "TestscopeExecution", "TestscopeTestSupport",
+            "TestscopeExecution", "TestscopeTestSupport", "TestscopeRun",
         ]),
         // `EndToEndTests`: the `testscope` executable itself (exit statuses, stderr, the plugin, Chromium, tmux), minutes.
         .testTarget(name: "EndToEndTests", dependencies: ["TestscopeCoverage", "TestscopeExecution", "TestscopeHistory", "TestscopeReports", "TestscopeTestSupport"]),

@@ -30,11 +30,22 @@ package enum EntryPointSource {
         return name
     }
 
-    /// The source of the entry point for a package.
-    package static func source(packageName: String) -> String {
-        (template + perTestRecorder).replacingOccurrences(of: "@DISCOVERED@", with: discoveredTestsModule(packageName: packageName))
+    /// The source of the entry point for a package. `topLevel`: a manifest older than tools version 5.5, whose
+    /// entry point SwiftPM compiles as top-level code (`@main` is an error there: "'main' attribute cannot be
+    /// used in a module that contains top-level code"), so the file calls `main()` itself instead.
+    package static func source(packageName: String, topLevel: Bool = false) -> String {
+        let source = (template + perTestRecorder).replacingOccurrences(of: "@DISCOVERED@", with: discoveredTestsModule(packageName: packageName))
             .replacingOccurrences(of: "@ABI_STATUS@", with: String(abiUnavailableStatus))
             .replacingOccurrences(of: "@ABI_MARKER@", with: abiUnavailableMarker)
+        return topLevel ? source.replacingOccurrences(of: "\n@main\n", with: "\n") + "\nTestscopeEntryPoint.main()\n" : source
+    }
+
+    /// Whether a manifest (its text) declares a tools version before 5.5 on its first line (SwiftPM's rule).
+    package static func isTopLevel(manifest: String) -> Bool {
+        let first = manifest.prefix { $0 != "\n" }
+        guard let range = first.range(of: #"swift-tools-version:\s*(\d+)\.(\d+)"#, options: .regularExpression) else { return false }
+        let numbers = first[range].split { !$0.isNumber }.compactMap { Int($0) }
+        return numbers.count >= 2 && (numbers[0], numbers[1]) < (5, 5)
     }
 
     static let template = #"""

@@ -37,7 +37,8 @@ package struct InstrumentedBuild: Sendable {
     /// not rebuilt); throws `InstrumentedBuild.ManifestError` when the package's name cannot be read.
     @discardableResult
     package func writeEntryPoint() throws -> URL {
-        let source = EntryPointSource.source(packageName: try packageName())
+        let manifest = (try? String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)) ?? ""
+        let source = EntryPointSource.source(packageName: try packageName(), topLevel: EntryPointSource.isTopLevel(manifest: manifest))
         try FileManager.default.createDirectory(at: entryPointFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         if (try? String(contentsOf: entryPointFile, encoding: .utf8)) != source {
             try AtomicFileWriter.write(source, to: entryPointFile)

@@ -19,18 +19,24 @@ struct GitFixture {
     /// `sample-profiles/packages/<name>` into `work/<name>` (its build folders left out; `ignoreBuild`: with a
     /// .gitignore of `.build*`, else none, as in a package whose own build must not count as a change).
     init(_ name: String, in work: URL, ignoreBuild: Bool) throws {
-        let fm = FileManager.default
-        package = work.appendingPathComponent(name)
-        try? fm.removeItem(at: package)
-        try fm.createDirectory(at: work, withIntermediateDirectories: true)
-        try fm.copyItem(at: Self.packages.appendingPathComponent(name), to: package)
-        for entry in try fm.contentsOfDirectory(atPath: package.path) where entry.hasPrefix(".build") {
-            try fm.removeItem(at: package.appendingPathComponent(entry))
-        }
+        package = try Self.copy(name, into: work)
         if ignoreBuild { try ".build*\n".write(to: package.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8) }
         try git("init", "-q")
         try git("add", "-A")
         try git("commit", "-q", "-m", "base")
+    }
+
+    /// A fresh copy of `sample-profiles/packages/<name>` at `work/<name>`, without its build folders.
+    static func copy(_ name: String, into work: URL) throws -> URL {
+        let fm = FileManager.default
+        let package = work.appendingPathComponent(name)
+        try? fm.removeItem(at: package)
+        try fm.createDirectory(at: work, withIntermediateDirectories: true)
+        try fm.copyItem(at: packages.appendingPathComponent(name), to: package)
+        for entry in try fm.contentsOfDirectory(atPath: package.path) where entry.hasPrefix(".build") {
+            try fm.removeItem(at: package.appendingPathComponent(entry))
+        }
+        return package
     }
 
     /// git in the package's repository, as a user without any git configuration.

@@ -11,14 +11,8 @@ import XCTest
 final class OldManifestTests: XCTestCase {
     func testAPackageOfToolsVersion54RunsWithPerTestCoverage() throws {
         let work = GitFixture.work("testscope-old-manifest")
-        let package = work.appendingPathComponent("Shapes")
         let fm = FileManager.default
-        try? fm.removeItem(at: package)
-        try fm.createDirectory(at: work, withIntermediateDirectories: true)
-        try fm.copyItem(at: GitFixture.packages.appendingPathComponent("Shapes"), to: package)
-        for entry in try fm.contentsOfDirectory(atPath: package.path) where entry.hasPrefix(".build") {
-            try fm.removeItem(at: package.appendingPathComponent(entry))
-        }
+        let package = try GitFixture.copy("Shapes", into: work)
         let manifest = package.appendingPathComponent("Package.swift")
         let text = try String(contentsOf: manifest, encoding: .utf8)
         let old = "// swift-tools-version:5.4\n" + text.drop { $0 != "\n" }.dropFirst()

@@ -202,14 +202,16 @@ extension Pipeline {
         let packageName = PackageLayout.name(ofTestBinary: testBinary)
         var testReporting = TestReporting(settings: settings, terminal: terminal, environment: environment, command: "run",
                                           packageName: packageName, history: history)
-        if request.testSelection != nil, run.selected.xctest.isEmpty, run.selected.swiftTesting.isEmpty, !testsFailed {
-            // Every test skipped: the results say why, and there is no coverage to report.
+        let noneRan = request.testSelection != nil && run.selected.xctest.isEmpty && run.selected.swiftTesting.isEmpty && !testsFailed
+        if noneRan, request.carryForward == nil {
+            // Every test skipped and nothing recorded to carry: the results say why, and there is no coverage to report.
             terminal.note("the selection runs none of the \(tests.results.count) test(s), so there is no coverage")
             _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts, tests: tests)
             try testReporting.report(tests, packageRoot: root, output: output, coverageLine: nil, into: &outcome)
             return outcome
         }
-        guard !run.profiles.isEmpty else {
+        // With every test skipped, the coverage is all carried forward: the binary's mapping, no profile.
+        guard !run.profiles.isEmpty || noneRan else {
             if testsFailed {
                 if !tests.results.isEmpty {
                     _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts, tests: tests)

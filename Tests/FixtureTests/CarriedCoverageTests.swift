@@ -53,6 +53,16 @@ final class CarriedCoverageTests: XCTestCase {
         XCTAssertTrue(shape.contains(18), "\(shape.sorted())")
     }
 
+    /// A comment edit alone skips every test: the report is still the full suite's, all of it carried
+    /// forward onto the binary's mapping (no test ran, no profile).
+    func testRunSkippingEveryTestCarriesTheWholeCoverage() throws {
+        try record()
+        try edit { $0.replacingOccurrences(of: "/// Something with an area.\n", with: "/// Something with an area (a comment edit).\n") }
+        let (selective, _) = try compareSelectiveWithFull(someRun: false)
+        XCTAssertFalse(console.outputText.contains("so there is no coverage"), console.outputText)
+        XCTAssertFalse(selective.covered.values.allSatisfy(\.isEmpty))
+    }
+
     // MARK: - Helpers
 
     /// A fresh copy at P, recorded with per-test coverage into a fresh history.
@@ -80,14 +90,14 @@ final class CarriedCoverageTests: XCTestCase {
 
     /// The selection at C run with carried coverage, and the full suite at C: equal covered lines per file and totals.
     @discardableResult
-    func compareSelectiveWithFull() throws -> (selective: Coverage, full: Coverage) {
+    func compareSelectiveWithFull(someRun: Bool = true) throws -> (selective: Coverage, full: Coverage) {
         let selection = try pipeline.selectAffected(
             packageRoot: Self.package, history: Self.history, since: nil, tests: listed, alwaysRun: [],
             toolchain: try TestscopeExecution.Toolchain.locate(), configuration: nil, buildArguments: [], scratchPath: Self.scratch)
         XCTAssertNil(selection.fullRunReason)
         let skipped = selection.decisions.filter { !$0.run }
         XCTAssertFalse(skipped.isEmpty, "some tests are skipped")
-        XCTAssertFalse(selection.decisions.filter(\.run).isEmpty, "some tests run")
+        XCTAssertEqual(selection.decisions.contains(where: \.run), someRun, "some tests run")
         var request = request("selective", formats: [.json, .lcov, .markdown], diffBase: base)
         request.testSelection = TestSelection(skipped: Dictionary(skipped.map { ($0.test, TestSelection.Skip(reason: $0.reason)) }, uniquingKeysWith: { first, _ in first }))
         request.carryForward = try selection.carriedCoverage(history: Self.history, busyTimeout: 5)

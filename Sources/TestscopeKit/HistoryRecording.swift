@@ -46,8 +46,14 @@ struct HistoryRecording {
     }
 
     /// Every result as an execution row: its key (`id [arguments]`), outcome, duration, failure fingerprint and message head.
+    /// A test that passed on a retry (`--retry-untouched`) has its failed attempts first (iterations 0…k-1)
+    /// and the passing one last: a pass and a fail on the same code, which the history's analysis calls flaky.
     static func executions(_ tests: TestRunResults, iteration: Int = 0) -> [HistoryExecution] {
-        tests.results.map { execution($0, iteration: iteration) }
+        var attempted = Set<String>()
+        return tests.results.flatMap { result -> [HistoryExecution] in
+            let attempts = attempted.insert(result.id).inserted ? tests.otherAttempts[result.id] ?? [] : []
+            return attempts.enumerated().map { execution($1, iteration: iteration + $0) } + [execution(result, iteration: iteration + attempts.count)]
+        }
     }
 
     static func execution(_ result: TestCaseResult, iteration: Int) -> HistoryExecution {
@@ -92,7 +98,12 @@ extension Pipeline {
         }
         let keys = Set(record.executions.map(\.test))
         record.run.testCount = keys.count
-        record.run.failedCount = Set(record.executions.filter { $0.passed == false }.map(\.test)).count
+        // A test that passed on a retry did not fail the run: `run`'s failures are its final results.
+        if outcome.flaky == nil, let tests = outcome.tests {
+            record.run.failedCount = Set(tests.results.filter(\.outcome.isFailure).map(HistoryRecording.key)).count
+        } else {
+            record.run.failedCount = Set(record.executions.filter { $0.passed == false }.map(\.test)).count
+        }
         if let coverage = outcome.coverage {
             func ratio(_ r: CoverageRatio) -> HistoryRatio { HistoryRatio(covered: r.covered, total: r.total) }
             (record.run.lines, record.run.functions, record.run.regions) = (ratio(coverage.totals.lines), ratio(coverage.totals.functions), ratio(coverage.totals.regions))

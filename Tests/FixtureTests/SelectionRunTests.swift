@@ -1,4 +1,5 @@
 import Foundation
+import TestscopeHistory
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeKit
@@ -181,6 +182,9 @@ final class SelectionRunTests: XCTestCase {
                 return Dictionary(uniqueKeysWithValues: failing.map { ($0, FailureLabel.notTouched) })
             }
             (request.retryUntouched, request.failOnFlaky) = (2, failOnFlaky)
+            let history = work.appendingPathComponent("\(name).sqlite")
+            try? FileManager.default.removeItem(at: history)
+            request.settings.history = history
             let outcome = try pipeline.run(request)
             lastOutcome = outcome
             XCTAssertEqual(Set(seen.withLock { $0 }), [Self.chanceXCTest, Self.chanceSwiftTesting])
@@ -215,6 +219,15 @@ final class SelectionRunTests: XCTestCase {
             XCTAssertEqual(Set(try XCTUnwrap(reported.tests).flaky.map(\.id)), [Self.chanceXCTest, Self.chanceSwiftTesting])
             XCTAssertEqual(try XCTUnwrap(reported.tests).failureLabels[Self.chanceXCTest], .notTouched)
             XCTAssertEqual(try xpath("count(//flakyFailure)", in: "\(name)-again"), "2")
+            // The history keeps both attempts, the failed one first: a pass and a fail on the same code, not a pass.
+            let store = try HistoryStore(url: history, mode: .read, busyTimeout: 5)
+            let record = try XCTUnwrap(try store.records().last)
+            try store.close()
+            XCTAssertEqual(record.run.failedCount, 0)
+            for id in [Self.chanceXCTest, Self.chanceSwiftTesting] {
+                XCTAssertEqual(record.executions.filter { $0.test == id }.map(\.outcome), ["failed", "passed"], id)
+                XCTAssertEqual(HistoryAnalysis([record]).tests.first { $0.test == id }?.sameCodeDisagreements, 1, id)
+            }
         }
     }
 

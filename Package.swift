@@ -127,7 +127,7 @@ enum TemplateFiles {
         "layout.mustache", "index.mustache", "file.mustache", "directory.mustache", "single.mustache",
         "nav.mustache", "totals.mustache", "file-table.mustache", "functions.mustache", "function-row.mustache",
         "source-line.mustache", "ratio-cell.mustache", "flaky.mustache",
-        "tests.mustache", "tests-index.mustache", "tests-counts.mustache", "tests-name.mustache", "tests-snippet.mustache",
+        "tests.mustache", "tests-index.mustache", "tests-counts.mustache", "tests-name.mustache", "tests-snippet.mustache", "tests-failure.mustache",
         "file-failures.mustache", "history.mustache",
         "report.css", "report.js", "head.js", "per-test.js",
     ]

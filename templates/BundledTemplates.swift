@@ -23,6 +23,7 @@ package enum BundledTemplates {
         "tests-counts.mustache": text(PackageResources.tests_counts_mustache),
         "tests-name.mustache": text(PackageResources.tests_name_mustache),
         "tests-snippet.mustache": text(PackageResources.tests_snippet_mustache),
+        "tests-failure.mustache": text(PackageResources.tests_failure_mustache),
         "file-failures.mustache": text(PackageResources.file_failures_mustache),
         "history.mustache": text(PackageResources.history_mustache),
         "report.css": text(PackageResources.report_css),

@@ -56,9 +56,9 @@ final class SelectionRunTests: XCTestCase {
     }
 
     /// xmllint's text of an XPath expression over a junit.xml.
-    func xpath(_ expression: String, in output: String) throws -> String {
+    func xpath(_ expression: String, in output: String, file: String = "junit.xml") throws -> String {
         let xmllint = try XCTUnwrap(TestscopeExecution.Toolchain.findInPath("xmllint", environment: ProcessInfo.processInfo.environment))
-        let result = try ProcessRunner.run(xmllint, ["--xpath", expression, work.appendingPathComponent("\(output)/junit.xml").path])
+        let result = try ProcessRunner.run(xmllint, (file.hasSuffix(".html") ? ["--html"] : []) + ["--xpath", expression, work.appendingPathComponent("\(output)/\(file)").path])
         return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -175,6 +175,7 @@ final class SelectionRunTests: XCTestCase {
             setenv("SELECTION_CHANCE_DIR", markers.path, 1)
             let name = "retried-\(failOnFlaky)"
             var request = request(name, perTest: true)
+            request.settings.formats = [.json, .junit, .markdown, .html]
             let seen = Locked<[String]>([])
             request.failureLabeler = { coverage, failing in
                 seen.withLock { $0 = failing }
@@ -195,6 +196,13 @@ final class SelectionRunTests: XCTestCase {
             let tests = try XCTUnwrap(outcome.tests)
             XCTAssertEqual(Set(tests.flaky.map(\.id)), [Self.chanceXCTest, Self.chanceSwiftTesting])
             XCTAssertFalse(tests.hasFailures)
+            // GitHub Actions: no error, a warning at each flaky test's failed attempt, with its label.
+            let annotations = GitHubActionsReport(packageRoot: Self.package.path).annotations(tests)
+            XCTAssertEqual(annotations.filter { $0.hasPrefix("::error") }, [])
+            let warning = try XCTUnwrap(annotations.first { $0.contains("title=\(Self.chanceXCTest) flaky") }, "\(annotations)")
+            XCTAssertTrue(warning.hasPrefix("::warning file=Tests/SelectionTests/"), warning)
+            XCTAssertTrue(warning.hasSuffix("::failed, then passed on a retry; not touched by the change (likely flaky)"), warning)
+            XCTAssertEqual(annotations.count, 2, "\(annotations)")
 
             let byID = try self.tests(try json(name))
             for id in [Self.chanceXCTest, Self.chanceSwiftTesting] {
@@ -206,6 +214,12 @@ final class SelectionRunTests: XCTestCase {
             XCTAssertEqual(try xpath("count(//testcase[@name='testPassesOnSecondAttempt']/flakyFailure)", in: name), "1")
             XCTAssertEqual(try xpath("count(//testcase[@name='passesOnSecondAttempt()']/flakyFailure)", in: name), "1")
             XCTAssertEqual(try xpath("count(//failure)", in: name), "0")
+            // The Tests page: a Flaky section with each test's failed attempt and its label; no failure.
+            XCTAssertEqual(try xpath("count(//section[@data-section='flaky']/article)", in: name, file: "tests.html"), "2")
+            XCTAssertEqual(try xpath("count(//section[@data-section='flaky']//p[@data-label='not-touched'])", in: name, file: "tests.html"), "2")
+            XCTAssertEqual(try xpath("count(//section[@data-section='failures']/article)", in: name, file: "tests.html"), "0")
+            XCTAssertTrue(try xpath("string(//section[@data-section='flaky']/article[@data-test='\(Self.chanceXCTest)'])", in: name, file: "tests.html")
+                .contains("Passed on attempt 2 of 2"))
             try validateJUnit(name)
             try checkJunitparser(name, expected: "tests=\(tests.results.count) failures=0 flaky=2")
             XCTAssertTrue(console.outputText.contains("FLAKY \(Self.chanceXCTest) — not touched by the change (likely flaky)"), console.outputText)
@@ -235,6 +249,7 @@ final class SelectionRunTests: XCTestCase {
     func testATouchedFailureIsNeverRetried() throws {
         setenv("SELECTION_CHANCE_DIR", work.path, 1)
         var request = request("touched", perTest: true)
+        request.settings.formats = [.json, .junit, .markdown, .html]
         request.failureLabeler = { _, failing in Dictionary(uniqueKeysWithValues: failing.map { ($0, FailureLabel.touched("Sources/Selection/Selection.swift:1")) }) }
         request.retryUntouched = 3
         let outcome = try pipeline.run(request)
@@ -248,6 +263,11 @@ final class SelectionRunTests: XCTestCase {
         XCTAssertEqual(try xpath("string(//testcase[@name='testPassesOnSecondAttempt']/failure/@message)", in: "touched")
             .hasSuffix("[touched by the change (Sources/Selection/Selection.swift:1)]"), true)
         XCTAssertTrue(console.outputText.contains("FAILED \(Self.chanceXCTest) — touched by the change"), console.outputText)
+        XCTAssertEqual(try xpath("string(//article[@data-test='\(Self.chanceXCTest)']/p[@data-label='touched'])", in: "touched", file: "tests.html"),
+                       "Touched by the change (Sources/Selection/Selection.swift:1)")
+        let annotation = GitHubActionsReport(packageRoot: Self.package.path).annotations(tests).first { $0.contains(Self.chanceXCTest) }
+        XCTAssertTrue(annotation?.contains("title=\(Self.chanceXCTest) failed — touched by the change (Sources/Selection/Selection.swift%3A1)") == true,
+                      annotation ?? "none")
         let summary = try String(contentsOf: work.appendingPathComponent("touched/summary.md"), encoding: .utf8)
         XCTAssertTrue(summary.contains("| failed test | outcome | label |"), summary)
     }

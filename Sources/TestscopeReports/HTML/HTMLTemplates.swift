@@ -14,7 +14,7 @@ package struct HTMLTemplates: Sendable {
     package static let templateNames = [
         "layout", "nav", "index", "directory", "file", "single", "totals", "file-table", "functions",
         "function-row", "source-line", "ratio-cell", "flaky", "tests", "tests-index", "tests-counts", "tests-name",
-        "tests-snippet", "file-failures", "history",
+        "tests-snippet", "tests-failure", "file-failures", "history",
     ]
     /// The assets (copied to `assets/` or inlined).
     package static let assetNames = ["report.css", "report.js", "head.js", "per-test.js"]

@@ -63,13 +63,15 @@ struct TestsHTMLModel {
         let skipped = indexed.filter { $0.element.outcome == .skipped }
         let timed = indexed.filter { $0.element.duration != nil }
             .sorted { ($0.element.duration!, $1.offset) > ($1.element.duration!, $0.offset) }.prefix(slowestCount)
-        let linked = Set(failures.map(\.offset) + known.map(\.offset) + skipped.map(\.offset))
+        let flaky = indexed.filter { run.isFlaky($0.element) }
+        let linked = Set(failures.map(\.offset) + flaky.map(\.offset) + known.map(\.offset) + skipped.map(\.offset))
         let all = indexed.sorted { (Self.rank($0.element.outcome), $0.offset) < (Self.rank($1.element.outcome), $1.offset) }
         var anchored = Set<String>()
         return TestsPageModel(
             package: package, facts: facts, prefix: anchorPrefix, counts: Self.counts(run), summary: run.summaryLine,
             relaunches: run.relaunches > 0 ? "The test binary was relaunched \(run.relaunches) time\(run.relaunches == 1 ? "" : "s") after a crash or a timeout, so the tests after it still ran." : nil,
             failures: failures.map { failure($0.element, index: $0.offset) },
+            flaky: flaky.map { self.flaky($0.element, index: $0.offset) },
             known: known.map { knownIssue($0.element, index: $0.offset) },
             skipped: skipped.map { i, r in SkippedRow(names: names(r), anchor: anchor(i), reason: r.skipReason.map { BoundedText.cap($0) }) },
             slowest: timed.enumerated().map { rank, entry in
@@ -109,7 +111,17 @@ struct TestsHTMLModel {
         return FailureModel(names: names(r), anchor: anchor(index), framework: r.framework.rawValue,
                             duration: r.duration.map(TestText.seconds), issues: issues, warnings: warnings,
                             crash: r.crash.map { crashModel($0, result: r, anchor: "\(anchor(index))-crash") },
-                            output: BoundedText.lines(r.output, lineLimit: BoundedText.messageLimit))
+                            output: BoundedText.lines(r.output, lineLimit: BoundedText.messageLimit), label: run.failureLabels[r.id])
+    }
+
+    /// A test that passed on a retry: its first failed attempt, with its label, its retries and the history's evidence.
+    func flaky(_ r: TestCaseResult, index: Int) -> FailureModel {
+        let attempts = run.otherAttempts[r.id] ?? []
+        var model = failure(attempts.first(where: \.outcome.isFailure) ?? r, index: index)
+        model.anchor = anchor(index)
+        model.retried = "Passed on attempt \(attempts.count + 1) of \(attempts.count + 1)"
+            + (run.flakyEvidence[r.id].map { "; the history: \($0)" } ?? "")
+        return model
     }
 
     func knownIssue(_ r: TestCaseResult, index: Int) -> KnownIssueModel {

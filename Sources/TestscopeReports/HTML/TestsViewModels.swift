@@ -1,3 +1,5 @@
+import TestscopeTestResults
+
 /// `tests.mustache`: the Tests page's body (see `TestsHTMLModel`, which builds it).
 struct TestsPageModel: HTMLViewModel {
     var package: String
@@ -8,6 +10,8 @@ struct TestsPageModel: HTMLViewModel {
     var summary: String
     var relaunches: String?
     var failures: [FailureModel]
+    /// Tests that passed on a retry, each with its failed attempt.
+    var flaky: [FailureModel] = []
     var known: [KnownIssueModel]
     var skipped: [SkippedRow]
     var slowest: [SlowRow]
@@ -27,6 +31,9 @@ struct TestsPageModel: HTMLViewModel {
         case "relaunches": return relaunches.orFalse
         case "failureCount": return String(failures.count)
         case "failures": return failures
+        case "flaky": return flaky
+        case "hasFlaky": return !flaky.isEmpty
+        case "flakyCount": return String(flaky.count)
         case "knownCount": return String(known.count)
         case "known": return known
         case "skippedCount": return String(skipped.count)
@@ -123,9 +130,15 @@ struct FailureModel: HTMLViewModel {
     var crash: CrashModel?
     /// The test's output (`lines` joined) and its line count.
     var output: [String]
+    /// The failure label (`--affected`, `--diff-base`): whether the change touched the test.
+    var label: FailureLabel? = nil
+    /// A flaky test's retries: "passed on attempt 2 of 2", with the history's evidence.
+    var retried: String? = nil
 
     func child(named name: String) -> Any? {
         switch name {
+        case "label": return label.map { LabelModel(label: $0) } ?? false
+        case "retried": return retried.orFalse
         case "anchor": return anchor
         case "framework": return framework
         case "duration": return duration.orFalse
@@ -136,6 +149,19 @@ struct FailureModel: HTMLViewModel {
         case "noDetail": return issues.isEmpty && crash == nil
         case "output": return output.isEmpty ? false : OutputModel(lines: output)
         default: return names.child(named: name)
+        }
+    }
+}
+
+/// A failure label's text and its code (`touched`, `not-touched`, `unknown`).
+struct LabelModel: HTMLViewModel {
+    var label: FailureLabel
+
+    func child(named name: String) -> Any? {
+        switch name {
+        case "text": return label.text.prefix(1).uppercased() + label.text.dropFirst()
+        case "code": return label.code
+        default: return nil
         }
     }
 }

@@ -155,20 +155,37 @@ package struct GitHubActionsReport {
         let failing = run.results.filter { $0.outcome.isFailure }
         let shown = failing.count <= Self.errorsPerStep ? failing[...] : failing.prefix(Self.errorsPerStep - 1)
         var lines = shown.map { result in
-            var properties = ["title=\(escapeProperty("\(label(result)) \(result.outcome.rawValue)"))"]
-            if let location = result.primaryLocation {
-                properties.insert("line=\(location.line)", at: 0)
-                properties.insert("file=\(escapeProperty(paths.relative(location.file)))", at: 0)
-            }
+            // The failure label (`--affected`, `--diff-base`) is in the title, where the annotation list shows it.
+            let labelled = run.failureLabels[result.id].map { " — \($0.text)" } ?? ""
             let message = TestText.failureLines(result, paths: paths).joined(separator: "\n")
-            return "::error \(properties.joined(separator: ","))::\(escapeData(message.isEmpty ? TestText.headline(result) : message))"
+            return command("error", result, title: "\(label(result)) \(result.outcome.rawValue)\(labelled)",
+                           message: message.isEmpty ? TestText.headline(result) : message)
         }
         let rest = failing.dropFirst(shown.count)
         if !rest.isEmpty {
             let names = rest.prefix(20).map(label).joined(separator: ", ") + (rest.count > 20 ? ", …" : "")
             lines.append("::error title=\(escapeProperty("\(rest.count) more failed tests"))::\(escapeData("GitHub shows \(Self.errorsPerStep) error annotations per step; also failed: \(names) (all of them are in the step summary and junit.xml)"))")
         }
+        // A test that passed only on a retry did not fail the step, but it is a finding: a warning at its
+        // first failure (GitHub shows 10 warnings per step too).
+        for result in run.flaky.prefix(Self.errorsPerStep) {
+            let failed = run.otherAttempts[result.id]?.first { $0.outcome.isFailure }
+            let labelled = run.failureLabels[result.id].map { "; \($0.text)" } ?? ""
+            let evidence = run.flakyEvidence[result.id].map { "; history: \($0)" } ?? ""
+            lines.append(command("warning", failed ?? result, title: "\(label(result)) flaky",
+                                 message: "failed, then passed on a retry\(labelled)\(evidence)"))
+        }
         return lines
+    }
+
+    /// One workflow command at the result's place (`file=…,line=…` when it has one).
+    func command(_ kind: String, _ result: TestCaseResult, title: String, message: String) -> String {
+        var properties = ["title=\(escapeProperty(title))"]
+        if let location = result.primaryLocation {
+            properties.insert("line=\(location.line)", at: 0)
+            properties.insert("file=\(escapeProperty(paths.relative(location.file)))", at: 0)
+        }
+        return "::\(kind) \(properties.joined(separator: ","))::\(escapeData(message))"
     }
 
     func label(_ result: TestCaseResult) -> String { result.id + (result.arguments.map { " [\($0)]" } ?? "") }

@@ -71,13 +71,17 @@ package struct ChangeAnalyzer {
         markChangedLines(edits, newTokens, path: path, in: &impact)
         let functions = (functionsByFile[path] ?? []).filter { recordedOn(oldTokens, map.functions[$0]) }
         let braces = Self.braces(of: functions.map { map.functions[$0] }, in: oldTokens)
+        let bodies = zip(functions, braces).compactMap { f, b in b.map { (f, $0.open, $0.close) } }
         for edit in edits {
             let line = newLine(of: edit, newTokens, oldTokens)
-            if let function = body(containing: edit, oldTokens, zip(functions, braces).compactMap { f, b in b.map { (f, $0.open, $0.close) } }) {
+            if let function = body(containing: edit, oldTokens, bodies) {
                 impact.add(ChangeEvidence(rule: .bodyChanged(function: function), path: path, line: line))
                 continue
             }
             impact.add(ChangeEvidence(rule: .structural, path: path, line: line))
+            // An inlinable body's edit is the file's (its code may run inlined into another function of
+            // the file, with the same counters), but no declaration changed: no other target's test is reached.
+            if insideInlinableBody(edit, oldTokens, bodies) { continue }
             let words = oldTokens[edit.old].contains { $0.kind == .word } || newTokens[edit.new].contains { $0.kind == .word }
             // Literals alone stay with the file's tests only inside a function's region that runs each time
             // its value is needed (a stored property's initialiser, a default argument). Anywhere else a
@@ -107,6 +111,17 @@ package struct ChangeAnalyzer {
             if best.map({ close - open < $0.size }) ?? true { best = (index, close - open) }
         }
         return best?.index
+    }
+
+    /// Whether a recorded function with an inlining attribute encloses the edit between its braces.
+    func insideInlinableBody(_ edit: TokenEdit, _ tokens: [SourceToken], _ candidates: [(Int, open: Int, close: Int)]) -> Bool {
+        guard edit.old.lowerBound > 0 || !edit.old.isEmpty else { return false }
+        let first = edit.old.isEmpty ? edit.old.lowerBound - 1 : edit.old.lowerBound
+        let last = edit.old.isEmpty ? edit.old.lowerBound : edit.old.upperBound - 1
+        guard last < tokens.count else { return false }
+        return candidates.contains { _, open, close in
+            (edit.old.isEmpty ? first >= open && last <= close : first > open && last < close) && isInlinable(open, tokens)
+        }
     }
 
     /// Whether the edit's old tokens (or its insertion point) lie in the region of a recorded function

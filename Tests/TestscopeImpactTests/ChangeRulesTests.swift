@@ -90,6 +90,17 @@ final class ChangeRulesTests: XCTestCase {
         XCTAssertEqual(selected(decisions), ["CoreTests.CounterTests/testDoubled", "CoreTests.CounterTests/testIncrement"])
     }
 
+    /// Words in an inlinable body: still the file's tests, and no dependent target's (no declaration changed).
+    func testAnInlinableBodyEditReachesTheFileNotTheDependents() {
+        let (impact, decisions) = select([edit("Sources/Core/Counter.swift", "value * 3", "value * value")])
+        XCTAssertEqual(impact.functions, [:])
+        XCTAssertEqual(impact.targets.count, 0, "\(impact.targets)")
+        XCTAssertEqual(selected(decisions), ["CoreTests.CounterTests/testDoubled", "CoreTests.CounterTests/testIncrement"])
+        // A declaration added beside it still reaches every dependent target.
+        let (added, _) = select([edit("Sources/Core/Counter.swift", "@inlinable public func tripled()", "public func once() {}\n@inlinable public func tripled()")])
+        XCTAssertNotNil(added.targets["Core"])
+    }
+
     func testAMapRecordedOnOtherTextIsNotTrustedForBodies() {
         var stale = fixture
         stale.files["Sources/Core/Counter.swift"] = ImpactFixture.core.replacingOccurrences(of: "value * 2", with: "value * 2 + 0")

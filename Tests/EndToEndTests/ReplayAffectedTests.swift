@@ -88,6 +88,11 @@ final class ReplayAffectedTests: XCTestCase {
             XCTAssertEqual(selectedCounts[4], totals[4])
         }
         XCTAssertTrue(files.fileExists(atPath: work.appendingPathComponent("replay.md").path))
+        // RTSCheck's R3, R5 and R6, from the same runs.
+        let fewer = zip(selectedCounts, totals).filter { $0 < $1 }.count
+        XCTAssertTrue(output.contains("- R3: \(fewer) of 5 pairs selected fewer than every test"), output)
+        XCTAssertTrue(output.contains(" besides the recorded failures") && output.contains("- R5: the same revision again: 0 of "), output)
+        XCTAssertTrue(output.contains("- R6: the first run selected every test"), output)
 
         // scripts/impact-granularity on the same replay: a row per pair whose function column is the tests (ids:
         // a parameterized test's cases together) its observe run selected; a README (pair 4) reaches no test at any granularity, and nothing is missed.
@@ -100,5 +105,6 @@ final class ReplayAffectedTests: XCTestCase {
         XCTAssertEqual(cells.map { Int($0[3]) }, selectedIDs.map { Optional($0) }, table)
         if cells.count == 5 { XCTAssertEqual([cells[3][2], cells[3][4]], ["0", "0"], table) }
         XCTAssertTrue(table.contains("missed tests (outcome changed or failed, not selected): file 0, function 0, line 0."), table)
+        XCTAssertTrue(table.contains("RTSCheck R2 and R4 (function granularity against file and line): neither holds in any pair."), table)
     }
 }

@@ -106,5 +106,20 @@ final class ReplayAffectedTests: XCTestCase {
         if cells.count == 5 { XCTAssertEqual([cells[3][2], cells[3][4]], ["0", "0"], table) }
         XCTAssertTrue(table.contains("missed tests (outcome changed or failed, not selected): file 0, function 0, line 0."), table)
         XCTAssertTrue(table.contains("RTSCheck R2 and R4 (function granularity against file and line): neither holds in any pair."), table)
+
+        // Every test method made to fail by chance, at every commit: their failures are counted by label, and
+        // their chance outcomes are no violation. (Each fails half its runs: none failing in 6 runs of every test is 2^-60.)
+        let (seededStatus, seeded) = try TestscopeProcess.runLogged(
+            ["python3", script, "--repo", repo.path, "--commits", "5", "--seeded-flaky", "1", "--testscope", TestscopeProcess.executable.path,
+             "--work", folder.appendingPathComponent("seeded").path], limit: 600, log: folder.appendingPathComponent("seeded.log"))
+        XCTAssertEqual(seededStatus, 0, seeded)
+        XCTAssertTrue(seeded.contains("Violations: 0."), seeded)
+        let line = try XCTUnwrap(seeded.split(separator: "\n").first { $0.hasPrefix("- labels: seeded flaky failures at the pairs' commits: ") }, seeded)
+        // `…: 12; labelled not-touched 8, touched 4 (67% not touched)`: the kinds add up to the total.
+        let total = Int(line.split(separator: ":").last?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces) ?? "")
+        let kinds = line.components(separatedBy: "labelled ").last?.split(separator: "(").first?.split(separator: ",")
+            .compactMap { Int($0.split(separator: " ").last ?? "") } ?? []
+        XCTAssertGreaterThan(total ?? 0, 0, String(line))
+        XCTAssertEqual(kinds.reduce(0, +), total, String(line))
     }
 }

@@ -1,7 +1,7 @@
 /// The lines a selective run's skipped tests ran when the map was recorded, already moved onto the current
 /// files (`run --affected`): added to the run's own counts where the model's lines are made
 /// (`CoverageBuilder`), so that totals, files, the gate, diff coverage and every format read a full run's lines.
-package struct CarriedCoverage: Equatable, Sendable {
+package struct CarriedCoverage: Equatable, Sendable, Codable {
     /// The commit of the run whose per-test coverage is carried.
     package var commit: String
     /// How many skipped tests' coverage is carried.
@@ -15,7 +15,7 @@ package struct CarriedCoverage: Equatable, Sendable {
     /// code regions any of them executed (a function's regions as `FunctionRecord` keeps them).
     package var functions: [String: [String: Function]] = [:]
 
-    package struct Function: Equatable, Sendable {
+    package struct Function: Equatable, Sendable, Codable {
         package var count: UInt64
         package var regions: Int
         package var executed: Set<Int>
@@ -94,5 +94,45 @@ package struct CarriedForward: Equatable, Sendable {
     /// The sentence the terminal and the Markdown summary show.
     package var sentence: String {
         "coverage: \(lines) line(s) carried forward from the run of \(commit.prefix(12)) for \(tests) skipped test(s)"
+    }
+}
+
+/// `.testscope-run.json`'s `carried` (so that `report` and `merge` render a selective run's report again):
+/// each file's lines as one string, `line:count,…`, and each function's executed regions as `0,3,…`
+/// (a pretty-printed map of numbers would take a line per number).
+extension CarriedCoverage {
+    private enum Key: String, CodingKey { case commit, tests, lines, outsideTests, functions }
+    private struct StoredFunction: Codable { var count: UInt64, regions: Int, executed: String }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        func counts(_ key: Key) throws -> [String: [UInt32: UInt64]] {
+            try c.decode([String: String].self, forKey: key).mapValues { text in
+                Dictionary(text.split(separator: ",").compactMap { pair -> (UInt32, UInt64)? in
+                    let parts = pair.split(separator: ":")
+                    guard parts.count == 2, let line = UInt32(parts[0]), let count = UInt64(parts[1]) else { return nil }
+                    return (line, count)
+                }, uniquingKeysWith: +)
+            }
+        }
+        self.init(commit: try c.decode(String.self, forKey: .commit), tests: try c.decode(Int.self, forKey: .tests),
+                  lines: try counts(.lines), outsideTests: try counts(.outsideTests))
+        functions = try c.decode([String: [String: StoredFunction]].self, forKey: .functions).mapValues { byName in
+            byName.mapValues { Function(count: $0.count, regions: $0.regions, executed: Set($0.executed.split(separator: ",").compactMap { Int($0) })) }
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        func text(_ counts: [String: [UInt32: UInt64]]) -> [String: String] {
+            counts.mapValues { $0.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",") }
+        }
+        try c.encode(commit, forKey: .commit)
+        try c.encode(tests, forKey: .tests)
+        try c.encode(text(lines), forKey: .lines)
+        try c.encode(text(outsideTests), forKey: .outsideTests)
+        try c.encode(functions.mapValues { byName in
+            byName.mapValues { StoredFunction(count: $0.count, regions: $0.regions, executed: $0.executed.sorted().map(String.init).joined(separator: ",")) }
+        }, forKey: .functions)
     }
 }

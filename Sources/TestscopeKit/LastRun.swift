@@ -21,6 +21,8 @@ public struct LastRun: Codable, Sendable, Equatable {
     /// What only the run's supervisor knew, which no log or stream says: how often it relaunched the test
     /// binary, and the tests it killed at the timeout (absent in older records).
     public var supervisor: SupervisorVerdicts?
+    /// A selective run's carried-forward coverage (`run --affected`), which `report` and `merge` add again.
+    package var carried: CarriedCoverage?
 
     /// The supervisor's part of a run's results, laid over the results `report` reads from the logs again.
     public struct SupervisorVerdicts: Codable, Sendable, Equatable {
@@ -158,6 +160,7 @@ public struct LastRun: Codable, Sendable, Equatable {
         request.testList = try testList.map(url)
         request.settings.negativeCounts = negativeCounts ?? .unknown
         request.supervisor = supervisor
+        request.carryForward = carried
         return request
     }
 }

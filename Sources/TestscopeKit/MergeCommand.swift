@@ -37,7 +37,10 @@ extension Pipeline {
         tests.properties = [("shards", shards.members.map(\.manifest.shard).joined(separator: ", "))]
             + (shards.members.first?.manifest.swift.map { [("swift", $0)] } ?? [])
         terminal.note("merging \(shards.members.count) shard(s): \(report.profiles.count) profile(s) with \(binary.path)")
-        if !report.profiles.isEmpty { report.binaries = [binary] }
+        // A selective run's shards carry the same skipped tests' coverage (one selection): added once.
+        let carried = shards.members.map(\.run.carried)
+        if let first = carried.first, let first, carried.allSatisfy({ $0 == first }) { report.carryForward = first }
+        if !report.profiles.isEmpty || report.carryForward != nil { report.binaries = [binary] }
         let toolchain = shards.members.first?.manifest.swift
         return try render(report, tests: tests, output: output, command: "merge", history: history.map { ($0, toolchain) })
     }

@@ -87,7 +87,7 @@ extension Pipeline {
         }
         // Made before the coverage data is read: the templates and the layout are ready meanwhile.
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: command, packageRoot: root,
-                                         toolchain: toolchain, pullRequest: pullRequest)
+                                         toolchain: toolchain, pullRequest: pullRequest, carried: request.exports.isEmpty ? request.carryForward : nil)
         let sources: [any CoverageRecordSource] = request.exports.isEmpty
             ? try CoverageCollection(settings: settings, terminal: terminal, output: output)
                 .sources(profiles: profiles, binaries: binaries, onlyProfilesOfTheseBinaries: request.buildPath != nil)

@@ -164,6 +164,8 @@ public struct ReportRequest: Sendable {
     public var from: URL?
     /// The reported run's supervisor verdicts (relaunches, timeouts), which its logs do not hold.
     public var supervisor: LastRun.SupervisorVerdicts?
+    /// The reported run's carried-forward coverage (a selective run's), added to the profiles' counts.
+    package var carryForward: CarriedCoverage?
     /// `--tests-for`/`--covered-by`: a question to the `per-test.json` of `from` or the output folder, answered instead of a report.
     public var perTest: PerTestQuery?
     public var settings: ReportSettings
@@ -174,7 +176,7 @@ public struct ReportRequest: Sendable {
     }
 
     /// Whether coverage inputs were given.
-    public var hasCoverageInput: Bool { !exports.isEmpty || !profiles.isEmpty || buildPath != nil }
+    public var hasCoverageInput: Bool { !exports.isEmpty || !profiles.isEmpty || buildPath != nil || (carryForward != nil && !binaries.isEmpty) }
     /// Whether test-result inputs were given.
     public var hasTestInput: Bool { !testLogs.isEmpty || !eventStreams.isEmpty || !junit.isEmpty }
 }

@@ -185,7 +185,7 @@ extension Pipeline {
             // More shards than tests: this one has nothing to run, and merges as a shard without profiles.
             terminal.note("shard \(shardManifest.shard) has no tests (\(run.partitioned) test(s) in \(request.shard?.count ?? 0) shards)")
             _ = try commit(staging, root: root, profiles: [], binaries: [testBinary], log: logURL, negativeCounts: settings.negativeCounts,
-                           tests: run.results)
+                           tests: run.results, carried: request.carryForward)
             try shardManifest.write(into: output)
             return outcome
         }
@@ -226,7 +226,7 @@ extension Pipeline {
         }
         // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
         let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
-                                  negativeCounts: settings.negativeCounts, tests: tests)
+                                  negativeCounts: settings.negativeCounts, tests: tests, carried: request.carryForward)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
                                          pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html,
                                          carried: request.carryForward)
@@ -278,7 +278,7 @@ extension Pipeline {
     /// ones this run wrote (a relaunch adds `-2`, `-3`…), in the order they were written; `negativeCounts`:
     /// what the run rules out as the cause of a negative count, for `report`'s warning.
     private func commit(_ staging: RunStaging, root: URL, profiles: [URL], binaries: [URL], log: URL,
-                        negativeCounts: NegativeCountCause, tests: TestRunResults) throws -> [URL] {
+                        negativeCounts: NegativeCountCause, tests: TestRunResults, carried: CarriedCoverage? = nil) throws -> [URL] {
         let files = (try? FileManager.default.contentsOfDirectory(at: staging.folder, includingPropertiesForKeys: nil)) ?? []
         let streams = files.filter {
             $0.lastPathComponent.hasPrefix("swift-testing-events") && $0.pathExtension == "jsonl"
@@ -289,6 +289,7 @@ extension Pipeline {
                           testList: FileManager.default.fileExists(atPath: list.path) ? staging.final(list) : nil, output: staging.output)
         run.negativeCounts = negativeCounts
         run.supervisor = LastRun.SupervisorVerdicts(tests)
+        run.carried = carried
         try staging.commit(run)
         return final.profiles
     }

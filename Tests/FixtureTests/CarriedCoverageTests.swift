@@ -63,6 +63,41 @@ final class CarriedCoverageTests: XCTestCase {
         XCTAssertFalse(selective.covered.values.allSatisfy(\.isEmpty))
     }
 
+    /// The carried part is kept with the run (`.testscope-run.json`): `report --from` renders the selective run
+    /// again with it, and the shards of a selective run merge into the full suite's coverage (carried once).
+    func testReportAgainAndMergedShardsKeepTheCarriedCoverage() throws {
+        try record()
+        try edit { $0.replacingOccurrences(of: "guard rect.width >= 0 else", with: "guard rect.width >= 0.0 else") }
+        let (selective, full) = try compareSelectiveWithFull()
+        var again = ReportRequest(packageRoot: Self.package, settings: ReportSettings(formats: [.json], output: Self.work.appendingPathComponent("again")))
+        again.from = Self.work.appendingPathComponent("selective")
+        XCTAssertEqual(try pipeline.report(again).status, .success, console.diagnosticsText)
+        let reported = try Coverage(Self.work.appendingPathComponent("again/coverage.json"))
+        XCTAssertEqual(reported.covered, full.covered)
+        XCTAssertEqual(reported.totals, full.totals)
+        XCTAssertEqual(reported.carried?["lines"] as? Int, selective.carried?["lines"] as? Int)
+
+        let selection = try pipeline.selectAffected(
+            packageRoot: Self.package, history: Self.history, since: nil, tests: listed, alwaysRun: [],
+            toolchain: try TestscopeExecution.Toolchain.locate(), configuration: nil, buildArguments: [], scratchPath: Self.scratch)
+        let skipped = selection.decisions.filter { !$0.run }
+        var shards: [URL] = []
+        for index in 1...2 {
+            var request = request("shard-\(index)", formats: [.json])
+            request.testSelection = TestSelection(skipped: Dictionary(skipped.map { ($0.test, TestSelection.Skip(reason: $0.reason)) }, uniquingKeysWith: { first, _ in first }))
+            request.carryForward = try selection.carriedCoverage(history: Self.history, busyTimeout: 5)
+            request.shard = TestShard(index: index, count: 2)
+            XCTAssertEqual(try pipeline.run(request).status, .success, console.diagnosticsText)
+            shards.append(Self.work.appendingPathComponent("shard-\(index)"))
+        }
+        let merge = MergeRequest(packageRoot: Self.package, shards: shards, settings: ReportSettings(formats: [.json], output: Self.work.appendingPathComponent("merged")))
+        XCTAssertEqual(try pipeline.merge(merge).status, .success, console.diagnosticsText)
+        let merged = try Coverage(Self.work.appendingPathComponent("merged/coverage.json"))
+        XCTAssertEqual(merged.covered, full.covered)
+        XCTAssertEqual(merged.totals, full.totals)
+        XCTAssertNotNil(merged.carried)
+    }
+
     // MARK: - Helpers
 
     /// A fresh copy at P, recorded with per-test coverage into a fresh history.

@@ -18,7 +18,7 @@ package struct PerTestProcess: Sendable {
 /// deltas become a profile of the functions it touched, and every function of the files those
 /// functions map to (zero-count ones too, so that a closure nobody ran still splits its parent's
 /// lines) is evaluated and swept into segments and lines exactly as the aggregate is. Lines are kept
-/// only where the report has them covered (excluded lines, filtered files and path equivalences are
+/// only where the report has them (excluded lines, filtered files and path equivalences are
 /// the report's).
 package enum PerTestBuilder {
     /// `ranTests`: the ids of tests that ran to an outcome other than skipped (those without a block are lost).
@@ -34,10 +34,12 @@ package enum PerTestBuilder {
     package static func record(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
                               ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>], regions: PerTestRegions) {
         var reportIndex: [String: Int] = [:]
-        var coveredInReport: [Set<UInt32>] = []
+        var linesInReport: [Set<UInt32>] = []
         for (index, file) in report.files.enumerated() {
             reportIndex[file.path] = index
-            coveredInReport.append(Set(file.lines.filter(\.isCovered).map(\.line)))
+            // The report's lines, covered or not: a test that ran in a process that then crashed has its
+            // deltas here, while the aggregate lost that process's profile (llvm writes it at exit).
+            linesInReport.append(Set(file.lines.map(\.line)))
         }
         var byName: [UInt64: [Int]] = [:]
         var byFile: [String: [Int]] = [:]
@@ -61,7 +63,7 @@ package enum PerTestBuilder {
             }
             let results = Parallel.map(process.blocks.count) { b -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) in
                 linesRun(by: process.blocks[b], records: records, owner: owner, mapped: mapped, byName: byName,
-                         byFile: byFile, reportIndex: reportIndex, coveredInReport: coveredInReport)
+                         byFile: byFile, reportIndex: reportIndex, linesInReport: linesInReport)
             }
             for (block, (fileLines, functions, functionRuns)) in zip(process.blocks, results) {
                 let context = Self.context(of: block.id)
@@ -120,7 +122,7 @@ package enum PerTestBuilder {
     /// entered (indexes into `mapped`); and the code regions each function it ran executed.
     static func linesRun(by block: PerTestContextBlock, records: [RawProfileRecord], owner: [Int32], mapped: [MappedFunction],
                          byName: [UInt64: [Int]], byFile: [String: [Int]], reportIndex: [String: Int],
-                         coveredInReport: [Set<UInt32>]) -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) {
+                         linesInReport: [Set<UInt32>]) -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) {
         var touched: [Int: [UInt64]] = [:]
         for (index, delta) in zip(block.indexes, block.deltas) where Int(index) < owner.count {
             let record = Int(owner[Int(index)])
@@ -147,7 +149,7 @@ package enum PerTestBuilder {
         for file in NativeFileCoverage.files(evaluated.functions) {
             guard files.contains(file.filename), let index = reportIndex[file.filename] else { continue }
             var kept: [UInt32: UInt64] = [:]
-            for line in LineCoverageBuilder.lines(from: file.segments ?? []) where line.isCovered && coveredInReport[index].contains(line.line) {
+            for line in LineCoverageBuilder.lines(from: file.segments ?? []) where line.isCovered && linesInReport[index].contains(line.line) {
                 kept[line.line] = line.count
             }
             if !kept.isEmpty { result[index] = kept }

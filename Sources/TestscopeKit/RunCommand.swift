@@ -211,7 +211,9 @@ extension Pipeline {
             return outcome
         }
         // With every test skipped, the coverage is all carried forward: the binary's mapping, no profile.
-        guard !run.profiles.isEmpty || noneRan else {
+        // A process that crashed wrote an empty profile (llvm writes at exit): its tests are reported, its counts are lost.
+        let written = run.profiles.filter { ((try? FileManager.default.attributesOfItem(atPath: $0.path)[.size]) as? Int ?? 1) > 0 }
+        guard !written.isEmpty || noneRan else {
             if testsFailed {
                 if !tests.results.isEmpty {
                     _ = try commit(staging, root: root, profiles: [], binaries: [], log: logURL, negativeCounts: settings.negativeCounts, tests: tests)
@@ -225,7 +227,7 @@ extension Pipeline {
             throw CoverageError.noProfiles(directory: run.binPath?.appendingPathComponent("codecov").path ?? root.path)
         }
         // The tests have run: this run replaces the earlier one, and its reports are made from the files in place.
-        let profiles = try commit(staging, root: root, profiles: run.profiles, binaries: [testBinary], log: logURL,
+        let profiles = try commit(staging, root: root, profiles: written, binaries: [testBinary], log: logURL,
                                   negativeCounts: settings.negativeCounts, tests: tests, carried: request.carryForward)
         let coverage = CoverageReporting(settings: settings, terminal: terminal, command: "run", packageRoot: root, toolchain: setup.toolchain,
                                          pullRequest: setup.pullRequest, perTest: setup.perTestDirectory != nil, html: setup.html,

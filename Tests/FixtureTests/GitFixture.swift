@@ -26,6 +26,9 @@ struct GitFixture {
         try git("commit", "-q", "-m", "base")
     }
 
+    /// A package a test wrote itself (the test runs git in it).
+    init(existing package: URL) { self.package = package }
+
     /// A fresh copy of `sample-profiles/packages/<name>` at `work/<name>`, without its build folders.
     static func copy(_ name: String, into work: URL) throws -> URL {
         let fm = FileManager.default

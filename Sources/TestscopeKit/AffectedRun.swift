@@ -18,7 +18,8 @@ extension Pipeline {
                 selection = try selectAffected(
                     packageRoot: root, history: history, since: affected.since, tests: nil, alwaysRun: affected.alwaysRun,
                     toolchain: toolchain, configuration: request.selection.configuration, buildArguments: request.buildArguments,
-                    scratchPath: RunSetup.build(request, root: root).scratchPath, ignoring: Self.writtenFolders(request, root: root))
+                    scratchPath: RunSetup.build(request, root: root).scratchPath,
+                    ignoring: Self.writtenFolders(request, root: root) + affected.ignoreChanges)
             } catch PullRequestError.unknownBase(let ref, let shallow) {
                 throw UsageError("--since \(ref): git knows no such commit in \(root.path)"
                     + (shallow ? " (a shallow clone: fetch more history, e.g. fetch-depth: 0)" : "; name a branch, tag or commit of this repository"))
@@ -56,15 +57,15 @@ extension Pipeline {
         return request
     }
 
-    /// What this run writes inside the package (`--output`, `--scratch-path`, the `--history` file), package-relative:
-    /// not changes (a history file restored from a CI cache into the checkout is untracked, and not ignored).
+    /// What this run writes inside the package (`--output`, `--scratch-path`, the `--history` file), package-relative
+    /// globs (escaped): not changes (a history file restored from a CI cache into the checkout is untracked, and not ignored).
     static func writtenFolders(_ request: RunRequest, root: URL) -> [String] {
         let base = root.standardizedFileURL.path + "/"
         let written = [request.settings.outputFolder(packageRoot: root).url, RunSetup.build(request, root: root).scratchPath,
                        request.settings.history] + ["-wal", "-shm", "-journal"].map { suffix in request.settings.history.map { URL(fileURLWithPath: $0.path + suffix) } }
         return written.compactMap { url in
             guard let path = url?.standardizedFileURL.path, path.hasPrefix(base) else { return nil }
-            return String(path.dropFirst(base.count))
+            return GitRepository.escapingGlob(String(path.dropFirst(base.count)))
         }
     }
 

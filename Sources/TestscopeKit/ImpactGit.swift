@@ -104,9 +104,18 @@ extension GitRepository {
     }
 
     /// The package's folder without what builds and reports write into it (SwiftPM's `.build` and
-    /// `.swiftpm`, Testscope's `.testscope`, and `ignoring`: package-relative folders such as `--output`):
-    /// a package without a .gitignore would otherwise see its own build as a change.
+    /// `.swiftpm`, Testscope's `.testscope`, and `ignoring`: package-relative globs, such as the escaped
+    /// `--output` folder and the user's `--ignore-change`): a package without a .gitignore would otherwise
+    /// see its own build as a change. Git's glob magic: `*` stays within a folder, `**` crosses them.
     static func pathspec(_ folder: String, ignoring: [String]) -> [String] {
-        [folder.isEmpty ? "." : folder] + ([".build", ".swiftpm", ".testscope"] + ignoring).map { ":(exclude)" + folder + $0 }
+        [folder.isEmpty ? "." : folder] + ([".build", ".swiftpm", ".testscope"] + ignoring).map { ":(exclude,glob)" + escapingGlob(folder) + $0 }
+    }
+
+    /// A path as a glob that matches only itself.
+    static func escapingGlob(_ path: String) -> String {
+        path.reduce(into: "") { result, character in
+            if "*?[]\\".contains(character) { result.append("\\") }
+            result.append(character)
+        }
     }
 }

@@ -97,6 +97,9 @@ public struct RunRequest: Sendable {
             for pattern in affected.alwaysRun where (try? NSRegularExpression(pattern: pattern)) == nil {
                 throw UsageError("--always-run '\(pattern)' is not a regular expression")
             }
+            for glob in affected.ignoreChanges where glob.isEmpty || glob.hasPrefix("/") || glob.split(separator: "/").contains("..") {
+                throw UsageError("--ignore-change '\(glob)' must be a glob relative to the package's folder, e.g. 'Scripts/**'")
+            }
         }
     }
 }
@@ -111,12 +114,15 @@ public struct AffectedOptions: Sendable, Equatable {
     public var alwaysRun: [String] = []
     /// `--why TEST`: print the decision for each of these tests and stop (nothing is built or run).
     public var why: [String] = []
+    /// `--ignore-change GLOB`: package-relative globs of files whose changes reach no test (scripts, IDE files).
+    public var ignoreChanges: [String] = []
 
-    public init(since: String? = nil, observe: Bool = false, alwaysRun: [String] = [], why: [String] = []) {
+    public init(since: String? = nil, observe: Bool = false, alwaysRun: [String] = [], why: [String] = [], ignoreChanges: [String] = []) {
         self.since = since
         self.observe = observe
         self.alwaysRun = alwaysRun
         self.why = why
+        self.ignoreChanges = ignoreChanges
     }
 }
 

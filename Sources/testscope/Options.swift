@@ -150,14 +150,16 @@ struct AffectedOptionGroup: ParsableArguments {
     var alwaysRun: [String] = []
     @Option(name: .long, help: ArgumentHelp("With --affected: print why this test would run or be skipped (the rule and the changed file:line or function), and stop (repeatable).", valueName: "test"))
     var why: [String] = []
+    @Option(name: .customLong("ignore-change"), help: ArgumentHelp("With --affected: a change to a file matching this glob (package-relative; *, ** and ?) reaches no test, e.g. 'Scripts/**' (repeatable).", valueName: "glob"))
+    var ignoreChanges: [String] = []
 
     var options: AffectedOptions? {
-        affected ? AffectedOptions(since: since, observe: observe, alwaysRun: alwaysRun, why: why) : nil
+        affected ? AffectedOptions(since: since, observe: observe, alwaysRun: alwaysRun, why: why, ignoreChanges: ignoreChanges) : nil
     }
 
     func validate(history: String?) throws {
         if !affected {
-            for (name, given) in [("--since", since != nil), ("--observe", observe), ("--always-run", !alwaysRun.isEmpty), ("--why", !why.isEmpty)] where given {
+            for (name, given) in [("--since", since != nil), ("--observe", observe), ("--always-run", !alwaysRun.isEmpty), ("--why", !why.isEmpty), ("--ignore-change", !ignoreChanges.isEmpty)] where given {
                 throw ValidationError("\(name) needs --affected")
             }
             return

@@ -116,6 +116,20 @@ final class AffectedRunTests: XCTestCase {
                        console.outputText)
         XCTAssertEqual(console.outputText.components(separatedBy: "\(skipped): skipped — not affected by the change").count, 3, console.outputText)
 
+        // A file outside every target is a full run, unless the user's --ignore-change glob matches it.
+        let script = Self.package.appendingPathComponent("Scripts/format.sh")
+        try FileManager.default.createDirectory(at: script.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "swift format -i -r .\n".write(to: script, atomically: true, encoding: .utf8)
+        _ = try pipeline.run(request("why-script", affected: AffectedOptions(why: [skipped])))
+        XCTAssertTrue(console.outputText.contains("\(skipped): runs — full run: Scripts/format.sh is outside every target"), console.outputText)
+        _ = try pipeline.run(request("why-ignored", affected: AffectedOptions(why: [skipped], ignoreChanges: ["Scripts/**"])))
+        XCTAssertEqual(console.outputText.components(separatedBy: "\(skipped): skipped — not affected by the change").count, 4, console.outputText)
+        var bad = request("bad", affected: AffectedOptions(ignoreChanges: ["../Elsewhere/**"]))
+        bad.affected?.why = [skipped]
+        XCTAssertThrowsError(try bad.validate()) {
+            XCTAssertTrue(($0 as? UsageError)?.message.contains("--ignore-change '../Elsewhere/**' must be a glob relative") == true, "\($0)")
+        }
+
         // A REF git does not know is a usage error (exit 64), before anything is built.
         XCTAssertThrowsError(try pipeline.run(request("since", affected: AffectedOptions(since: "no-such-ref")))) { error in
             XCTAssertTrue(error is UsageError, "\(error)")

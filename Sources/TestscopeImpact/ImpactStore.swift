@@ -56,8 +56,10 @@ package struct HistoryImpactStore: ImpactMapStore {
 
     package func save(_ map: ImpactMap, runUUID: String) throws {
         let environment = String(decoding: try JSONEncoder().encode(map.environment), as: UTF8.self)
+        // Mostly mangled names and checksums: compresses about fivefold.
+        let json = Array(try map.encoded())
         var row = HistoryImpactMap(commit: map.commit, tree: map.tree, dirty: !map.dirtyFiles.isEmpty, environment: environment,
-                                   map: String(decoding: try map.encoded(), as: UTF8.self))
+                                   map: try Zlib.compress(json), mapSize: json.count)
         if let lines = map.recording.lines {
             // JSON of digits and commas: compresses about tenfold.
             let json = Array(try JSONEncoder().encode(RecordedCoverage(lines: lines, regions: map.recording.regions)))
@@ -87,7 +89,8 @@ package struct HistoryImpactStore: ImpactMapStore {
                                      outsideTests: [], tests: [])
                 }
                 do {
-                    var map = try ImpactMap.decoded(Data(row.map.utf8))
+                    let json = try row.mapSize.map { try Zlib.uncompress(row.map, expectedSize: UInt64(max($0, 0))) } ?? row.map
+                    var map = try ImpactMap.decoded(Data(json))
                     map.recording.runUUID = row.runUUID
                     return map
                 } catch { throw damaged(row, error) }

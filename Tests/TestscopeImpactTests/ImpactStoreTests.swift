@@ -69,6 +69,21 @@ final class ImpactStoreTests: XCTestCase {
         XCTAssertEqual(try HistoryImpactStore(url: url).maps(at: ["c1"]), [map("c1")])
     }
 
+    /// Maps are stored compressed (schema 4); a row written before (its JSON as text, no `map_size`) still reads.
+    func testMapsAreStoredCompressedAndOlderTextRowsStillRead() throws {
+        try HistoryImpactStore(url: url).save(map("c1"), runUUID: try storeRun("c1", minute: 0))
+        let json = try map("c1").encoded()
+        let db = try SQLiteConnection(path: url.path, create: false, busyTimeout: 1)
+        let sizes = try db.prepare("SELECT length(map), map_size, typeof(map) FROM impact_map")
+        XCTAssertTrue(try sizes.step())
+        XCTAssertEqual(sizes.int(1), Int64(json.count))
+        XCTAssertLessThan(sizes.int(0), Int64(json.count))
+        XCTAssertEqual(sizes.text(2), "blob")
+        try db.prepare("UPDATE impact_map SET map = ?, map_size = NULL").run([.text(String(decoding: json, as: UTF8.self))])
+        db.close()
+        XCTAssertEqual(try HistoryImpactStore(url: url).maps(at: ["c1"]), [map("c1")])
+    }
+
     func testADamagedMapIsOneErrorAndTheFileIsLeftAsItWas() throws {
         try HistoryImpactStore(url: url).save(map("c1"), runUUID: try storeRun("c1", minute: 0))
         let db = try SQLiteConnection(path: url.path, create: false, busyTimeout: 1)

@@ -31,7 +31,8 @@ struct AffectedSelection {
     func label(_ test: String, coverage: PerTestCoverage?) -> FailureLabel {
         // Without a map the change was not measured: no changed line is known, so nothing is "not touched".
         guard let map else { return .unknown(fullRunReason ?? "no impact map") }
-        return FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout, isNew: testsKnown && !map.tests.contains { $0.id == test })
+        return FailureLabel.label(test: test, coverage: coverage, impact: impact, layout: layout, isNew: testsKnown && !map.tests.contains { $0.id == test },
+                                  map: testsKnown ? map : nil)
     }
 }
 

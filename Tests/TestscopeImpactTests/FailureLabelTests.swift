@@ -15,9 +15,22 @@ final class FailureLabelTests: XCTestCase {
                         lost: [], files: [.init(path: counter, lastLine: 12, runs: [.init(context: 1, lines: "3-5"), .init(context: 2, lines: "6-8")])])
     }
 
-    func label(_ test: String, _ changes: [FileChange], coverage: PerTestCoverage? = nil, isNew: Bool = false) -> FailureLabel {
-        let impact = ChangeAnalyzer(map: fixture.map(executed: ImpactFixture.executed), layout: fixture.layout).analyze(changes)
-        return FailureLabel.label(test: test, coverage: coverage ?? self.coverage, impact: impact, layout: fixture.layout, isNew: isNew)
+    func label(_ test: String, _ changes: [FileChange], coverage: PerTestCoverage? = nil, isNew: Bool = false, withMap: Bool = false) -> FailureLabel {
+        let map = fixture.map(executed: ImpactFixture.executed)
+        let impact = ChangeAnalyzer(map: map, layout: fixture.layout).analyze(changes)
+        return FailureLabel.label(test: test, coverage: coverage ?? self.coverage, impact: impact, layout: fixture.layout, isNew: isNew,
+                                  map: withMap ? map : nil)
+    }
+
+    /// A changed file this run's report leaves out (here Greet.swift: only Counter.swift is reported): the map
+    /// says who executed it when recorded.
+    func testAChangedFileOutsideTheReportIsAnsweredByTheMap() {
+        let greet = fixture.change("Sources/Core/Greet.swift", to: ImpactFixture.other.replacingOccurrences(of: "n * 2", with: "n * 3"))
+        var withGreet = coverage
+        withGreet.contexts.append(.init(id: "CoreTests.GreetTests/testGreet"))
+        XCTAssertEqual(label("CoreTests.GreetTests/testGreet", [greet], coverage: withGreet, withMap: true), .touched("Sources/Core/Greet.swift:3"))
+        XCTAssertEqual(label("CoreTests.CounterTests/testDoubled", [greet], withMap: true), .notTouched)
+        XCTAssertEqual(label("CoreTests.CounterTests/testDoubled", [greet]), .unknown("changed file Sources/Core/Greet.swift is not in the coverage report"))
     }
 
     func bodyEdit() -> FileChange {

@@ -105,7 +105,7 @@ final class ReplayAffectedTests: XCTestCase {
         XCTAssertEqual(cells.map { Int($0[3]) }, selectedIDs.map { Optional($0) }, table)
         if cells.count == 5 { XCTAssertEqual([cells[3][2], cells[3][4]], ["0", "0"], table) }
         XCTAssertTrue(table.contains("missed tests (outcome changed or failed, not selected): file 0, function 0, line 0."), table)
-        XCTAssertTrue(table.contains("RTSCheck R2 and R4 (function granularity against file and line): neither holds in any pair."), table)
+        XCTAssertTrue(table.contains("RTSCheck R2 and R4 (function granularity against file and line), to inspect: neither holds in any pair."), table)
 
         // Every test method made to fail by chance, at every commit: their failures are counted by label, and
         // their chance outcomes are no violation. (Each fails half its runs: none failing in 6 runs of every test is 2^-60.)

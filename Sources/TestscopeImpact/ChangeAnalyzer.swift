@@ -54,6 +54,9 @@ package struct ChangeAnalyzer {
         if let oldTokens, let newTokens, oldTokens.map(\.text) == newTokens.map(\.text) {
             return impact.add(ChangeEvidence(rule: .noTest("comments or whitespace only"), path: path, line: 0))
         }
+        if language == .swift, let oldTokens, let newTokens, ActiveCode.tokens(oldTokens) == ActiveCode.tokens(newTokens) {
+            return impact.add(ChangeEvidence(rule: .noTest("code for another platform only (an inactive #if branch)"), path: path, line: 0))
+        }
         let wholeFile: ChangeEvidence.Rule = SourceLanguage.isHeader(path: path) || language == .cFamily
             ? .header(target: target) : .declaration(target: target)
         guard let oldTokens, let newTokens, change.kind == .modified else {

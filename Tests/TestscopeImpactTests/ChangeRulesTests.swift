@@ -101,6 +101,46 @@ final class ChangeRulesTests: XCTestCase {
         XCTAssertNotNil(added.targets["Core"])
     }
 
+    /// Code the compiler does not see on this platform (a decidable `#if` branch that is not taken) reaches no
+    /// test; a change to the taken branch, to the condition, or inside an undecidable `#if` is a change.
+    func testCodeForAnotherPlatformReachesNoTest() {
+        let os = ActiveCode.currentOS, other = os == "Windows" ? "Linux" : "Windows"
+        let block = "#if os(\(other))\nimport WinSDK\n#endif\npublic func greet"
+        let added = edit("Sources/Core/Greet.swift", "public func greet", block)
+        let (impact, decisions) = select([added])
+        XCTAssertEqual(selected(decisions), [], "\(impact)")
+        let inactive = fixture.change("Sources/Core/Greet.swift", to: ImpactFixture.other.replacingOccurrences(of: "public func greet", with: block))
+        var changed = inactive
+        changed.oldText = inactive.newText
+        changed.newText = inactive.newText!.replacingOccurrences(of: "import WinSDK", with: "import ucrt")
+        XCTAssertEqual(selected(select([changed]).1), [])
+        // The taken branch changed, or the condition: every dependent test, as any declaration change.
+        var taken = changed
+        taken.newText = inactive.newText!.replacingOccurrences(of: "#endif", with: "#else\nimport Foundation\n#endif")
+        XCTAssertFalse(selected(select([taken]).1).isEmpty)
+        var condition = changed
+        condition.newText = inactive.newText!.replacingOccurrences(of: "os(\(other))", with: "os(\(os))")
+        XCTAssertFalse(selected(select([condition]).1).isEmpty)
+        var undecidable = changed
+        undecidable.oldText = inactive.newText!.replacingOccurrences(of: "os(\(other))", with: "canImport(WinSDK)")
+        undecidable.newText = undecidable.oldText!.replacingOccurrences(of: "import WinSDK", with: "import ucrt")
+        XCTAssertFalse(selected(select([undecidable]).1).isEmpty)
+    }
+
+    func testConditionsAreEvaluatedOnlyWhenDecidable() {
+        func value(_ text: String) -> Bool? {
+            ActiveCode.evaluate(SourceTokens.tokens(text, language: .swift).map(\.text), os: "Linux", arch: "x86_64")
+        }
+        XCTAssertEqual(value("os(Linux)"), true)
+        XCTAssertEqual(value("os(iOS) || os(macOS) || os(watchOS)"), false)
+        XCTAssertEqual(value("!os(Windows) && (arch(x86_64) || arch(arm64))"), true)
+        XCTAssertEqual(value("os(Linux) && !true"), false)
+        XCTAssertNil(value("canImport(Darwin)"))
+        XCTAssertNil(value("os(Linux) || swift(>=5.9)"))
+        XCTAssertNil(value("DEBUG"))
+        XCTAssertNil(value("os(Linux"))
+    }
+
     func testAMapRecordedOnOtherTextIsNotTrustedForBodies() {
         var stale = fixture
         stale.files["Sources/Core/Counter.swift"] = ImpactFixture.core.replacingOccurrences(of: "value * 2", with: "value * 2 + 0")

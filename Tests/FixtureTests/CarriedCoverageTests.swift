@@ -133,7 +133,7 @@ final class CarriedCoverageTests: XCTestCase {
         let skipped = selection.decisions.filter { !$0.run }
         XCTAssertFalse(skipped.isEmpty, "some tests are skipped")
         XCTAssertEqual(selection.decisions.contains(where: \.run), someRun, "some tests run")
-        var request = request("selective", formats: [.json, .lcov, .markdown], diffBase: base)
+        var request = request("selective", formats: [.json, .lcov, .markdown, .html], diffBase: base)
         request.testSelection = TestSelection(skipped: Dictionary(skipped.map { ($0.test, TestSelection.Skip(reason: $0.reason)) }, uniquingKeysWith: { first, _ in first }))
         request.carryForward = try selection.carriedCoverage(history: Self.history, busyTimeout: 5)
         XCTAssertNotNil(request.carryForward)
@@ -165,6 +165,10 @@ final class CarriedCoverageTests: XCTestCase {
                       console.outputText)
         let summary = try String(contentsOf: Self.work.appendingPathComponent("selective/summary.md"), encoding: .utf8)
         XCTAssertTrue(summary.contains("\(carried["lines"] as? Int ?? -1) line(s) carried forward from the run of "), summary)
+        let index = try String(contentsOf: Self.work.appendingPathComponent("selective/index.html"), encoding: .utf8)
+        let skippedCount = Set(skipped.map(\.test)).count
+        XCTAssertTrue(index.contains("<p class=\"notice carried\">Carried forward: \(carried["lines"] as? Int ?? -1) line"), index)
+        XCTAssertTrue(index.contains("covered only by the \(skippedCount) test"), index)
         return (selective, full)
     }
 

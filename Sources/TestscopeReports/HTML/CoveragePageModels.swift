@@ -14,11 +14,14 @@ struct IndexModel: HTMLViewModel {
     var changes: ChangesModel? = nil
     /// The run's test outcome, linked to the Tests page; nil when the report has no test results.
     var testOutcome: TestOutcomeModel? = nil
+    /// A selective run's carried-forward part (`run --affected`), said above the totals; nil otherwise.
+    var carried: String? = nil
 
     func child(named name: String) -> Any? {
         switch name {
         case "changes": return changes.orFalse
         case "testOutcome": return testOutcome.orFalse
+        case "carried": return carried.orFalse
         case "facts": return facts
         case "totals": return totals
         case "fileCount": return fileCount

@@ -148,6 +148,11 @@ package struct HTMLReport: PageWriter, Sendable {
             testOutcome: tests.map { run in
                 TestOutcomeModel(text: "\(run.results.count) \(run.results.count == 1 ? "test" : "tests"): \(run.summaryLine)",
                                  level: run.hasFailures ? "lo" : "hi", href: singleFile ? "#tests" : "tests.html")
+            },
+            carried: report.carriedForward.map { carried in
+                "Carried forward: \(carried.lines) line\(carried.lines == 1 ? " is" : "s are") covered only by the \(carried.tests) test\(carried.tests == 1 ? "" : "s") "
+                    + "this run skipped (not affected by the change), from their recorded coverage in the run of \(carried.commit.prefix(12)). "
+                    + "These figures are the full suite's."
             })
         return try templates.render("index", model)
     }

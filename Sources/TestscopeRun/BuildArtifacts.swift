@@ -4,6 +4,20 @@ import TestscopeExecution
 /// The one place that finds what a SwiftPM build left: the bin folder, the test binary in it, the
 /// `codecov` folder and the raw profiles (used by `run`, `flaky` and `report --build-path`).
 package enum BuildArtifacts {
+    /// A failed build's line that says the build folder's module cache was made at another path: the package
+    /// (with its `.build`) was moved or copied, and clang refuses every precompiled module it finds there.
+    package static func saysBuiltElsewhere(_ line: String) -> Bool { line.contains("was compiled with module cache path") }
+
+    /// What `run` and `flaky` say before building a moved build folder again.
+    package static let builtElsewhereNote = "the build folder was made at another path (the package was moved or copied): "
+        + "its module cache is removed and the build runs again"
+
+    /// Removes the module cache of the build whose bin folder is `binPath` (`<scratch>/<triple>/<configuration>/ModuleCache`):
+    /// the rest of a moved build folder still serves.
+    package static func removeModuleCache(binPath: URL) {
+        try? FileManager.default.removeItem(at: binPath.appendingPathComponent("ModuleCache"))
+    }
+
     /// The bin folder of a build with these arguments (`--package-path`, `-c`, `--scratch-path`, …): the
     /// `<scratch>/<configuration>` link SwiftPM keeps to it when it is there (reading a link is free; asking
     /// SwiftPM starts it, a quarter second of CPU), else `swift build --show-bin-path`.

@@ -142,10 +142,21 @@ package struct TestRunCoordinator: Sendable {
         let observer = self.observer
         // In the caller's environment, not the tests': SwiftPM plans the build again when its environment
         // changes (15 s on hummingbird), and `flaky` builds the same folder in the caller's environment.
-        let build = try ProcessRunner.stream(
-            request.swift, ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra,
-            environment: ProcessInfo.processInfo.environment, echo: request.echo, onLine: { line in writeLine(line); observer?.buildLine(line) })
+        let builtElsewhere = Locked(false)
+        let buildCommand = ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra
+        var build = try ProcessRunner.stream(
+            request.swift, buildCommand, environment: ProcessInfo.processInfo.environment, echo: request.echo, onLine: { line in
+                writeLine(line)
+                observer?.buildLine(line)
+                if BuildArtifacts.saysBuiltElsewhere(line) { builtElsewhere.withLock { $0 = true } }
+            })
         binPathTask.wait()
+        if !build.succeeded, builtElsewhere.withLock({ $0 }), let bin = try? binPathQuery.withLock({ $0 })?.get() {
+            note(BuildArtifacts.builtElsewhereNote)
+            BuildArtifacts.removeModuleCache(binPath: bin)
+            build = try ProcessRunner.stream(request.swift, buildCommand, environment: ProcessInfo.processInfo.environment, echo: request.echo,
+                                             onLine: { line in writeLine(line); observer?.buildLine(line) })
+        }
         PhaseTimer.mark("build")
         guard build.succeeded else {
             return TestRunOutput(results: results, testBinaryStatus: build.status, testBinaryStderr: build.stderrText,

@@ -23,10 +23,12 @@ extension FailureLabel {
         // a change in code the test runs, seen by its own lines or the map).
         let reported = Set(coverage.files.map(\.path))
         for hidden in impact.changedLines.keys.sorted() where !reported.contains(hidden) && SourceLanguage.of(path: hidden) != nil {
-            guard let map, let recorded = map.tests.first(where: { $0.id == test }), recorded.usable,
-                  let file = map.files.firstIndex(of: hidden) else {
+            guard let map, let recorded = map.tests.first(where: { $0.id == test }), recorded.usable else {
                 return .unknown("changed file \(hidden) is not in the coverage report")
             }
+            // A file the map has no code of (new, or declarations only) was run by no test when recorded: code
+            // added to it reaches a test through a declaration, which the target's rule below says.
+            guard let file = map.files.firstIndex(of: hidden) else { continue }
             let ran = recorded.functionIndexes.filter { map.functions[$0].file == file }
             if let (_, evidence) = impact.functions.filter({ ran.contains($0.key) }).min(by: { $0.key < $1.key }) { return .touched(evidence.place) }
             if !ran.isEmpty, let evidence = impact.files[hidden] { return .touched(evidence.place) }

@@ -31,6 +31,10 @@ final class FailureLabelTests: XCTestCase {
         XCTAssertEqual(label("CoreTests.GreetTests/testGreet", [greet], coverage: withGreet, withMap: true), .touched("Sources/Core/Greet.swift:3"))
         XCTAssertEqual(label("CoreTests.CounterTests/testDoubled", [greet], withMap: true), .notTouched)
         XCTAssertEqual(label("CoreTests.CounterTests/testDoubled", [greet]), .unknown("changed file Sources/Core/Greet.swift is not in the coverage report"))
+        // A new file: no test ran it when the map was recorded; its declarations reach the target's tests.
+        let added = FileChange(path: "Sources/Core/Extra.swift", kind: .added, oldText: nil, newText: "public func extra() -> Int { 1 }\n")
+        XCTAssertEqual(label("CoreTests.CounterTests/testDoubled", [added], withMap: true),
+                       .unknown("declarations changed in Core (Sources/Core/Extra.swift); CoreTests depends on it"))
     }
 
     func bodyEdit() -> FileChange {

@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "TestscopeTestResultsTests",
             dependencies: ["TestscopeTestResults", "TestscopeReports", "TestscopeExecution", "TestscopeTestSupport"],
-            exclude: ["Goldens", "EventStreamCorpus"]
+            exclude: ["Goldens", "EventStreamCorpus", "DarwinXCTestLogs"]
         ),
         .testTarget(name: "TestscopeRunTests", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
         .testTarget(

@@ -29,8 +29,9 @@ package enum StandardStreams {
     private static let closed = Locked<Set<Int32>>([])
 
     /// A write to a closed pipe is an error (EPIPE) for the writer to handle, not a fatal SIGPIPE
-    /// (children get SIGPIPE's default back: `Spawn`).
-    static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+    /// (children get SIGPIPE's default back: `Spawn`). The CLI sets it first, for what ArgumentParser
+    /// prints itself (`--help`, `--version`: stdio, whose failed flush at exit is silent).
+    package static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     package static func write(_ fd: Int32, _ text: String) {
         var text = text

@@ -136,7 +136,11 @@ package enum ProcessTree {
                 let reaped = waitpid(pid, &status, WNOHANG)
                 if reaped == pid { return false }
                 // Not (yet) our child: done once it is gone from the table.
+                #if os(Linux)
                 return reaped == 0 || access("/proc/\(pid)", F_OK) == 0
+                #else
+                return reaped == 0 || kill(pid, 0) == 0
+                #endif
             }
             if !waiting.isEmpty { usleep(10_000) }
         }

@@ -28,7 +28,12 @@ struct SpawnedProcess {
     static func start(_ executable: URL, _ arguments: [String], environment: [String: String]?,
                       currentDirectory: URL?, stdin: Int32, stdout: Int32, stderr: Int32,
                       newProcessGroup: Bool = false) throws -> SpawnedProcess {
+        // Darwin's spawn types are opaque pointers that `_init` allocates; glibc's are structs.
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
         var actions = posix_spawn_file_actions_t()
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
@@ -41,7 +46,11 @@ struct SpawnedProcess {
             arguments = ["-C", currentDirectory.path, executable.path] + arguments
             executable = URL(fileURLWithPath: "/usr/bin/env")
         }
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        #else
         var attributes = posix_spawnattr_t()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // Default signal handling in the child (the parent may ignore SIGPIPE), and no signal blocked

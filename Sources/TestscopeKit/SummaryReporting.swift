@@ -29,9 +29,14 @@ struct SummaryReporting {
                 terminal.emit(.warning("cannot open $GITHUB_STEP_SUMMARY (\(path)) for writing; the step summary is left out"))
                 return
             }
-            handle.seekToEndOfFile()
-            handle.write(Data(text.utf8))
-            try? handle.close()
+            defer { try? handle.close() }
+            // The throwing write: Foundation's `write(_:)` traps on a failed write (a full disk: status 132).
+            do {
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(text.utf8))
+            } catch {
+                terminal.emit(.warning("cannot write $GITHUB_STEP_SUMMARY (\(path)): \(SystemErrorText.reason(error)); the step summary is left out"))
+            }
         }
     }
 

@@ -53,7 +53,8 @@ package struct XCTestConsoleParser {
         case let .caseStarted(name, at):
             finishRunningAsInterrupted()
             running = withModule(name)
-            runningSince = at.flatMap(Self.parseDate) ?? Date()
+            // Darwin's `started.` has no time: now while the process runs, unknown in a recorded log.
+            runningSince = at.flatMap(Self.parseDate) ?? (live ? Date() : nil)
             issues = []; output = []; metrics = []; skipReason = nil
         case let .caseFinished(name, outcome, seconds):
             record(running.flatMap { $0.key == name.key ? $0 : nil } ?? withModule(name), outcome: outcome, duration: seconds)

@@ -151,7 +151,8 @@ package enum XCTestLine: Sendable, Equatable {
             let body = rest.dropFirst(7)
             guard let separator = body.range(of: " : "), let name = XCTestName(body[..<separator.lowerBound]) else { return nil }
             let message = String(body[separator.upperBound...])
-            let unexpected = location?.file == "<EXPR>" || message.hasPrefix("threw error")
+            // A thrown error: Linux's `<EXPR>:0: … threw error "…"`, Darwin's `failed: caught error: "…"`.
+            let unexpected = location?.file == "<EXPR>" || message.hasPrefix("threw error") || message.hasPrefix("failed: caught error")
             return .issue(name, location: location?.file == "<EXPR>" || location?.file == "<unknown>" ? nil : location,
                           message: message, unexpected: unexpected)
         }

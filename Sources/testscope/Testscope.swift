@@ -20,6 +20,7 @@ struct Testscope: ParsableCommand {
     /// Like ArgumentParser's `main()`, but a usage error is one `testscope: error:` line (what is
     /// wrong, and where the help is) with exit status 64, as every other error is one line.
     static func main() {
+        _ = StandardStreams.ignoreSIGPIPE  // `testscope --help | head -1` ends quietly too
         var command: ParsableCommand
         do {
             command = try parseAsRoot()

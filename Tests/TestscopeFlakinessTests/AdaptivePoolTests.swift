@@ -31,12 +31,14 @@ final class AdaptivePoolTests: XCTestCase {
         XCTAssertEqual(peak, 2)
     }
 
+    #if os(Linux)
     func testTheIdleFractionIsAFraction() throws {
         var sampler = try XCTUnwrap(CPUIdleSampler(), "/proc/stat is readable on Linux")
         usleep(100_000)
         let idle = try XCTUnwrap(sampler.idleFraction())
         XCTAssertTrue((0...1).contains(idle), "\(idle)")
     }
+    #endif
 
     func testTheFirstErrorStopsTheWork() {
         XCTAssertThrowsError(try AdaptivePool.map(20, jobs: 2, maxJobs: 6) { index -> Int in

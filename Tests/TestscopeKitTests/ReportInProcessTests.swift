@@ -53,6 +53,21 @@ final class ReportInProcessTests: XCTestCase {
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    #if os(Linux)
+    /// A step summary that cannot be written (/dev/full: every write fails, ENOSPC) is one warning; the
+    /// reports and the status are as without it (Foundation's `FileHandle.write` trapped there: status 132).
+    func testAStepSummaryThatCannotBeWrittenIsAWarning() throws {
+        var request = ReportRequest(packageRoot: package("Crashy"), settings: ReportSettings(formats: [.json], output: output))
+        request.testLogs = [recorded("Crashy", "swift-test.log")]
+        request.testList = recorded("Crashy", "test-list.txt")
+        let outcome = try pipeline(environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/dev/full"]).report(request)
+        XCTAssertEqual(outcome.status, .testsFailed, console.diagnosticsText)
+        let warnings = console.diagnosticsText.split(separator: "\n").filter { $0.contains("GITHUB_STEP_SUMMARY") }
+        XCTAssertEqual(warnings, ["testscope: warning: cannot write $GITHUB_STEP_SUMMARY (/dev/full): no space left on device; the step summary is left out"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: output.appendingPathComponent("tests.json").path))
+    }
+    #endif
+
     func testImportLogStreamAndJUnitWithGitHubAnnotations() throws {
         let summary = output.appendingPathComponent("step-summary.md")
         try "previous step\n".write(to: summary, atomically: true, encoding: .utf8)

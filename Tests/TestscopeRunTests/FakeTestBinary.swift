@@ -57,8 +57,21 @@ enum FakeTestBinary {
     /// True when `pid` is gone or a zombie waiting to be reaped (it no longer runs).
     static func isGone(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return true }
+        #if os(Linux)
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         guard let close = stat.lastIndex(of: ")") else { return true }
         return stat[stat.index(after: close)...].split(separator: " ").first == "Z"
+        #else
+        // No /proc: ps(1) tells the state.
+        let ps = Process()
+        ps.executableURL = URL(fileURLWithPath: "/bin/ps")
+        ps.arguments = ["-o", "stat=", "-p", "\(pid)"]
+        let out = Pipe()
+        ps.standardOutput = out
+        guard (try? ps.run()) != nil else { return true }
+        let state = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ps.waitUntilExit()
+        return state.trimmingCharacters(in: .whitespaces).first.map { $0 == "Z" } ?? true
+        #endif
     }
 }

@@ -77,24 +77,18 @@ package enum ActiveCode {
                 return nil
             }
         }
-        func conjunction() -> Bool? {
-            guard var value = primary() else { return nil }
-            while position < condition.count, condition[position] == "&&" {
+        // `a op b op c`, left to right: `&&` over primaries, `||` over conjunctions.
+        func chain(_ op: String, _ operand: () -> Bool?, _ combine: (Bool, Bool) -> Bool) -> Bool? {
+            guard var value = operand() else { return nil }
+            while position < condition.count, condition[position] == op {
                 position += 1
-                guard let next = primary() else { return nil }
-                value = value && next
+                guard let next = operand() else { return nil }
+                value = combine(value, next)
             }
             return value
         }
-        func disjunction() -> Bool? {
-            guard var value = conjunction() else { return nil }
-            while position < condition.count, condition[position] == "||" {
-                position += 1
-                guard let next = conjunction() else { return nil }
-                value = value || next
-            }
-            return value
-        }
+        func conjunction() -> Bool? { chain("&&", primary) { $0 && $1 } }
+        func disjunction() -> Bool? { chain("||", conjunction) { $0 || $1 } }
         let value = disjunction()
         return position == condition.count ? value : nil
     }

@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+
+/// `report` on the Mach-O fixtures (sample-profiles/macho, made on Linux by its record-macho.sh):
+/// read natively (no fallback note), with the per-line counts `llvm-cov export` gave on each file
+/// (expected/*.lcov, `-arch` per slice of the universal one), and the same reports as the ELF twin's.
+final class MachOReportTests: XCTestCase {
+    static let fixtures = TestscopeProcess.samples.appendingPathComponent("macho")
+    var folder: URL!
+
+    override func setUpWithError() throws { folder = try TestscopeProcess.temporaryDirectory("macho") }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    var cFiles: [String] { ["c.arm64.o", "c.x86_64.o", "c.arm64.exe", "c.x86_64.exe", "libc.x86_64.dylib", "c.arm64.bundle", "c.universal.exe"] }
+    var swiftFiles: [String] {
+        ["swift.arm64.o", "swift.x86_64.o", "swift.arm64.exe", "libswift.x86_64.dylib",
+         "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest/Contents/MacOS/PPackageTests"]
+    }
+
+    /// `report` of `binary` with `profile` into a fresh folder; the mappings' /macho paths point at the fixtures.
+    func report(_ inputs: [String], _ extra: [String] = [], name: String, status: Int32 = 0,
+                file: StaticString = #filePath, line: UInt = #line) throws -> (out: URL, stderr: String) {
+        let out = folder.appendingPathComponent(name)
+        let dir = Self.fixtures.path
+        // Not --quiet: it would hide the fallback note the tests look for.
+        let result = try TestscopeProcess.run(["report", "--package-path", dir, "--path-equivalence", "/macho,\(dir)",
+                                               "--output", out.path, "--format", "text,json,lcov"] + inputs + extra)
+        XCTAssertEqual(result.status, status, result.stderr, file: file, line: line)
+        return (out, result.stderr)
+    }
+
+    func profileAndBinary(_ profile: String, _ binary: String) -> [String] {
+        ["--profile", Self.fixtures.appendingPathComponent(profile).path, "--binary", Self.fixtures.appendingPathComponent(binary).path]
+    }
+
+    /// The report's files, inputs and creation time left out.
+    func comparable(_ out: URL) throws -> [String: [String]] {
+        var files: [String: [String]] = [:]
+        for name in ["coverage.txt", "coverage.json", "coverage.lcov"] {
+            files[name] = try String(contentsOf: out.appendingPathComponent(name), encoding: .utf8).split(separator: "\n").map(String.init)
+                .filter { !$0.contains("\"inputs\"") && !$0.contains("\"createdAt\"") }
+        }
+        return files
+    }
+
+    /// The per-line counts (`DA:`) and line totals of an LCOV file.
+    func lineCounts(_ url: URL) throws -> [String] {
+        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("DA:") || $0.hasPrefix("LF:") || $0.hasPrefix("LH:") }
+    }
+
+    func testEveryMachOFixtureHasLLVMCovsLineCountsAndTheELFTwinsReports() throws {
+        for (language, files) in [("c", cFiles), ("swift", swiftFiles)] {
+            for profile in ["\(language).profdata", "\(language).profraw"] {
+                let twin = try report(profileAndBinary(profile, "\(language).elf"), name: "\(profile)-elf").out
+                let twinReports = try comparable(twin)
+                XCTAssertGreaterThan(try lineCounts(twin.appendingPathComponent("coverage.lcov")).count, 10)
+                for binary in files {
+                    let name = (binary as NSString).lastPathComponent
+                    let (out, stderr) = try report(profileAndBinary(profile, binary), name: "\(profile)-\(name)")
+                    XCTAssertFalse(stderr.contains("using llvm-cov instead"), "\(binary): \(stderr)")
+                    let expected = name == "c.universal.exe" ? "c.universal.exe.x86_64" : name  // this machine's slice
+                    XCTAssertEqual(try lineCounts(out.appendingPathComponent("coverage.lcov")),
+                                   try lineCounts(Self.fixtures.appendingPathComponent("expected/\(expected).lcov")), binary)
+                    XCTAssertEqual(try comparable(out), twinReports, "\(binary) with \(profile)")
+                }
+            }
+        }
+    }
+
+    func testEachSliceOfTheUniversalFileAsLLVMCovArchReadsIt() throws {
+        for arch in ["arm64", "x86_64"] {
+            let (native, stderr) = try report(profileAndBinary("c.profdata", "c.universal.exe"), ["--arch", arch], name: "native-\(arch)")
+            XCTAssertFalse(stderr.contains("using llvm-cov instead"), stderr)
+            XCTAssertEqual(try lineCounts(native.appendingPathComponent("coverage.lcov")),
+                           try lineCounts(Self.fixtures.appendingPathComponent("expected/c.universal.exe.\(arch).lcov")))
+            // The llvm-cov engine is given -arch too (without it: "`-arch` specifier is invalid or missing", status 70).
+            let llvm = try report(profileAndBinary("c.profdata", "c.universal.exe"), ["--arch", arch, "--engine", "llvm-cov"],
+                                  name: "llvm-\(arch)").out
+            XCTAssertEqual(try comparable(native), try comparable(llvm), arch)
+        }
+        // Without --arch the llvm-cov engine reads the slice the native engine chooses (this machine's).
+        let native = try report(profileAndBinary("c.profdata", "c.universal.exe"), name: "native-default").out
+        let llvm = try report(profileAndBinary("c.profdata", "c.universal.exe"), ["--engine", "llvm-cov"], name: "llvm-default").out
+        XCTAssertEqual(try comparable(native), try comparable(llvm))
+    }
+
+    func testAnArchitectureTheBinaryLacksIsOneBadInputLine() throws {
+        for (binary, engine) in [("c.universal.exe", "native"), ("c.arm64.exe", "native"), ("c.universal.exe", "llvm-cov")] {
+            let (_, stderr) = try report(profileAndBinary("c.profdata", binary), ["--arch", "i386", "--engine", engine],
+                                         name: "i386-\(binary)-\(engine)", status: 65)
+            let lines = stderr.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, stderr)
+            XCTAssertTrue(stderr.hasPrefix("testscope: error: cannot read ") && stderr.contains(binary) && stderr.contains("--arch"), stderr)
+        }
+    }
+
+    /// A macOS test bundle (a folder) given as --binary, and a macOS-shaped build folder: read natively.
+    func testXCTestBundleAndMacOSBuildFolderAreReadNatively() throws {
+        let bundle = "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest"
+        let twin = try comparable(try report(profileAndBinary("swift.profraw", "swift.elf"), name: "twin").out)
+        let (bundleOut, bundleErr) = try report(profileAndBinary("swift.profraw", bundle), name: "bundle")
+        XCTAssertFalse(bundleErr.contains("using llvm-cov instead"), bundleErr)
+        XCTAssertEqual(try comparable(bundleOut), twin)
+        let build = Self.fixtures.appendingPathComponent("macbuild/.build").path
+        let (buildOut, buildErr) = try report(["--build-path", build], name: "build")
+        XCTAssertFalse(buildErr.contains("using llvm-cov instead"), buildErr)
+        XCTAssertEqual(try comparable(buildOut), twin)
+    }
+}

@@ -69,7 +69,10 @@ package enum MachOFile {
             let size = entrySize == 32 ? try table.u64("size").byteSwapped : UInt64(try table.u32("size").byteSwapped)
             try table.skip(Int(entrySize) - (entrySize == 32 ? 24 : 16), "align")
             let slice = Slice(cpuType: cpuType, cpuSubtype: cpuSubtype, offset: offset, size: size)
-            guard offset >= tableEnd, offset <= fileSize, size <= fileSize - offset else {
+            guard offset >= tableEnd else {
+                throw ProfileDataError.corrupt("universal header: the \(slice.name) slice starts at \(offset), inside the header (\(tableEnd) bytes)")
+            }
+            guard offset <= fileSize, size <= fileSize - offset else {
                 throw ProfileDataError.truncated("universal header: the \(slice.name) slice (\(size) bytes at offset \(offset)) lies outside the file (\(fileSize) bytes)")
             }
             if let other = slices.first(where: { offset < $0.offset + $0.size && $0.offset < offset + size }) {

@@ -95,6 +95,21 @@ final class MachOReportTests: XCTestCase {
         }
     }
 
+    /// A damaged Mach-O or universal file: one `testscope: error:` line naming it, status 65 (bad input).
+    func testDamagedMachOFilesAreOneBadInputLine() throws {
+        let exe = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("c.arm64.exe")))
+        var universal = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("c.universal.exe")))
+        universal[4...7] = [0xff, 0xff, 0xff, 0xff]  // nfat_arch
+        for (name, bytes) in [("cut.exe", Array(exe.prefix(600))), ("hostile.universal", universal)] {
+            let path = folder.appendingPathComponent(name)
+            try Data(bytes).write(to: path)
+            let (_, stderr) = try report(["--profile", Self.fixtures.appendingPathComponent("c.profdata").path, "--binary", path.path],
+                                         name: "out-\(name)", status: 65)
+            XCTAssertEqual(stderr.split(separator: "\n").count, 1, stderr)
+            XCTAssertTrue(stderr.hasPrefix("testscope: error: cannot read \(path.path): "), stderr)
+        }
+    }
+
     /// A macOS test bundle (a folder) given as --binary, and a macOS-shaped build folder: read natively.
     func testXCTestBundleAndMacOSBuildFolderAreReadNatively() throws {
         let bundle = "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest"

@@ -68,6 +68,24 @@ final class MachOReportTests: XCTestCase {
         }
     }
 
+    /// A hand-written profile that drives expressions negative: llvm-cov prints 2^64 - n there; Testscope
+    /// counts those lines as unknown (0 in LCOV, and a warning), on the Mach-O file as on its ELF twin.
+    func testNegativeExpressionsAreUnknownOnMachOAsOnTheELFTwin() throws {
+        let (twin, twinErr) = try report(profileAndBinary("c.negative.profdata", "c.elf"), name: "negative-elf")
+        let (out, stderr) = try report(profileAndBinary("c.negative.profdata", "c.arm64.exe"), name: "negative-macho")
+        XCTAssertEqual(try comparable(out), try comparable(twin))
+        XCTAssertTrue(stderr.contains("have an unknown count") && !stderr.contains("using llvm-cov instead"), stderr)
+        XCTAssertEqual(stderr, twinErr)
+        let llvm = try lineCounts(Self.fixtures.appendingPathComponent("expected/c.arm64.exe.negative.lcov"))
+        XCTAssertTrue(llvm.contains { $0.hasPrefix("DA:") && UInt64($0.split(separator: ",")[1])! >= 1 << 63 }, "\(llvm)")
+        let unknownAsZero = llvm.map { line -> String in
+            let parts = line.split(separator: ",")
+            guard line.hasPrefix("DA:"), parts.count == 2, let count = UInt64(parts[1]), count >= 1 << 63 else { return line }
+            return "\(parts[0]),0"
+        }.filter { !$0.hasPrefix("LH:") }
+        XCTAssertEqual(try lineCounts(out.appendingPathComponent("coverage.lcov")).filter { !$0.hasPrefix("LH:") }, unknownAsZero)
+    }
+
     func testEachSliceOfTheUniversalFileAsLLVMCovArchReadsIt() throws {
         for arch in ["arm64", "x86_64"] {
             let (native, stderr) = try report(profileAndBinary("c.profdata", "c.universal.exe"), ["--arch", arch], name: "native-\(arch)")

@@ -47,6 +47,8 @@ LLVM_PROFILE_FILE="$HERE/c.profraw" "$HERE/c.elf" || true
 "$BIN/swiftc" -parse-stdlib -module-name Swift -profile-generate -profile-coverage-mapping "${SMAP[@]}" -Xlinker --build-id=none x.swift -o "$HERE/swift.elf"
 LLVM_PROFILE_FILE="$HERE/swift.profraw" "$HERE/swift.elf"
 for lang in c swift; do "$BIN/llvm-profdata" merge -o "$HERE/$lang.profdata" "$HERE/$lang.profraw"; done
+# A hand-written profile whose counters drive classify's expressions negative.
+"$BIN/llvm-profdata" merge -o "$HERE/c.negative.profdata" "$SRC/c.negative.proftext"
 cp "$HERE/swift.profraw" "$HERE/macbuild/.build/arm64-apple-macosx/debug/codecov/PPackageTests-1234.profraw"
 
 # llvm-cov's own view of each Mach-O file (-arch per slice of the universal one), for the differential tests.
@@ -61,5 +63,8 @@ done
 for f in swift.arm64.o swift.x86_64.o swift.arm64.exe libswift.x86_64.dylib swift.elf \
          macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest/Contents/MacOS/PPackageTests; do
     "$BIN/llvm-cov" export -format=lcov -instr-profile swift.profdata "$f" > "expected/$(basename "$f").lcov"
+done
+for f in c.arm64.exe c.elf; do
+    "$BIN/llvm-cov" export -format=lcov -instr-profile c.negative.profdata "$f" > "expected/$f.negative.lcov"
 done
 "$BIN/llvm-cov" --version | sed -n '/[Vv]ersion/{s/^ *//;p;q;}' > expected/llvm-cov-version.txt

@@ -139,5 +139,11 @@ final class MachOReportTests: XCTestCase {
         let (buildOut, buildErr) = try report(["--build-path", build], name: "build")
         XCTAssertFalse(buildErr.contains("using llvm-cov instead"), buildErr)
         XCTAssertEqual(try comparable(buildOut), twin)
+        // A bundle without its executable: one line saying what is missing.
+        let empty = folder.appendingPathComponent("Empty.xctest")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let (_, emptyErr) = try report(["--profile", Self.fixtures.appendingPathComponent("swift.profraw").path, "--binary", empty.path],
+                                       name: "empty", status: 65)
+        XCTAssertEqual(emptyErr, "testscope: error: cannot read \(empty.path): the bundle has no Contents/MacOS/Empty; pass the test binary inside it\n")
     }
 }

@@ -25,14 +25,15 @@ package struct CoverageCollector: Sendable {
         try replace(output, with: temp)
     }
 
-    /// `llvm-cov export` of `binaries` with `profile`, written to `output`.
-    package func export(profile: URL, binaries: [URL], to output: URL) throws {
+    /// `llvm-cov export` of `binaries` with `profile` (the slice `architecture` of universal binaries), written to `output`.
+    package func export(profile: URL, binaries: [URL], architecture: String? = nil, to output: URL) throws {
         guard let first = binaries.first else { throw CoverageError.noInput }
         for file in [profile] + binaries where !FileManager.default.fileExists(atPath: file.path) {
             throw CoverageError.fileNotFound(path: file.path)
         }
         var arguments = ["export", "-instr-profile", profile.path, first.path]
         for extra in binaries.dropFirst() { arguments += ["-object", extra.path] }
+        if let architecture { arguments += ["-arch", architecture] }
         let temp = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).tmp")
         Interruption.removeOnInterrupt(temp)
         defer { Interruption.forget(temp) }
@@ -75,6 +76,10 @@ package struct CoverageCollector: Sendable {
         }
         if lower.contains("no coverage data found") || lower.contains("no coverage mapping") {
             return CoverageError.binaryWithoutCoverage(path: inputs.last!.path, detail: message)
+        }
+        if lower.contains("-arch` specifier") || lower.contains("no object file for requested architecture") || lower.contains("unknown architecture") {
+            let binary = inputs.dropFirst().first { lower.contains($0.lastPathComponent.lowercased()) } ?? inputs.last!
+            return CoverageError.unreadable(path: binary.path, reason: message + "; pass --arch with one of the binary's architectures")
         }
         if lower.contains("no such file") {
             return CoverageError.fileNotFound(path: culprit.path)

@@ -91,7 +91,7 @@ extension CoverageError {
         switch error {
         case .unsupported: return error
         case .noCoverageMapping(let detail): return CoverageError.binaryWithoutCoverage(path: binary, detail: detail)
-        case .truncated(let detail), .corrupt(let detail), .io(let detail):
+        case .truncated(let detail), .corrupt(let detail), .io(let detail), .architecture(let detail):
             return CoverageError.unreadable(path: binary, reason: detail)
         }
     }

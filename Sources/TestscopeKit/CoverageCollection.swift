@@ -2,6 +2,7 @@ import Foundation
 import TestscopeCoverage
 import TestscopeExecution
 import TestscopeProfileData
+import TestscopeRun
 
 /// Which engine turns profiles and test binaries into coverage records.
 public enum CoverageEngine: String, Sendable, CaseIterable {
@@ -32,6 +33,13 @@ struct CoverageCollection {
                 throw CoverageError.unreadable(path: file.path, reason: "it is a folder; pass a profile (.profraw, .profdata) or a test binary (…PackageTests.xctest)")
             }
         }
+        // A macOS test bundle (a folder) is read through the Mach-O file inside it.
+        let binaries = try binaries.map { bundle in
+            guard let file = BuildArtifacts.executable(of: bundle) else {
+                throw CoverageError.unreadable(path: bundle.path, reason: "the bundle has no Contents/MacOS/\(bundle.deletingPathExtension().lastPathComponent); pass the test binary inside it")
+            }
+            return file
+        }
         try output.prepare()
         let profiles = onlyProfilesOfTheseBinaries ? profilesOf(binaries, among: profiles) : profiles
         if settings.engine == .native {
@@ -48,7 +56,7 @@ struct CoverageCollection {
 
     /// The raw profiles whose binary IDs name one of `binaries` (all of them when that cannot be told).
     private func profilesOf(_ binaries: [URL], among profiles: [URL]) -> [URL] {
-        let buildIDs = Set(binaries.compactMap { try? ELFFile(path: $0.path).buildID() })
+        let buildIDs = Set(binaries.compactMap { try? ELFFile(path: $0.path, architecture: settings.architecture).buildID() })
         guard !buildIDs.isEmpty else { return profiles }
         let kept = profiles.filter { profile in
             guard profile.pathExtension == "profraw", let read = try? RawProfileReader.read(path: profile.path) else { return true }
@@ -74,7 +82,9 @@ struct CoverageCollection {
         let mergeBox = Locked<ProfileMergeResult?>(nil)
         let merging = BlockingTask { mergeBox.withLock { $0 = ProfileCounters.merging(files: profilePaths) } }
         let mappings = binaries.enumerated().map { index, binary in
-            prefetched?.take(binary, index: index) ?? Result { try CoverageMappingReader.records(binaryAt: binary.path, binaryIndex: index) }
+            prefetched?.take(binary, index: index) ?? Result {
+                try CoverageMappingReader.records(binaryAt: binary.path, binaryIndex: index, architecture: settings.architecture)
+            }
         }
         merging.wait()
         guard let merged = mergeBox.withLock({ $0 }) else { throw ProfileDataError.io("reading the profiles did not finish") }
@@ -147,7 +157,9 @@ struct CoverageCollection {
         }
         let export = try output.file("llvm-cov-export.json")
         terminal.progress("exporting coverage with \(collector.toolchain.llvmCov.path)")
-        try collector.export(profile: merged, binaries: binaries, to: export)
+        // llvm-cov reads a universal binary only with -arch: the slice the native engine would read.
+        let architecture = settings.architecture ?? binaries.lazy.compactMap { MachOFile.chosenSlice(path: $0.path, requested: nil) }.first
+        try collector.export(profile: merged, binaries: binaries, architecture: architecture, to: export)
         return export
     }
 }

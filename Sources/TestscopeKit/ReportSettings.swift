@@ -35,6 +35,8 @@ public struct ReportSettings: Sendable {
     public var keepLLVMArtifacts = false
     /// Report a profile recorded by another build of the binary, with a warning (`--allow-mismatched-profile`).
     public var allowMismatchedProfile = false
+    /// The slice of a universal (Mach-O) binary to report (`report --arch`, llvm-cov's `-arch`); default: the host's, else the only one.
+    public var architecture: String?
     /// `--history FILE.sqlite` (`run`, `flaky`, `merge`): the run is appended and `history.html` drawn from the file.
     public var history: URL?
     /// The build folder `swift package describe` is given (`report --scratch-path`; `run` sets its own build folder).

@@ -159,14 +159,15 @@ package enum CoverageMappingReader {
     /// Header values: 3 = Version4 (covfun section) … 6 = Version7 (MC/DC), the toolchain's current.
     package static let supportedVersions: ClosedRange<UInt32> = 3...6
 
-    /// Reads the mapping of the ELF binary at `path`, reading only its coverage sections.
-    package static func read(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMapping {
-        try records(binaryAt: path, binaryIndex: binaryIndex).decodedAll()
+    /// Reads the mapping of the ELF or Mach-O binary at `path`, reading only its coverage sections.
+    package static func read(binaryAt path: String, binaryIndex: Int = 0, architecture: String? = nil) throws -> CoverageMapping {
+        try records(binaryAt: path, binaryIndex: binaryIndex, architecture: architecture).decodedAll()
     }
 
-    /// The function records of the ELF binary at `path`, each decoded only when asked for.
-    package static func records(binaryAt path: String, binaryIndex: Int = 0) throws -> CoverageMappingRecords {
-        let elf = try ELFFile(path: path)
+    /// The function records of the ELF or Mach-O binary at `path` (a universal file's slice of
+    /// `architecture`, else the host's, else the only one), each decoded only when asked for.
+    package static func records(binaryAt path: String, binaryIndex: Int = 0, architecture: String? = nil) throws -> CoverageMappingRecords {
+        let elf = try ELFFile(path: path, architecture: architecture)
         guard let covmap = elf.section(named: "__llvm_covmap") else {
             throw ProfileDataError.noCoverageMapping("\(path) has no __llvm_covmap section (built without coverage?)")
         }

@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The section table of an Elf64 little-endian file, reading only the bytes asked for: test
-/// binaries are tens of MB and coverage needs a few KB of them.
+/// The section table of an Elf64 little-endian file, or of a 64-bit Mach-O file (`MachOFile`), reading
+/// only the bytes asked for: test binaries are tens of MB and coverage needs a few KB of them.
 package struct ELFFile: Sendable {
     /// One section header, by name.
     package struct Section: Sendable, Equatable {
@@ -25,15 +25,30 @@ package struct ELFFile: Sendable {
     package let path: String
     package let fileSize: UInt64
     package let sections: [Section]
+    /// A Mach-O file's LC_UUID (its build ID), in lower-case hex.
+    package let uuid: String?
+    /// A Mach-O file's architecture (of the slice read, in a universal file); nil for ELF.
+    package let architecture: String?
 
-    /// Reads the ELF header and section table; anything but Elf64 little-endian is `.unsupported`.
-    package init(path: String) throws {
+    /// Reads the ELF header and section table, or a Mach-O file's load commands (of the slice of a
+    /// universal file `requested` names, else the host's, else the only one: `MachOFile.choose`);
+    /// anything but Elf64 little-endian or 64-bit little-endian Mach-O is `.unsupported`.
+    package init(path: String, architecture requested: String? = nil) throws {
         self.path = path
         let handle = try Self.open(path)
         defer { close(handle) }
         let size = try Self.size(handle, path: path)
         fileSize = size
         let header = try Self.read(handle, offset: 0, count: min(64, size), path: path)
+        if MachOFile.isMachO(header) {
+            let read = { (offset: UInt64, count: UInt64) in try Self.read(handle, offset: offset, count: count, fileSize: size, path: path) }
+            let slice = try MachOFile.slices(read, fileSize: size).map { try MachOFile.choose($0, requested: requested) }
+            let contents = try MachOFile.contents(read, base: slice?.offset ?? 0, size: slice?.size ?? size,
+                                                  requested: requested, inUniversal: slice != nil)
+            (sections, uuid, architecture) = (contents.sections, contents.uuid, contents.architecture)
+            return
+        }
+        (uuid, architecture) = (nil, nil)
         try Self.checkIdentity(header)
         var reader = ByteReader(header, context: "ELF header")
         try reader.require(64, "Elf64 header")
@@ -113,8 +128,9 @@ package struct ELFFile: Sendable {
         return Int(section.size)
     }
 
-    /// The GNU build ID (`.note.gnu.build-id`, NT_GNU_BUILD_ID) in lower-case hex, or nil without one.
+    /// The GNU build ID (`.note.gnu.build-id`, NT_GNU_BUILD_ID) or Mach-O LC_UUID in lower-case hex, or nil without one.
     package func buildID() throws -> String? {
+        if let uuid { return uuid }
         guard let section = section(named: ".note.gnu.build-id") else { return nil }
         var reader = ByteReader(try bytes(of: section), context: ".note.gnu.build-id")
         while reader.remaining >= 12 {
@@ -139,10 +155,7 @@ package struct ELFFile: Sendable {
             guard header[5] == 1 else { throw ProfileDataError.unsupported("big-endian ELF") }
             return
         }
-        let machO: [[UInt8]] = [[0xcf, 0xfa, 0xed, 0xfe], [0xce, 0xfa, 0xed, 0xfe], [0xfe, 0xed, 0xfa, 0xcf],
-                                [0xfe, 0xed, 0xfa, 0xce], [0xca, 0xfe, 0xba, 0xbe]]
-        if machO.contains(magic) { throw ProfileDataError.unsupported("Mach-O binary (only ELF is read natively)") }
-        if magic.prefix(2) == [0x4d, 0x5a] { throw ProfileDataError.unsupported("PE/COFF binary (only ELF is read natively)") }
+        if magic.prefix(2) == [0x4d, 0x5a] { throw ProfileDataError.unsupported("PE/COFF binary (only ELF and Mach-O are read natively)") }
         throw ProfileDataError.unsupported("not an ELF file")
     }
 
@@ -152,19 +165,19 @@ package struct ELFFile: Sendable {
         return String(decoding: bytes[offset..<end], as: UTF8.self)
     }
 
-    private static func open(_ path: String) throws -> Int32 {
+    static func open(_ path: String) throws -> Int32 {
         let fd = posixOpen(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ProfileDataError.io("cannot open \(path) (\(SystemErrorText.posix(errno)))") }
         return fd
     }
 
-    private static func size(_ fd: Int32, path: String) throws -> UInt64 {
+    static func size(_ fd: Int32, path: String) throws -> UInt64 {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw ProfileDataError.io("\(path): \(SystemErrorText.posix(errno))") }
         return UInt64(max(0, info.st_size))
     }
 
-    private static func read(_ fd: Int32, offset: UInt64, count: UInt64, fileSize: UInt64, path: String) throws -> [UInt8] {
+    static func read(_ fd: Int32, offset: UInt64, count: UInt64, fileSize: UInt64, path: String) throws -> [UInt8] {
         guard offset <= fileSize, count <= fileSize - offset else {
             throw ProfileDataError.truncated("ELF: \(count) bytes at offset \(offset) past the end of \(fileSize)")
         }

@@ -14,6 +14,8 @@ package enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertib
     case noCoverageMapping(String)
     /// The file could not be opened or read.
     case io(String)
+    /// A Mach-O binary without the architecture asked for, or a universal one whose slice cannot be chosen.
+    case architecture(String)
 
     package var description: String {
         switch self {
@@ -22,6 +24,7 @@ package enum ProfileDataError: Error, Equatable, Sendable, CustomStringConvertib
         case .corrupt(let why): return "corrupt: \(why)"
         case .noCoverageMapping(let why): return "no coverage mapping: \(why)"
         case .io(let why): return "i/o error: \(why)"
+        case .architecture(let why): return why
         }
     }
 

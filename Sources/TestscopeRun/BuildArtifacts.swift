@@ -53,13 +53,18 @@ package enum BuildArtifacts {
         let bundles = names.sorted().filter { $0.hasSuffix("PackageTests.xctest") }.map { binDirectory.appendingPathComponent($0) }
         // `max` keeps the last of equals: reversed, so a tie goes to the first name.
         guard let bundle = bundles.reversed().max(by: { modified($0) < modified($1) }) else { return nil }
+        return executable(of: bundle)
+    }
+
+    /// The file inside a macOS test bundle (`X.xctest/Contents/MacOS/X`, else the first there), nil
+    /// for a bundle without one; any other path (Linux's `.xctest` is the executable) as it is.
+    package static func executable(of bundle: URL) -> URL? {
         var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isDir), isDir.boolValue {
-            let macos = bundle.appendingPathComponent("Contents/MacOS")
-            let inner = (try? FileManager.default.contentsOfDirectory(atPath: macos.path))?.sorted().first
-            return inner.map { macos.appendingPathComponent($0) }
-        }
-        return bundle
+        guard FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isDir), isDir.boolValue else { return bundle }
+        let macos = bundle.appendingPathComponent("Contents/MacOS")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: macos.path)) ?? []).sorted()
+        let name = names.first { $0 == bundle.deletingPathExtension().lastPathComponent } ?? names.first
+        return name.map { macos.appendingPathComponent($0) }
     }
 
     /// The test binaries under a build path (`<build>/<config>`, `<build>/<triple>/<config>`, `.build/testscope/<config>`

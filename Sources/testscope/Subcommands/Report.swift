@@ -27,6 +27,8 @@ extension Testscope {
         var binary: [String] = []
         @Option(name: .long, help: ArgumentHelp("A SwiftPM build folder (.build) to find the profile and test binary in.", valueName: "dir"))
         var buildPath: String?
+        @Option(name: .long, help: ArgumentHelp("The architecture to report of a universal (Mach-O) binary, as llvm-cov's -arch (default: this machine's, else the only one).", valueName: "arch"))
+        var arch: String?
         @Option(name: .long, help: ArgumentHelp("A swift test console log to read XCTest results from (repeatable).", valueName: "file"))
         var testLog: [String] = []
         @Option(name: .long, help: ArgumentHelp("A Swift Testing event stream (--event-stream-output-path) to read (repeatable).", valueName: "file"))
@@ -75,6 +77,7 @@ extension Testscope {
                 (request.buildPath, request.testList) = (buildPath.map(absoluteURL), testList.map(absoluteURL))
                 (request.testLogs, request.eventStreams) = (testLog.map(absoluteURL), eventStream.map(absoluteURL))
                 (request.junit, request.settings.scratchPath) = (junitInput.map(absoluteURL), scratchPath.map(absoluteURL))
+                request.settings.architecture = arch
                 return try pipeline.report(request)
             }
         }

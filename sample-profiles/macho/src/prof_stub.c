@@ -1,0 +1,1 @@
+int __llvm_profile_runtime = 0;

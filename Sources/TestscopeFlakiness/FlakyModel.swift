@@ -89,6 +89,31 @@ public struct TestFinding: Sendable {
     public var runs: Int { verdicts.filter { $0 == .pass || $0 == .fail }.count }
     public var failedRuns: Int { verdicts.filter { $0 == .fail }.count }
 
+    /// Of the runs it ran in, the first it failed in (1 = the first), nil when it never failed: how soon a
+    /// flaky test shows itself.
+    public var runsToFirstFailure: Int? {
+        let ran = verdicts.compactMap { $0 }.filter { $0 == .pass || $0 == .fail }
+        return ran.firstIndex(of: .fail).map { $0 + 1 }
+    }
+
+    /// For a test that never failed: the failure rate that `runs` passes rule out at 95 % confidence (one-sided,
+    /// exact: the rate p at which passing every run has probability 5 %, 1 − 0.05^(1/n), about 3/n); nil otherwise.
+    public var failureRateBound: Double? {
+        guard failedRuns == 0, runs > 0 else { return nil }
+        return 1 - pow(0.05, 1 / Double(runs))
+    }
+
+    /// `passed 40 times: < 7.2 % failure rate at 95 %`, for a test that never failed; nil otherwise.
+    public var confidence: String? {
+        failureRateBound.map { "passed \(runs) time\(runs == 1 ? "" : "s"): < \(Self.percent($0)) failure rate at 95 %" }
+    }
+
+    /// `7.2 %`, `0.35 %`: two significant digits.
+    static func percent(_ rate: Double) -> String {
+        let value = rate * 100
+        return (value >= 10 ? String(format: "%.0f", value) : value >= 1 ? String(format: "%.1f", value) : String(format: "%.2f", value)) + " %"
+    }
+
     static func flatten(_ groups: [[String]]) -> [String] {
         var seen = Set<String>()
         return groups.flatMap { $0 }.filter { seen.insert($0).inserted }
@@ -178,6 +203,15 @@ public struct FlakyReport: Sendable {
     public var gatingFlaky: [TestFinding] { findings.filter { $0.classification.isFlaky && !$0.quarantined } }
     /// Consistently failing tests that are not quarantined.
     public var gatingFailures: [TestFinding] { findings.filter { $0.classification == .consistentFailure && !$0.quarantined } }
+
+    /// What the stable tests' passes rule out: the bound of the one that ran least (`passed at least 12 times
+    /// each: < 22 % failure rate at 95 %`); nil without stable tests.
+    public var stableConfidence: String? {
+        guard let least = findings.filter({ $0.classification == .stable && $0.runs > 0 }).min(by: { $0.runs < $1.runs }),
+              let bound = least.failureRateBound else { return nil }
+        return "passed at least \(least.runs) time\(least.runs == 1 ? "" : "s") each: < \(TestFinding.percent(bound)) failure rate at 95 % "
+            + "(more --runs lower it)"
+    }
 
     /// `3 stable, 2 od-victim, …` in the order of `FlakyClassification.allCases`, zero counts left out.
     public var summaryLine: String {

@@ -145,6 +145,12 @@ extension Pipeline {
             terminal.print("\n" + findings.map { $0 + "\n" }.joined())
         }
         guard !terminal.quiet else { return }
+        // A bare "stable" says nothing of how much the runs rule out.
+        if let confidence = report.stableConfidence {
+            let line = "Stable tests " + confidence
+            terminal.printLine("")
+            (terminal.columns.map { ScreenText.wrap(line, width: $0) } ?? [line]).forEach(terminal.printLine)
+        }
         terminal.printLine("\n" + screen.replayLine(report))
         terminal.note(String(format: "build %.1f s, %d runs %.1f s (at most %d at once), analysis %.1f s", report.buildSeconds,
                              report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds))

@@ -86,6 +86,15 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertEqual(brittle["quarantined"] as? Bool, true)
         XCTAssertEqual(byID[Self.fails]?["classification"] as? String, "consistent-failure")
         XCTAssertTrue(byID[Self.stable]?["reproduce"] is NSNull)
+        // How soon a test failed, and what a stable test's passes rule out (1 − 0.05^(1/6) = 0.3930).
+        let victimFinding = try XCTUnwrap(report.findings.first { $0.id == Self.victim })
+        let firstFailure = try XCTUnwrap(victimFinding.verdicts.compactMap { $0 }.filter { $0 == .pass || $0 == .fail }.firstIndex(of: .fail)) + 1
+        XCTAssertEqual(victim["runsToFirstFailure"] as? Int, firstFailure)
+        XCTAssertTrue(victim["failureRateBound"] is NSNull)
+        XCTAssertTrue(byID[Self.stable]?["runsToFirstFailure"] is NSNull)
+        XCTAssertEqual(byID[Self.stable]?["runs"] as? Int, 6)
+        XCTAssertEqual(byID[Self.stable]?["failureRateBound"] as? Double, 0.3930)
+        XCTAssertEqual(report.stableConfidence, "passed at least 6 times each: < 39 % failure rate at 95 % (more --runs lower it)")
         XCTAssertEqual(byID["M.Legacy/testSkipped"]?["classification"] as? String, "skipped")
         let summary = try XCTUnwrap(json["summary"] as? [String: Int])
         XCTAssertEqual(summary["od-victim"], 1)
@@ -164,5 +173,23 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertFalse(text.contains(Self.stable + " "), "stable tests are not listed")
         XCTAssertTrue(text.contains("Seed 5: replay run K with `testscope flaky --package-path /pkg/Demo --seed 5 --replay K --runs 6`"), text)
         XCTAssertTrue(lines.contains { $0.hasPrefix("2 stable") || $0.contains("1 od-victim") }, text)
+    }
+}
+
+/// The failure-rate bound of a test that passed every run: the rate whose chance of n passes in a row is 5 %.
+final class FailureRateBoundTests: XCTestCase {
+    func testTheBoundIsTheRateAtWhichNPassesHaveAFivePercentChance() throws {
+        for runs in [1, 4, 40, 170] {
+            var finding = TestFinding(id: "M.C/test", framework: .xctest, classification: .stable, method: .inProcessOrder,
+                                      verdicts: Array(repeating: .pass, count: runs))
+            let bound = try XCTUnwrap(finding.failureRateBound)
+            XCTAssertEqual(pow(1 - bound, Double(runs)), 0.05, accuracy: 1e-12, "\(runs) runs")
+            finding.verdicts[runs - 1] = .fail
+            XCTAssertNil(finding.failureRateBound)
+            XCTAssertEqual(finding.runsToFirstFailure, runs)
+        }
+        let forty = TestFinding(id: "M.C/test", framework: .xctest, classification: .stable, method: .inProcessOrder,
+                                verdicts: Array(repeating: .pass, count: 40) + [nil])
+        XCTAssertEqual(forty.confidence, "passed 40 times: < 7.2 % failure rate at 95 %")
     }
 }

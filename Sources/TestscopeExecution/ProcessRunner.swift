@@ -83,7 +83,7 @@ package enum ProcessRunner {
     /// ended, until the pipes fall silent: a process it left running may hold them open forever.
     package static func stream(
         _ executable: URL, _ arguments: [String], currentDirectory: URL? = nil,
-        environment: [String: String]? = nil, log: FileHandle? = nil,
+        environment: [String: String]? = nil,
         echo: Bool = true, mergeStderr: Bool = false, newProcessGroup: Bool = false,
         onStart: ((Int32) -> Void)? = nil, afterExit: ((Int32) -> Void)? = nil, onLine: (@Sendable (String) -> Void)? = nil
     ) throws -> ProcessResult {
@@ -104,8 +104,8 @@ package enum ProcessRunner {
         closeFD(out.write)
         closeFD(err.write)
         onStart?(child.pid)
-        // The two pipes' chunks reach the terminal and the log one at a time (a line is not cut by the other's).
-        let echoAndLog = Locked(log)
+        // The two pipes' chunks reach the terminal one at a time (a line is not cut by the other's).
+        let echoing = Locked(())
         let capturedErr = OutputBox()
         let ended = ExitMark()
 
@@ -113,10 +113,7 @@ package enum ProcessRunner {
             BlockingTask {
                 var pending = Data()
                 _ = SpawnPipe.readAll(fd, until: ended) { chunk in
-                    echoAndLog.withLock { log in
-                        if echo { StandardStreams.write(target, chunk) }
-                        log?.write(chunk)
-                    }
+                    if echo { echoing.withLock { _ in StandardStreams.write(target, chunk) } }
                     if captureErr { capturedErr.appendErr(chunk) }
                     if let onLine {
                         pending.append(chunk)

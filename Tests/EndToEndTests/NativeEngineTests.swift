@@ -22,7 +22,8 @@ final class NativeEngineTests: XCTestCase {
     func assertEnginesAgree(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         let native = folder.appendingPathComponent("\(name)-native"), llvm = folder.appendingPathComponent("\(name)-llvm")
         // One run per fixture for the whole class (five tests compare Shapes'), copied into `native`.
-        let run = try TestscopeProcess.sharedRun(["run", "--package-path", package(name).path, "--format", "json", "--keep-llvm-artifacts", "--quiet"],
+        // Not --quiet: the fallback's note must be able to show.
+        let run = try TestscopeProcess.sharedRun(["run", "--package-path", package(name).path, "--format", "json", "--keep-llvm-artifacts"],
                                                  output: native)
         XCTAssertTrue([0, 1].contains(run.status), run.stderr, file: file, line: line)
         XCTAssertFalse(run.stderr.contains("using llvm-cov instead"), run.stderr, file: file, line: line)

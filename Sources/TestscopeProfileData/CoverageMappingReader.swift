@@ -49,6 +49,9 @@ package struct CoverageMappingRecords: Sendable {
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
     package let duplicateRecords: Int
     package let binaryIndex: Int
+    /// The binary's own counter count of each instrumented function (its `__llvm_prf_data`), nil
+    /// when it has none that reads as this LLVM's: what a profile of this build must agree with.
+    package var counterCounts: [FunctionCounterCount]? = nil
 
     /// The number of kept records, in covfun order.
     package var count: Int { records.count }
@@ -100,6 +103,47 @@ package struct CoverageMappingRecords: Sendable {
     package func header(at index: Int) -> (nameRef: UInt64, funcHash: UInt64, isNamed: Bool) {
         let record = records[index]
         return (record.nameRef, record.funcHash, record.hasName && record.nameLength > 0)
+    }
+
+    /// A function the profile counts with another number of counters than this build has: `profile`
+    /// counters there, `binary` here (exactly, from `__llvm_prf_data`; else at least, from the mapping).
+    package struct CounterDisagreement: Sendable, Equatable {
+        package var name: String
+        package var profile: Int
+        package var binary: Int
+    }
+
+    /// The functions whose counters in `counters` one build of this binary cannot have written.
+    /// Where the binary has `__llvm_prf_data`, a profile of this build has exactly its counter count
+    /// for each function (name and hash) it has; otherwise (each mapping decoded: the slow way) at
+    /// least one counter past the highest the function's mapping refers to, which llvm-cov would
+    /// otherwise drop the function for without a word. What cannot be told: a function whose body
+    /// changed but kept its number of counters (Swift's function hashes are 0, so its name and hash
+    /// still match), and functions only one of the two builds has (new, removed or renamed).
+    package func counterDisagreements(with counters: ProfileCounters) -> [CounterDisagreement] {
+        var found: [(nameRef: UInt64, profile: Int, binary: Int)] = []
+        if let counterCounts {
+            for function in counterCounts {
+                guard case .found(let counts) = counters.counters(nameRef: function.nameRef, funcHash: function.funcHash),
+                      counts.count != Int(function.count) else { continue }
+                found.append((function.nameRef, counts.count, Int(function.count)))
+            }
+        } else {
+            var cache = FilenameListCache()
+            var scratch = MappingDecoder.Decoded()
+            for i in 0..<count {
+                let header = header(at: i)
+                // A mapping that does not decode is reported with the binary's name when it is evaluated.
+                guard case .found(let counts) = counters.counters(nameRef: header.nameRef, funcHash: header.funcHash),
+                      (try? decodeMapping(at: i, cache: &cache, scratch: &scratch)) != nil,
+                      scratch.counterCount > counts.count else { continue }
+                found.append((header.nameRef, counts.count, scratch.counterCount))
+            }
+        }
+        guard !found.isEmpty else { return [] }
+        var names: [UInt64: String] = [:]
+        for record in records where record.hasName { names[record.nameRef] = name(of: record) }
+        return found.map { CounterDisagreement(name: names[$0.nameRef] ?? "0x" + String($0.nameRef, radix: 16), profile: $0.profile, binary: $0.binary) }
     }
 
     /// Whether the names section has record `index`'s PGO name.
@@ -187,8 +231,37 @@ package enum CoverageMappingReader {
         }
         let covfun = try elf.bytes(of: covfunSections, aligningEachTo: 8)
         let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
-        return try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
-                           buildID: try elf.buildID(), binaryIndex: binaryIndex)
+        var records = try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
+                                  buildID: try elf.buildID(), binaryIndex: binaryIndex)
+        records.counterCounts = try counterCounts(elf)
+        return records
+    }
+
+    /// Each `__llvm_prf_data` record's NameRef, FuncHash and NumCounters (the layout of a raw
+    /// profile's data records, `RawProfileReader.dataRecordSize` bytes each; an object may have one
+    /// section per comdat). Nil without such a section, or when its records do not read as this
+    /// LLVM's (their counters must fit in `__llvm_prf_cnts`): another layout is not guessed at.
+    static func counterCounts(_ elf: ELFFile) throws -> [FunctionCounterCount]? {
+        let sections = elf.sections.filter { $0.name == "__llvm_prf_data" }
+        let size = RawProfileReader.dataRecordSize
+        guard !sections.isEmpty, sections.allSatisfy({ $0.size % UInt64(size) == 0 && !$0.isCompressed }),
+              let counters = elf.section(named: "__llvm_prf_cnts") else { return nil }
+        let bytes = try elf.bytes(of: sections, aligningEachTo: 8)
+        var reader = ByteReader(bytes, context: "__llvm_prf_data")
+        var counts: [FunctionCounterCount] = []
+        counts.reserveCapacity(bytes.count / size)
+        var total: UInt64 = 0
+        while !reader.isAtEnd {
+            let nameRef = try reader.u64("NameRef")
+            let funcHash = try reader.u64("FuncHash")
+            try reader.skip(32, "CounterPtr, BitmapPtr, FunctionPointer, Values")
+            let count = try reader.u32("NumCounters")
+            try reader.skip(size - 52, "NumValueSites, NumBitmapBytes")
+            total += UInt64(count)
+            guard count > 0, total * 8 <= counters.size else { return nil }
+            counts.append(FunctionCounterCount(nameRef: nameRef, funcHash: funcHash, count: count))
+        }
+        return counts
     }
 
     /// Decodes the raw section bytes (the entry point for tests and fuzzing).

@@ -146,7 +146,8 @@ struct CoverageCollection {
             guard !recorded.contains(buildID) else { return }
             evidence = "build ID \(buildID); the profile has \(recorded.sorted().joined(separator: ", "))"
         } else {
-            let disagreeing = mapping.counterDisagreements(with: profiles.counters)
+            let counts = CoverageMappingReader.counterCounts(binaryAt: binary.path, architecture: settings.architecture)
+            let disagreeing = mapping.counterDisagreements(with: profiles.counters, binaryCounts: counts)
             guard let first = disagreeing.first else { return }
             evidence = "\(disagreeing.count) function(s) counted with another number of counters than it has, "
                 + "e.g. \(first.name): \(first.profile) in the profile, \(first.binary) in the binary"

@@ -49,9 +49,6 @@ package struct CoverageMappingRecords: Sendable {
     /// Covfun records dropped by llvm's per-binary NameRef dedup (a later duplicate, or a dummy).
     package let duplicateRecords: Int
     package let binaryIndex: Int
-    /// The binary's own counter count of each instrumented function (its `__llvm_prf_data`), nil
-    /// when it has none that reads as this LLVM's: what a profile of this build must agree with.
-    package var counterCounts: [FunctionCounterCount]? = nil
 
     /// The number of kept records, in covfun order.
     package var count: Int { records.count }
@@ -114,13 +111,14 @@ package struct CoverageMappingRecords: Sendable {
     }
 
     /// The functions whose counters in `counters` one build of this binary cannot have written.
-    /// Where the binary has `__llvm_prf_data`, a profile of this build has exactly its counter count
-    /// for each function (name and hash) it has; otherwise (each mapping decoded: the slow way) at
-    /// least one counter past the highest the function's mapping refers to, which llvm-cov would
-    /// otherwise drop the function for without a word. What cannot be told: a function whose body
+    /// Where the binary has `__llvm_prf_data` (`binaryCounts`, from `counterCounts(binaryAt:)`), a
+    /// profile of this build has exactly its counter count for each function (name and hash) it has;
+    /// otherwise (each mapping decoded: the slow way) at least one counter past the highest the
+    /// function's mapping refers to, which llvm-cov would otherwise drop the function for without a
+    /// word (then a profile with more counters than the mapping uses is not told apart). What cannot be told: a function whose body
     /// changed but kept its number of counters (Swift's function hashes are 0, so its name and hash
     /// still match), and functions only one of the two builds has (new, removed or renamed).
-    package func counterDisagreements(with counters: ProfileCounters) -> [CounterDisagreement] {
+    package func counterDisagreements(with counters: ProfileCounters, binaryCounts counterCounts: [FunctionCounterCount]?) -> [CounterDisagreement] {
         var found: [(nameRef: UInt64, profile: Int, binary: Int)] = []
         if let counterCounts {
             for function in counterCounts {
@@ -231,35 +229,50 @@ package enum CoverageMappingReader {
         }
         let covfun = try elf.bytes(of: covfunSections, aligningEachTo: 8)
         let namesBytes = try names.map { try elf.bytes(of: $0) } ?? []
-        var records = try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
-                                  buildID: try elf.buildID(), binaryIndex: binaryIndex)
-        records.counterCounts = try counterCounts(elf)
-        return records
+        return try records(covmap: try elf.bytes(of: covmap), covfun: covfun, names: namesBytes,
+                           buildID: try elf.buildID(), binaryIndex: binaryIndex)
+    }
+
+    /// The counter count of each instrumented function of the binary at `path` (`records(binaryAt:)`'s
+    /// slice), from its `__llvm_prf_data`: what a profile of this build has. Nil when it has none that
+    /// reads as this LLVM's. Read only when the binary IDs cannot tell a profile of another build.
+    package static func counterCounts(binaryAt path: String, architecture: String? = nil) -> [FunctionCounterCount]? {
+        (try? ELFFile(path: path, architecture: architecture)).flatMap(counterCounts)
     }
 
     /// Each `__llvm_prf_data` record's NameRef, FuncHash and NumCounters (the layout of a raw
     /// profile's data records, `RawProfileReader.dataRecordSize` bytes each; an object may have one
     /// section per comdat). Nil without such a section, or when its records do not read as this
-    /// LLVM's (their counters must fit in `__llvm_prf_cnts`): another layout is not guessed at.
-    static func counterCounts(_ elf: ELFFile) throws -> [FunctionCounterCount]? {
+    /// LLVM's (their counters must fit in `__llvm_prf_cnts`): another layout is not guessed at, and a
+    /// damaged section only turns the check to the mapping's counters (`counterDisagreements`).
+    static func counterCounts(_ elf: ELFFile) -> [FunctionCounterCount]? {
         let sections = elf.sections.filter { $0.name == "__llvm_prf_data" }
         let size = RawProfileReader.dataRecordSize
-        guard !sections.isEmpty, sections.allSatisfy({ $0.size % UInt64(size) == 0 && !$0.isCompressed }),
-              let counters = elf.section(named: "__llvm_prf_cnts") else { return nil }
-        let bytes = try elf.bytes(of: sections, aligningEachTo: 8)
+        // Every counter of every record must fit in the counters sections (a count read from another
+        // layout, or from a damaged file, would not): compared as counters, so that no sum overflows.
+        let counterSpace = elf.sections.filter { $0.name == "__llvm_prf_cnts" }.reduce(UInt64(0)) { sum, section in
+            let (space, overflow) = sum.addingReportingOverflow(section.size / 8)
+            return overflow ? .max : space
+        }
+        guard !sections.isEmpty, sections.allSatisfy({ $0.size % UInt64(size) == 0 && !$0.isCompressed }) else { return nil }
+        guard let bytes = try? elf.bytes(of: sections, aligningEachTo: 8) else { return nil }
         var reader = ByteReader(bytes, context: "__llvm_prf_data")
         var counts: [FunctionCounterCount] = []
         counts.reserveCapacity(bytes.count / size)
         var total: UInt64 = 0
-        while !reader.isAtEnd {
-            let nameRef = try reader.u64("NameRef")
-            let funcHash = try reader.u64("FuncHash")
-            try reader.skip(32, "CounterPtr, BitmapPtr, FunctionPointer, Values")
-            let count = try reader.u32("NumCounters")
-            try reader.skip(size - 52, "NumValueSites, NumBitmapBytes")
-            total += UInt64(count)
-            guard count > 0, total * 8 <= counters.size else { return nil }
-            counts.append(FunctionCounterCount(nameRef: nameRef, funcHash: funcHash, count: count))
+        do {
+            while !reader.isAtEnd {
+                let nameRef = try reader.u64("NameRef")
+                let funcHash = try reader.u64("FuncHash")
+                try reader.skip(32, "CounterPtr, BitmapPtr, FunctionPointer, Values")
+                let count = try reader.u32("NumCounters")
+                try reader.skip(size - 52, "NumValueSites, NumBitmapBytes")
+                total += UInt64(count)  // at most 2^32 a record, and fewer records than 2^32: no overflow
+                guard count > 0, total <= counterSpace else { return nil }
+                counts.append(FunctionCounterCount(nameRef: nameRef, funcHash: funcHash, count: count))
+            }
+        } catch {
+            return nil
         }
         return counts
     }

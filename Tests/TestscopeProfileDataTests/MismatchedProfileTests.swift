@@ -34,19 +34,20 @@ final class MismatchedProfileTests: XCTestCase {
         let (original, stale) = (try XCTUnwrap(changed.first?.original), try XCTUnwrap(changed.first?.stale))
         for binary in Self.swiftBinaries {
             let mapping = try CoverageMappingReader.records(binaryAt: path(binary))
-            let counts = try XCTUnwrap(mapping.counterCounts, binary)
+            let counts = try XCTUnwrap(CoverageMappingReader.counterCounts(binaryAt: path(binary)), binary)
             XCTAssertEqual(Set(counts.map(\.nameRef)), Set(try RawProfileReader.read(path: path("swift.profraw")).flatMap(\.records).map(\.nameRef)), binary)
-            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.profraw")), [], binary)
-            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.profdata")), [], binary)
-            let found = mapping.counterDisagreements(with: counters("swift.stale.profraw"))
+            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.profraw"), binaryCounts: counts), [], binary)
+            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.profdata"), binaryCounts: counts), [], binary)
+            let found = mapping.counterDisagreements(with: counters("swift.stale.profraw"), binaryCounts: counts)
             XCTAssertEqual(found.map(\.profile), [stale], binary)
             XCTAssertEqual(found.map(\.binary), [original], binary)
             XCTAssertTrue(found.first?.name.hasSuffix("classifyyS2i_S2itF") ?? false, "\(found)")
         }
         for binary in ["c.elf", "c.arm64.exe", "c.x86_64.o", "libc.x86_64.dylib", "c.arm64.bundle"] {
             let mapping = try CoverageMappingReader.records(binaryAt: path(binary))
-            XCTAssertNotNil(mapping.counterCounts, binary)
-            XCTAssertEqual(mapping.counterDisagreements(with: counters("c.profraw")), [], binary)
+            let counts = CoverageMappingReader.counterCounts(binaryAt: path(binary))
+            XCTAssertNotNil(counts, binary)
+            XCTAssertEqual(mapping.counterDisagreements(with: counters("c.profraw"), binaryCounts: counts), [], binary)
         }
     }
 
@@ -60,14 +61,14 @@ final class MismatchedProfileTests: XCTestCase {
                         counters: record.nameRef == nameRef ? Array(record.counters.dropLast()) : record.counters, source: "short")
         }
         for binary in ["swift.elf", "swift.arm64.exe"] {
-            var mapping = try CoverageMappingReader.records(binaryAt: path(binary))
-            XCTAssertEqual(mapping.counterDisagreements(with: builder.counters).map(\.profile), [original - 1], binary)
-            mapping.counterCounts = nil
-            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.profraw")), [], binary)
-            let short = mapping.counterDisagreements(with: builder.counters)
+            let mapping = try CoverageMappingReader.records(binaryAt: path(binary))
+            let counts = CoverageMappingReader.counterCounts(binaryAt: path(binary))
+            XCTAssertEqual(mapping.counterDisagreements(with: builder.counters, binaryCounts: counts).map(\.profile), [original - 1], binary)
+            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.profraw"), binaryCounts: nil), [], binary)
+            let short = mapping.counterDisagreements(with: builder.counters, binaryCounts: nil)
             XCTAssertEqual(short.map(\.profile), [original - 1], binary)
             XCTAssertEqual(short.map(\.binary), [original], binary)
-            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.stale.profraw")), [], binary)
+            XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.stale.profraw"), binaryCounts: nil), [], binary)
         }
     }
 }

@@ -71,4 +71,32 @@ final class MismatchedProfileTests: XCTestCase {
             XCTAssertEqual(mapping.counterDisagreements(with: counters("swift.stale.profraw"), binaryCounts: nil), [], binary)
         }
     }
+
+    /// A damaged `__llvm_prf_data` (a count that does not fit `__llvm_prf_cnts`, or random bytes)
+    /// gives no counts (the check falls back to the mapping's), never a trap, and the mapping still reads.
+    func testDamagedProfileDataGivesNoCountsNeverATrap() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stale-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for binary in ["swift.elf", "swift.arm64.exe"] {
+            let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(binary))))
+            let data = try XCTUnwrap(try ELFFile(path: path(binary)).section(named: "__llvm_prf_data"), binary)
+            XCTAssertNotNil(CoverageMappingReader.counterCounts(binaryAt: path(binary)), binary)
+            var bytes = original
+            bytes[Int(data.offset) + 48..<Int(data.offset) + 52] = [0xff, 0xff, 0xff, 0xff]  // the first NumCounters
+            let damaged = folder.appendingPathComponent(binary)
+            try Data(bytes).write(to: damaged)
+            XCTAssertNil(CoverageMappingReader.counterCounts(binaryAt: damaged.path), binary)
+            XCTAssertNoThrow(try CoverageMappingReader.records(binaryAt: damaged.path), binary)
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<200 {
+                var mutated = original
+                for _ in 0..<8 {
+                    mutated[Int(data.offset) + Int.random(in: 0..<Int(data.size), using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+                try Data(mutated).write(to: damaged)
+                _ = CoverageMappingReader.counterCounts(binaryAt: damaged.path)
+            }
+        }
+    }
 }

@@ -19,7 +19,8 @@ public enum CoverageError: LocalizedError, Equatable {
     case wrongLLVMTool(tool: String, detail: String, suggestion: String?)
     case binaryWithoutCoverage(path: String, detail: String)
     case unusableProfiles(paths: [String], detail: String)
-    case mismatchedProfile(binary: String, buildID: String, profileIDs: [String], profiles: [String])
+    /// The profiles were written by another build of `binary`; `evidence` says how that is known.
+    case mismatchedProfile(binary: String, evidence: String, profiles: [String])
     /// The profiles count functions, but none of the binaries': written by another program or build.
     case unrelatedProfile(binaries: [String], profiles: [String])
     case notAPackage(path: String)
@@ -63,8 +64,8 @@ public enum CoverageError: LocalizedError, Equatable {
         case let .unusableProfiles(paths, detail):
             let what = paths.count == 1 ? "\(paths[0]) is not a readable profile" : "none of the \(paths.count) profiles is readable (\(paths.joined(separator: ", ")))"
             return "\(what): \(detail); re-run the tests to write it again (a test process killed while writing leaves a profile truncated)"
-        case let .mismatchedProfile(binary, buildID, profileIDs, profiles):
-            return "the profile (\(profiles.joined(separator: ", "))) was recorded by another build than \(binary) (build ID \(buildID); the profile has \(profileIDs.joined(separator: ", "))): its counts would be wrong; re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
+        case let .mismatchedProfile(binary, evidence, profiles):
+            return "the profile (\(profiles.joined(separator: ", "))) was recorded by another build than \(binary) (\(evidence)): its counts would be wrong; re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
         case let .unrelatedProfile(binaries, profiles):
             return "the profile (\(profiles.joined(separator: ", "))) has no count for any function of \(binaries.joined(separator: ", ")): it was written by another program or build (or by another LLVM); re-run the tests of this build, or pass --allow-mismatched-profile to report anyway"
         case let .notAPackage(path):

@@ -107,7 +107,7 @@ struct CoverageCollection {
             } catch {
                 throw CoverageError.translated(error, binary: binary.path)
             }
-            try checkBuildID(mapping.buildID, binary: binary, profiles: merged)
+            try checkBuildID(mapping, binary: binary, profiles: merged)
             mapped.append(mapping)
         }
         PhaseTimer.mark("read mapping")
@@ -136,11 +136,23 @@ struct CoverageCollection {
     }
 
     /// A profile written by another build of the binary gives silently wrong counts in llvm-cov
-    /// (Swift's function hash is 0); the binary IDs say so.
-    private func checkBuildID(_ buildID: String?, binary: URL, profiles: ProfileMergeResult) throws {
+    /// (Swift's function hash is 0). The binary IDs say so where both sides have them; without
+    /// (Darwin's profiles never have one, nor has an ELF binary linked without a build ID), the
+    /// functions' counter counts, as far as they can (`counterDisagreements`).
+    private func checkBuildID(_ mapping: CoverageMappingRecords, binary: URL, profiles: ProfileMergeResult) throws {
         let recorded = profiles.counters.binaryIDs
-        guard let buildID, !recorded.isEmpty, !recorded.contains(buildID) else { return }
-        let error = CoverageError.mismatchedProfile(binary: binary.path, buildID: buildID, profileIDs: recorded.sorted(),
+        let evidence: String
+        if let buildID = mapping.buildID, !recorded.isEmpty {
+            guard !recorded.contains(buildID) else { return }
+            evidence = "build ID \(buildID); the profile has \(recorded.sorted().joined(separator: ", "))"
+        } else {
+            let counts = CoverageMappingReader.counterCounts(binaryAt: binary.path, architecture: settings.architecture)
+            let disagreeing = mapping.counterDisagreements(with: profiles.counters, binaryCounts: counts)
+            guard let first = disagreeing.first else { return }
+            evidence = "\(disagreeing.count) function(s) counted with another number of counters than it has, "
+                + "e.g. \(first.name): \(first.profile) in the profile, \(first.binary) in the binary"
+        }
+        let error = CoverageError.mismatchedProfile(binary: binary.path, evidence: evidence,
                                                     profiles: profiles.files.filter { $0.error == nil }.map(\.path))
         guard settings.allowMismatchedProfile else { throw error }
         terminal.emit(.warning((error.errorDescription ?? "") + " (reporting anyway: --allow-mismatched-profile)"))

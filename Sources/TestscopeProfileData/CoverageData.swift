@@ -90,6 +90,13 @@ package struct MappedFunction: Sendable {
     }
 }
 
+/// How many counters an instrumented function of a binary has (its `__llvm_prf_data` record).
+package struct FunctionCounterCount: Sendable, Equatable {
+    package var nameRef: UInt64
+    package var funcHash: UInt64
+    package var count: UInt32
+}
+
 /// The counters of every function in one or more profiles, summed as `llvm-profdata merge` does
 /// (per name and hash, saturating; a record whose counter count differs from the first is ignored).
 ///

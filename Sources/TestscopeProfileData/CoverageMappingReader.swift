@@ -108,7 +108,7 @@ package struct CoverageMappingRecords: Sendable {
     /// Record `index`'s PGO name (nil when the names section lacks it).
     package func pgoName(at index: Int) -> String? { name(of: records[index]) }
 
-    private func name(of record: Record) -> String? {
+    func name(of record: Record) -> String? {
         guard record.hasName else { return nil }
         return String(decoding: nameBytes[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameLength)], as: UTF8.self)
     }

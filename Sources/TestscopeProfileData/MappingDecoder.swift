@@ -16,6 +16,16 @@ package enum MappingDecoder {
             self.regions = regions
         }
 
+        /// How many counters the mapping refers to: its highest counter index, in a region or an
+        /// expression, plus one (llvm-cov's `getMaxCounterID` + 1).
+        package var counterCount: Int {
+            var count = 0
+            func see(_ counter: MappingCounter) { if case .counter(let index) = counter { count = max(count, Int(index) + 1) } }
+            for region in regions { see(region.counter); see(region.falseCounter) }
+            for expression in expressions { see(expression.lhs); see(expression.rhs) }
+            return count
+        }
+
         package static func == (a: Decoded, b: Decoded) -> Bool {
             a.fileIndices == b.fileIndices && a.expressions == b.expressions && a.regions == b.regions
         }

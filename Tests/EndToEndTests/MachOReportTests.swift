@@ -146,4 +146,28 @@ final class MachOReportTests: XCTestCase {
                                        name: "empty", status: 65)
         XCTAssertEqual(emptyErr, "testscope: error: cannot read \(empty.path): the bundle has no Contents/MacOS/Empty; pass the test binary inside it\n")
     }
+
+    /// Without binary IDs (Darwin's raw profiles; the ELF twin linked without a build ID), the profile
+    /// of another build of the same source (`swift.stale.profraw`: `classify` has one more counter) is
+    /// one 65 line naming the binary and the profile, as a build-ID mismatch is; reported anyway with
+    /// --allow-mismatched-profile (a warning), and the twin's own profile passes.
+    func testAProfileOfAnotherBuildWithoutBinaryIDsIsOneBadInputLine() throws {
+        let stale = Self.fixtures.appendingPathComponent("swift.stale.profraw").path
+        for binary in ["swift.arm64.exe", "swift.elf", "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest"] {
+            let path = Self.fixtures.appendingPathComponent(binary).path
+            let name = URL(fileURLWithPath: binary).lastPathComponent
+            let (out, stderr) = try report(profileAndBinary("swift.stale.profraw", binary), name: "stale-\(name)", status: 65)
+            XCTAssertEqual(stderr.split(separator: "\n").count, 1, stderr)
+            XCTAssertTrue(stderr.hasPrefix("testscope: error: the profile (\(stale)) was recorded by another build than "), stderr)
+            XCTAssertTrue(stderr.contains(path) && stderr.contains("classify") && stderr.contains("--allow-mismatched-profile"), stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent("coverage.json").path))
+            let (allowed, warning) = try report(profileAndBinary("swift.stale.profraw", binary), ["--allow-mismatched-profile"],
+                                                name: "stale-allowed-\(name)")
+            XCTAssertTrue(warning.contains("testscope: warning: the profile (\(stale)) was recorded by another build than ")
+                          && warning.contains("(reporting anyway: --allow-mismatched-profile)"), warning)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: allowed.appendingPathComponent("coverage.json").path))
+            let (_, own) = try report(profileAndBinary("swift.profraw", binary), name: "own-\(name)")
+            XCTAssertFalse(own.contains("another build"), own)
+        }
+    }
 }

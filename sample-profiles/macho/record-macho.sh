@@ -47,6 +47,13 @@ LLVM_PROFILE_FILE="$HERE/c.profraw" "$HERE/c.elf" || true
 "$BIN/swiftc" -parse-stdlib -module-name Swift -profile-generate -profile-coverage-mapping "${SMAP[@]}" -Xlinker --build-id=none x.swift -o "$HERE/swift.elf"
 LLVM_PROFILE_FILE="$HERE/swift.profraw" "$HERE/swift.elf"
 for lang in c swift; do "$BIN/llvm-profdata" merge -o "$HERE/$lang.profdata" "$HERE/$lang.profraw"; done
+# A profile of another build of the same source (classify has one more `if`: one more counter, the
+# same name, hash 0), from its ELF twin, for the stale-profile tests. Built here as x.swift, so its
+# names carry the same file prefix (x.swift:) as the fixtures'.
+mkdir "$WORK/stale"
+sed 's/^    var k = n$/    if equal(n, one) { return zero }\n    var k = n/' x.swift > "$WORK/stale/x.swift"
+(cd "$WORK/stale" && "$BIN/swiftc" -parse-stdlib -module-name Swift -profile-generate -profile-coverage-mapping -Xlinker --build-id=none x.swift -o swift.stale.elf)
+LLVM_PROFILE_FILE="$HERE/swift.stale.profraw" "$WORK/stale/swift.stale.elf"
 # A hand-written profile whose counters drive classify's expressions negative.
 "$BIN/llvm-profdata" merge -o "$HERE/c.negative.profdata" "$SRC/c.negative.proftext"
 cp "$HERE/swift.profraw" "$HERE/macbuild/.build/arm64-apple-macosx/debug/codecov/PPackageTests-1234.profraw"

@@ -94,6 +94,14 @@ struct CoverageCollection {
         if failed.count == merged.files.count, let first = failed.first, let error = first.error {
             throw CoverageError.unusableProfiles(paths: failed.map(\.path), detail: "\(error)")
         }
+        if !merged.mismatches.isEmpty {
+            // Profiles of two builds mixed (old raw profiles left in a Darwin `codecov/`, which no binary ID
+            // tells apart): llvm-profdata merge drops the later records and warns; so does this.
+            let sources = Set(merged.mismatches.map(\.source)).sorted()
+            terminal.emit(.warning("\(Set(merged.mismatches.map(\.nameRef)).count) function(s) in \(sources.joined(separator: ", ")) have another number "
+                + "of counters than in the profiles read before: profiles of two builds are mixed, and those counts are left out; "
+                + "report only the profiles of this build"))
+        }
         for file in failed {
             terminal.emit(.warning("\(file.path) is not a readable profile (\(file.error.map { "\($0)" } ?? "")); "
                 + "reporting from the other \(merged.files.count - failed.count) "

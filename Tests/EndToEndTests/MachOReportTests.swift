@@ -168,6 +168,14 @@ final class MachOReportTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: allowed.appendingPathComponent("coverage.json").path))
             let (_, own) = try report(profileAndBinary("swift.profraw", binary), name: "own-\(name)")
             XCTAssertFalse(own.contains("another build"), own)
+            // This build's profile first, an older build's after it (raw profiles left in `codecov/`): its
+            // mismatched records are left out, with one warning, and the report is this build's.
+            let (mixed, both) = try report(profileAndBinary("swift.profraw", binary) + ["--profile", stale], name: "mixed-\(name)")
+            XCTAssertTrue(both.contains("testscope: warning: 1 function(s) in \(stale) have another number of counters than in the profiles read before"),
+                          both)
+            // The same lines covered (the older build's other functions add their counts, as llvm-profdata's merge does).
+            XCTAssertEqual(try comparable(mixed)["coverage.lcov"]?.filter { $0.hasPrefix("LH:") || $0.hasPrefix("LF:") },
+                           try comparable(folder.appendingPathComponent("own-\(name)"))["coverage.lcov"]?.filter { $0.hasPrefix("LH:") || $0.hasPrefix("LF:") })
         }
     }
 }

@@ -14,7 +14,7 @@ final class MachOReportTests: XCTestCase {
     var cFiles: [String] { ["c.arm64.o", "c.x86_64.o", "c.arm64.exe", "c.x86_64.exe", "libc.x86_64.dylib", "c.arm64.bundle", "c.universal.exe"] }
     var swiftFiles: [String] {
         ["swift.arm64.o", "swift.x86_64.o", "swift.arm64.exe", "libswift.x86_64.dylib",
-         "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest/Contents/MacOS/PPackageTests"]
+         "swift.arm64.bundle"]
     }
 
     /// `report` of `binary` with `profile` into a fresh folder; the mappings' /macho paths point at the fixtures.
@@ -30,7 +30,26 @@ final class MachOReportTests: XCTestCase {
     }
 
     func profileAndBinary(_ profile: String, _ binary: String) -> [String] {
-        ["--profile", Self.fixtures.appendingPathComponent(profile).path, "--binary", Self.fixtures.appendingPathComponent(binary).path]
+        ["--profile", Self.fixtures.appendingPathComponent(profile).path, "--binary", fixture(binary).path]
+    }
+
+    /// A fixture by name, or an absolute path as it is (the macOS-shaped build folder is made per test).
+    func fixture(_ name: String) -> URL { name.hasPrefix("/") ? URL(fileURLWithPath: name) : Self.fixtures.appendingPathComponent(name) }
+
+    /// The build folder SwiftPM leaves on macOS, made in the test's folder from the fixtures (no build folder is
+    /// committed): `.build/arm64-apple-macosx/debug/PPackageTests.xctest/Contents/MacOS/PPackageTests` (the
+    /// Swift bundle) and `codecov/PPackageTests-1234.profraw` (its ELF twin's profile). Returns `.build` and the bundle.
+    func macOSBuild() throws -> (build: URL, bundle: URL) {
+        let fm = FileManager.default
+        let build = folder.appendingPathComponent("mac/.build"), debug = build.appendingPathComponent("arm64-apple-macosx/debug")
+        let bundle = debug.appendingPathComponent("PPackageTests.xctest")
+        if !fm.fileExists(atPath: bundle.path) {
+            try fm.createDirectory(at: bundle.appendingPathComponent("Contents/MacOS"), withIntermediateDirectories: true)
+            try fm.createDirectory(at: debug.appendingPathComponent("codecov"), withIntermediateDirectories: true)
+            try fm.copyItem(at: Self.fixtures.appendingPathComponent("swift.arm64.bundle"), to: bundle.appendingPathComponent("Contents/MacOS/PPackageTests"))
+            try fm.copyItem(at: Self.fixtures.appendingPathComponent("swift.profraw"), to: debug.appendingPathComponent("codecov/PPackageTests-1234.profraw"))
+        }
+        return (build, bundle)
     }
 
     /// The report's files, inputs and creation time left out.
@@ -130,13 +149,13 @@ final class MachOReportTests: XCTestCase {
 
     /// A macOS test bundle (a folder) given as --binary, and a macOS-shaped build folder: read natively.
     func testXCTestBundleAndMacOSBuildFolderAreReadNatively() throws {
-        let bundle = "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest"
+        let (build, bundleFolder) = try macOSBuild()
+        let bundle = bundleFolder.path
         let twin = try comparable(try report(profileAndBinary("swift.profraw", "swift.elf"), name: "twin").out)
         let (bundleOut, bundleErr) = try report(profileAndBinary("swift.profraw", bundle), name: "bundle")
         XCTAssertFalse(bundleErr.contains("using llvm-cov instead"), bundleErr)
         XCTAssertEqual(try comparable(bundleOut), twin)
-        let build = Self.fixtures.appendingPathComponent("macbuild/.build").path
-        let (buildOut, buildErr) = try report(["--build-path", build], name: "build")
+        let (buildOut, buildErr) = try report(["--build-path", build.path], name: "build")
         XCTAssertFalse(buildErr.contains("using llvm-cov instead"), buildErr)
         XCTAssertEqual(try comparable(buildOut), twin)
         // A bundle without its executable: one line saying what is missing.
@@ -153,8 +172,8 @@ final class MachOReportTests: XCTestCase {
     /// --allow-mismatched-profile (a warning), and the twin's own profile passes.
     func testAProfileOfAnotherBuildWithoutBinaryIDsIsOneBadInputLine() throws {
         let stale = Self.fixtures.appendingPathComponent("swift.stale.profraw").path
-        for binary in ["swift.arm64.exe", "swift.elf", "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest"] {
-            let path = Self.fixtures.appendingPathComponent(binary).path
+        for binary in ["swift.arm64.exe", "swift.elf", try macOSBuild().bundle.path] {
+            let path = fixture(binary).path
             let name = URL(fileURLWithPath: binary).lastPathComponent
             let (out, stderr) = try report(profileAndBinary("swift.stale.profraw", binary), name: "stale-\(name)", status: 65)
             XCTAssertEqual(stderr.split(separator: "\n").count, 1, stderr)

@@ -9,7 +9,7 @@ final class MismatchedProfileTests: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("sample-profiles/macho")
     static let swiftBinaries = ["swift.elf", "swift.arm64.exe", "swift.arm64.o", "swift.x86_64.o", "libswift.x86_64.dylib",
-                                "macbuild/.build/arm64-apple-macosx/debug/PPackageTests.xctest/Contents/MacOS/PPackageTests"]
+                                "swift.arm64.bundle"]
 
     func path(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
     func counters(_ profile: String) -> ProfileCounters { ProfileCounters.merging(files: [path(profile)]).counters }

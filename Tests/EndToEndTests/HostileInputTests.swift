@@ -263,8 +263,11 @@ extension BadInputTests {
     /// said "refusing to write /coverage.json: it is outside the output folder /", contradicting itself).
     func testAnOutputFolderTheUserCannotWriteIsSaidToBeNotWritable() throws {
         let box = try Sandbox(self)
-        let (export, mapping) = try shapesExport()
+        let (recordedExport, mapping) = try shapesExport()
         // The sandbox is root's (this suite runs as root, umask 022): `nobody` reads it and can write nowhere in it.
+        // The export is read from there: the checkout may be in a folder `nobody` cannot enter (`mktemp -d` is 0700).
+        let export = box.root.appendingPathComponent("coverage.json")
+        try FileManager.default.copyItem(at: recordedExport, to: export)
         for output in ["/", box.inputs.path] {
             let result = try TestscopeProcess.run(["--reuid=65534", "--regid=65534", "--clear-groups", TestscopeProcess.executable.path,
                                                    "report", "--export", export.path, "--output", output] + mapping,

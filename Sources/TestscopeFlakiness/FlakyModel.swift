@@ -72,6 +72,10 @@ public struct TestFinding: Sendable {
     /// Why a search stopped early, or what is unusual.
     public var note: String?
     public var quarantined = false
+    /// What the pair (polluter → victim, setter → brittle) shares, ranked (`SharedStateSearch`); nil: not looked for.
+    public var sharedState: SharedStateFinding?
+    /// A patch that should make the failing order pass, and whether a rerun showed it does.
+    public var fix: ProposedFix?
 
     public init(id: String, framework: TestFramework, classification: FlakyClassification, method: DetectionMethod,
                 verdicts: [Verdict?], failures: [(run: Int, result: TestCaseResult)] = []) {
@@ -260,5 +264,100 @@ public struct Reproduction: Sendable {
         }
         if safe && !text.isEmpty { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// A place in the package's source: `Sources/App/Flags.swift:12`.
+public struct SourceSite: Sendable, Equatable, Hashable {
+    /// Relative to the package root.
+    public var file: String
+    public var line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    public var text: String { "\(file):\(line)" }
+}
+
+/// One piece of process-wide state that an order-dependent pair shares, named as a user writes it.
+public struct SharedStateItem: Sendable, Equatable {
+    /// What kind of state: the reset a fix needs depends on it.
+    public enum Kind: String, Sendable, Equatable {
+        case global, staticProperty = "static", singleton, userDefaults = "user-defaults", environment, file
+    }
+    /// `retryLimit`, `FeatureFlags.beta`, `PluginRegistry.shared.names`, `UserDefaults.standard["onboarded"]`,
+    /// `environment variable APP_REGION`, `file NSTemporaryDirectory() + "x.lock"`.
+    public var name: String
+    public var kind: Kind
+    /// Where the first test of the pair (polluter, setter) changes it, as executed.
+    public var writeSites: [SourceSite]
+    /// Where the second (victim, brittle) reads it, as executed.
+    public var readSites: [SourceSite]
+    /// A statement that puts it back as the process started (`FeatureFlags.beta = false`), when one is known.
+    public var resetStatement: String?
+
+    public init(name: String, kind: Kind, writeSites: [SourceSite], readSites: [SourceSite], resetStatement: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.writeSites = writeSites
+        self.readSites = readSites
+        self.resetStatement = resetStatement
+    }
+
+    /// Files outlive the process: rerunning in a new process does not reset them.
+    public var isOutsideProcess: Bool { kind == .file }
+}
+
+/// The shared-state search's answer for one pair.
+public struct SharedStateFinding: Sendable, Equatable {
+    /// The items, most likely first (at most 3); empty when the cause is outside the process or not found.
+    public var items: [SharedStateItem]
+    /// True when the evidence points outside the process (a file, a server): no in-process item is named.
+    public var outsideProcess: Bool
+    /// What the state outside the process is, when known (`file NSTemporaryDirectory() + "x.lock"`).
+    public var outsideEvidence: [SharedStateItem]
+    /// Why nothing was found, when nothing was.
+    public var note: String?
+
+    public init(items: [SharedStateItem], outsideProcess: Bool = false, outsideEvidence: [SharedStateItem] = [], note: String? = nil) {
+        self.items = items
+        self.outsideProcess = outsideProcess
+        self.outsideEvidence = outsideEvidence
+        self.note = note
+    }
+}
+
+/// A proposed fix of an order-dependent test: a unified diff, where it came from, and what the rerun showed.
+public struct ProposedFix: Sendable, Equatable {
+    /// Where the patch's statements come from.
+    public enum Source: String, Sendable, Equatable {
+        /// The cleaner's statements (iFixFlakies), or the state-setter's for a brittle test.
+        case cleaner, setter
+        /// A reset of the shared state found (`SharedStateItem.resetStatement`).
+        case stateReset = "state-reset"
+    }
+    /// What the rerun of the failing order with the patch applied showed.
+    public enum Verification: Sendable, Equatable {
+        /// `--verify-fixes` was not given.
+        case notRun
+        /// Built, and the failing order passed every time.
+        case verified(runs: Int)
+        /// Why not: the build failed, or the order still failed.
+        case notVerified(String)
+    }
+    public var source: Source
+    /// Relative to the package root.
+    public var file: String
+    /// A unified diff (`--- a/… +++ b/… @@ …`) that `git apply` / `patch -p1` accept in the package root.
+    public var diff: String
+    public var verification: Verification
+
+    public init(source: Source, file: String, diff: String, verification: Verification = .notRun) {
+        self.source = source
+        self.file = file
+        self.diff = diff
+        self.verification = verification
     }
 }

@@ -178,6 +178,8 @@ public struct FlakyReport: Sendable {
     public var analysisSeconds: Double = 0
     /// `testscope flaky …` and the raw binary prefix for reproduction commands.
     public var reproduction: Reproduction
+    /// The NOD modes the runs took in turn.
+    public var modes: [NODMode] = [.plain]
 
     public init(seed: UInt64, orders: [PlannedOrder], executions: [ExecutedOrder], findings: [TestFinding], jobs: Int,
                 packageRoot: String, binary: String, swiftTestingMethod: DetectionMethod, startedAt: Date, reproduction: Reproduction) {
@@ -213,7 +215,9 @@ public struct FlakyReport: Sendable {
     public var stableConfidence: String? {
         guard let least = findings.filter({ $0.classification == .stable && $0.runs > 0 }).min(by: { $0.runs < $1.runs }),
               let bound = least.failureRateBound else { return nil }
-        return "passed at least \(least.runs) time\(least.runs == 1 ? "" : "s") each: < \(TestFinding.percent(bound)) failure rate at 95 % "
+        let ran = modes.filter { mode in orders.contains { $0.mode == mode } }
+        let under = ran.count > 1 ? " under \(ran.count) modes (\(ran.map(\.rawValue).joined(separator: ", ")))" : ""
+        return "passed at least \(least.runs) time\(least.runs == 1 ? "" : "s") each\(under): < \(TestFinding.percent(bound)) failure rate at 95 % "
             + "(more --runs lower it)"
     }
 

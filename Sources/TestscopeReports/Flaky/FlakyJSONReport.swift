@@ -21,6 +21,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"package\": \(s(report.packageRoot)),\n")
         try out.write("  \"binary\": \(s(report.binary)),\n")
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
+        try out.write("  \"modes\": \(Self.array(report.modes.map(\.rawValue))),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
         try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
@@ -31,7 +32,7 @@ package struct FlakyJSONReport: ReportRenderer {
         for (index, order) in report.orders.enumerated() {
             let execution = report.executions[index]
             let outcomes = order.tests.map { FlakyText.outcome(report, run: index, test: $0) }
-            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(OrderPlan.hex($0)) } ?? "null"), ")
+            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(OrderPlan.hex($0)) } ?? "null"), \"mode\": \(s(order.mode.rawValue)), ")
             try out.write("\"processes\": \(execution.processes.count), \"seconds\": \(Self.number(execution.seconds)), ")
             try out.write("\"replay\": \(s(FlakyText.replay(report, run: index))),\n")
             try out.write("     \"tests\": \(Self.array(order.tests)),\n")

@@ -89,6 +89,7 @@ final class NODModeTests: XCTestCase {
         request.selection.filters = ["StableTests"]
         request.nodModes = NODMode.allCases
         (request.seed, request.runs, request.jobs) = (5, 8, 2)
+        request.commandPrefix = request.reproductionPrefix(packagePath: "FlakyCauses", scratchPath: nil)
         let outcome = try pipeline.flaky(request)
         XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
         let report = try XCTUnwrap(outcome.flaky)
@@ -101,6 +102,7 @@ final class NODModeTests: XCTestCase {
         let orders = try XCTUnwrap(json["orders"] as? [[String: Any]])
         XCTAssertEqual(orders.map { $0["mode"] as? String }, report.orders.map(\.mode.rawValue))
         XCTAssertTrue(console.outputText.contains("under 4 modes (plain, stress, one-core, parallel)"), console.outputText)
-        XCTAssertTrue(console.outputText.contains("--nod-modes plain,stress,one-core,parallel"), "a replay needs the same modes:\n\(console.outputText)")
+        XCTAssertTrue(console.outputText.contains("--nod-modes plain,stress,one-core,parallel --filter StableTests --seed 5 --replay K --runs 8"),
+                      "a replay needs the same modes:\n\(console.outputText)")
     }
 }

@@ -107,9 +107,13 @@ public struct TestFinding: Sendable {
         return 1 - pow(0.05, 1 / Double(runs))
     }
 
-    /// `passed 40 times: < 7.2 % failure rate at 95 %`, for a test that never failed; nil otherwise.
-    public var confidence: String? {
-        failureRateBound.map { "passed \(runs) time\(runs == 1 ? "" : "s"): < \(Self.percent($0)) failure rate at 95 %" }
+    /// `passed 40 times under 3 modes: < 7.2 % failure rate at 95 %`, for a test that never failed (`modes`: the
+    /// NOD mode of each detection run); nil otherwise.
+    public func confidence(modes: [NODMode] = []) -> String? {
+        let under = Set(verdicts.indices.filter { verdicts[$0] == .pass && $0 < modes.count }.map { modes[$0] }).count
+        return failureRateBound.map {
+            "passed \(runs) time\(runs == 1 ? "" : "s")\(under > 1 ? " under \(under) modes" : ""): < \(Self.percent($0)) failure rate at 95 %"
+        }
     }
 
     /// `7.2 %`, `0.35 %`: two significant digits.

@@ -53,7 +53,8 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("    {\"id\": \(s(f.id)), \"framework\": \(s(f.framework.rawValue)), \"classification\": \(s(f.classification.rawValue)), ")
         try out.write("\"method\": \(s(f.method.rawValue)), \"failedRuns\": \(f.failedRuns), \"runs\": \(f.runs), \"quarantined\": \(f.quarantined),\n")
         try out.write("     \"runsToFirstFailure\": \(f.runsToFirstFailure.map(String.init) ?? "null"), "
-            + "\"failureRateBound\": \(f.failureRateBound.map { String(format: "%.4f", $0) } ?? "null"),\n")
+            + "\"failureRateBound\": \(f.failureRateBound.map { String(format: "%.4f", $0) } ?? "null"), "
+            + "\"confidence\": \(f.confidence(modes: report.orders.map(\.mode)).map(s) ?? "null"),\n")
         let outcomes = report.executions.map { $0.results[f.id].map { s($0.outcome.rawValue) } ?? "null" }
         try out.write("     \"outcomes\": [\(outcomes.joined(separator: ", "))],\n")
         try out.write("     \"polluters\": \(Self.array(f.polluters)), \"setters\": \(Self.array(f.setters)), \"cleaners\": \(Self.array(f.cleaners)),\n")

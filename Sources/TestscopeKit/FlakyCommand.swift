@@ -95,9 +95,8 @@ extension Pipeline {
             try OrderFile.validate(givenOrder.tests, known: known, source: givenOrder.source)
             return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector, modes: request.nodModes)
         }
-        let used = options.modes.prefix(request.runs)  // the modes the runs will take
-        let modes = used.count < 2 && used.first == .plain ? "" : " under " + used.map(\.rawValue).joined(separator: ", ")
-        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs\(modes), \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
+        // Each run's line names its NOD mode; this one stays short enough for a terminal.
+        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
         let quiet = terminal.quiet
         let columns = terminal.columns  // a run's line is cut to a terminal's width (a CI log keeps it whole)

@@ -55,6 +55,8 @@ package struct FlakyScreen {
             let culprits = FlakyText.culprits(finding)
             if !culprits.isEmpty { lines.append(fitted("    " + culprits)) }
             if let note = finding.note { lines.append(fitted("    note: " + note)) }
+            // Which conditions bring a NOD test out says what kind of flakiness it is (stress: timing).
+            if finding.classification == .nod, let modes = FlakyText.modeLine(finding, report) { lines.append(fitted("    " + modes)) }
             if let command = report.reproduce(finding)?.testscope { lines.append("    $ " + command) }
         }
         return lines

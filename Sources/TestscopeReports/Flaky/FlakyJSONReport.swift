@@ -57,6 +57,8 @@ package struct FlakyJSONReport: ReportRenderer {
             + "\"confidence\": \(f.confidence(modes: report.orders.map(\.mode)).map(s) ?? "null"),\n")
         let outcomes = report.executions.map { $0.results[f.id].map { s($0.outcome.rawValue) } ?? "null" }
         try out.write("     \"outcomes\": [\(outcomes.joined(separator: ", "))],\n")
+        let byMode = FlakyText.failuresByMode(f, report).map { "\(s($0.mode.rawValue)): {\"failed\": \($0.failed), \"runs\": \($0.ran)}" }
+        try out.write("     \"failuresByMode\": {\(byMode.joined(separator: ", "))},\n")
         try out.write("     \"polluters\": \(Self.array(f.polluters)), \"setters\": \(Self.array(f.setters)), \"cleaners\": \(Self.array(f.cleaners)),\n")
         try out.write("     \"polluterGroups\": [\(f.polluterGroups.map(Self.array).joined(separator: ", "))], \"setterGroups\": [\(f.setterGroups.map(Self.array).joined(separator: ", "))],\n")
         try out.write("     \"reproduce\": \(reproduce.map { s($0.testscope) } ?? "null"), \"reproduceBinary\": \(reproduce.map { s($0.binary) } ?? "null"),\n")

@@ -14,6 +14,30 @@ package enum FlakyText {
         return parts.joined(separator: "; ")
     }
 
+    /// Per NOD mode, the runs the test failed in and ran in (`[(stress, 3, 3), (plain, 0, 4)]`), in the
+    /// order of the report's modes; empty when the runs took one mode.
+    package static func failuresByMode(_ finding: TestFinding, _ report: FlakyReport) -> [(mode: NODMode, failed: Int, ran: Int)] {
+        let modes = report.modes.filter { mode in report.orders.contains { $0.mode == mode } }
+        guard modes.count > 1 else { return [] }
+        return modes.map { mode in
+            let runs = finding.verdicts.indices.filter { $0 < report.orders.count && report.orders[$0].mode == mode }
+            let ran = runs.filter { finding.verdicts[$0] == .pass || finding.verdicts[$0] == .fail }
+            return (mode, ran.filter { finding.verdicts[$0] == .fail }.count, ran.count)
+        }
+    }
+
+    /// `failed under stress 3 of 3, parallel 1 of 3, plain 0 of 4` (most telling first), or nil.
+    package static func modeLine(_ finding: TestFinding, _ report: FlakyReport) -> String? {
+        let tally = failuresByMode(finding, report)
+        guard !tally.isEmpty else { return nil }
+        let sorted = tally.enumerated().sorted { a, b in
+            let (x, y) = (a.element, b.element)
+            let rx = x.ran == 0 ? 0 : Double(x.failed) / Double(x.ran), ry = y.ran == 0 ? 0 : Double(y.failed) / Double(y.ran)
+            return rx != ry ? rx > ry : a.offset < b.offset
+        }.map(\.element)
+        return "failed under " + sorted.map { "\($0.mode.rawValue) \($0.failed) of \($0.ran)" }.joined(separator: ", ")
+    }
+
     static func classAndName(_ id: String) -> (className: String, name: String) { TestIdentity.classAndName(of: id) }
 
     /// `testscope flaky --package-path P --seed S --replay K [--runs N]`.

@@ -110,6 +110,8 @@ struct CandidateAnalysis {
             let runs = (fails.isEmpty ? allFails : allPasses).filter { !executions[$0].mode.keepsOrder }
             finding.note = (fails.isEmpty ? "failed only" : "passed only") + " when Swift Testing ran its tests in parallel (run"
                 + (runs.count == 1 ? " " : "s ") + runs.map(String.init).joined(separator: ", ") + ")"
+            // What ran at once with it is what it raced: its reproduction runs them together again.
+            if fails.isEmpty, let run = runs.first { finding.failingOrder = executions[run].processes.first { $0.contains(id) } }
             return classified(.nod)
         }
         // The same in-process prefix with both outcomes: NOD without another run.

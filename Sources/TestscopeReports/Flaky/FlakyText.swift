@@ -43,7 +43,9 @@ package enum FlakyText {
     /// `testscope flaky --package-path P --seed S --replay K [--runs N]`.
     package static func replay(_ report: FlakyReport, run: Int) -> String {
         let runs = report.orders.count == FlakyDefaults.runs ? "" : " --runs \(report.orders.count)"
-        return "\(report.reproduction.testscopePrefix) --seed \(report.seed) --replay \(run)\(runs)"
+        // A run's mode comes from its index and the modes: a replay needs the same modes.
+        let modes = report.modes == NODMode.defaults ? "" : " --nod-modes " + report.modes.map(\.rawValue).joined(separator: ",")
+        return "\(report.reproduction.testscopePrefix) --seed \(report.seed) --replay \(run)\(runs)\(modes)"
     }
 
     /// What happened in a run for the outcome matrix: the outcome's name, or `not run`.

@@ -87,8 +87,9 @@ package final class OrderExecutor: Sendable {
         return supervisor
     }
 
-    /// Runs `order` (relaunching after crashes and kills) and returns every test's result.
-    package func execute(_ order: [String], log: LineLog? = nil) throws -> ExecutedOrder {
+    /// Runs `order` (relaunching after crashes and kills) and returns every test's result. `perTestDirectory`:
+    /// each process also records what each test ran there (the entry point's per-test recorder; the state search).
+    package func execute(_ order: [String], log: LineLog? = nil, perTestDirectory: URL? = nil) throws -> ExecutedOrder {
         let token = nextToken()
         let started = Date()
         let run = try supervisor(log: log).run(order, launch: { tests, index in
@@ -97,7 +98,8 @@ package final class OrderExecutor: Sendable {
             let events = workDirectory.appendingPathComponent("events-\(token)-\(index).jsonl")
             try AtomicFileWriter.write(OrderFile.text(SwiftTestingOrder.batchedLines(tests, ranks: swiftTestingRanks)), to: orderFile)
             return TestLaunch(arguments: [], environment: [EntryPointSource.orderFileVariable: orderFile.path,
-                                                           EntryPointSource.eventStreamVariable: events.path],
+                                                           EntryPointSource.eventStreamVariable: events.path,
+                                                           EntryPointSource.perTestDirectoryVariable: perTestDirectory?.path],
                               eventStream: events, temporaryFiles: [orderFile, events])
         }, inspect: { process in
             try self.checkRan(process)

@@ -68,7 +68,20 @@ package struct FlakyJSONReport: ReportRenderer {
             "{\"step\": \(s(step.label)), \"order\": \(Self.array(step.order)), \"results\": \(Self.array(step.verdicts.map(\.rawValue)))}"
         }
         try out.write("     \"evidence\": [\(evidence.joined(separator: ", "))],\n")
+        try out.write("     \"sharedState\": \(f.sharedState.map(Self.sharedState) ?? "null"),\n")
         try out.write("     \"analysisRuns\": \(f.analysisRuns), \"note\": \(f.note.map(s) ?? "null")}")
+    }
+
+    /// `{"items": [...], "outsideProcess": false, "outsideEvidence": [], "note": null}`.
+    static func sharedState(_ state: SharedStateFinding) -> String {
+        let s = JSONReport.string
+        func sites(_ sites: [SourceSite]) -> String { "[" + sites.map { "{\"file\": \(s($0.file)), \"line\": \($0.line)}" }.joined(separator: ", ") + "]" }
+        func item(_ item: SharedStateItem) -> String {
+            "{\"name\": \(s(item.name)), \"kind\": \(s(item.kind.rawValue)), \"writeSites\": \(sites(item.writeSites)), "
+                + "\"readSites\": \(sites(item.readSites)), \"resetStatement\": \(item.resetStatement.map(s) ?? "null")}"
+        }
+        return "{\"items\": [\(state.items.map(item).joined(separator: ", "))], \"outsideProcess\": \(state.outsideProcess), "
+            + "\"outsideEvidence\": [\(state.outsideEvidence.map(item).joined(separator: ", "))], \"note\": \(state.note.map(s) ?? "null")}"
     }
 
     static func array(_ values: [String]) -> String { "[" + values.map(JSONReport.string).joined(separator: ", ") + "]" }

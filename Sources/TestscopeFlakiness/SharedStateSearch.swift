@@ -1,0 +1,121 @@
+import Foundation
+import TestscopeCoverage
+import TestscopeExecution
+import TestscopeProfileData
+
+/// Names the state an order-dependent pair shares (`TestFinding.sharedState`): the minimal order (polluters,
+/// victim, then its cleaners; setters, brittle test) is run once with the entry point's per-test recorder,
+/// and the items of the `StateIndex` that a test of the first group wrote and the second test read, on
+/// lines each of them ran, are the candidates. Ranked: first those the second test does not write itself,
+/// then those a cleaner writes too, then state in the process before files; at most 3. When the best is a
+/// file, the cause is outside the process and no item is named.
+package struct SharedStateSearch: Sendable {
+    package var index: StateIndex
+    package var executor: OrderExecutor
+    package var packageRoot: URL
+    /// Where each order's per-test counts are written (removed after reading).
+    package var workDirectory: URL
+    /// The package's functions in the binary's coverage mapping, and the package's files among their files.
+    let mapped: [MappedFunction]
+    let files: [PerTestBuilder.KeptFile]
+
+    package static let maximumItems = 3
+
+    /// Reads the binary's coverage mapping once (the package's files in `Sources/` and `Tests/`, test files too).
+    package init(index: StateIndex, executor: OrderExecutor, packageRoot: URL, workDirectory: URL) throws {
+        self.index = index
+        self.executor = executor
+        self.packageRoot = packageRoot
+        self.workDirectory = workDirectory
+        let mapping = try CoverageMappingReader.records(binaryAt: executor.binary.path)
+        mapped = try (0..<mapping.count).map { try mapping.function(at: $0) }
+        let filter = SourceFilter(root: packageRoot.path)
+        var seen = Set<String>()
+        var files: [PerTestBuilder.KeptFile] = []
+        for name in mapped.flatMap(\.filenames) where seen.insert(name).inserted {
+            guard let relative = filter.relativePath(name), relative.hasPrefix("Sources/") || relative.hasPrefix("Tests/") else { continue }
+            files.append(PerTestBuilder.KeptFile(path: name, relativePath: relative, lines: nil, lastLine: 0))
+        }
+        self.files = files
+    }
+
+    /// Fills `sharedState` of every od-victim and od-brittle finding (up to `jobs` orders at once).
+    package func fill(_ findings: inout [TestFinding], jobs: Int) throws {
+        let pairs = findings.indices.filter { findings[$0].classification == .odVictim || findings[$0].classification == .odBrittle }
+        let snapshot = findings
+        let results = try AdaptivePool.map(pairs.count, jobs: jobs) { k in try self.search(snapshot[pairs[k]], number: k) }
+        for (k, i) in pairs.enumerated() { findings[i].sharedState = results[k] }
+    }
+
+    /// The search for one finding; nil when it has no first group.
+    func search(_ finding: TestFinding, number: Int) throws -> SharedStateFinding? {
+        let victim = finding.classification == .odVictim
+        guard let group = (victim ? finding.polluterGroups : finding.setterGroups).first else { return nil }
+        let cleaners = victim ? finding.cleaners.filter { !group.contains($0) && $0 != finding.id } : []
+        var lines = try linesRun(group + [finding.id] + cleaners, number: number, tag: "order")
+        if lines[finding.id] == nil {
+            // It crashed after the polluter (its counts die with the process): what it reads, it reads alone too.
+            lines.merge(try linesRun([finding.id], number: number, tag: "alone")) { old, _ in old }
+        }
+        guard let second = lines[finding.id] else {
+            return SharedStateFinding(items: [], note: "what \(finding.id) ran was not recorded (its process ended during it)")
+        }
+        let first = group.compactMap { lines[$0] }
+        let cleaned = cleaners.compactMap { lines[$0] }
+        var candidates: [(item: SharedStateItem, selfWritten: Bool, cleanerWrites: Bool)] = []
+        for entry in index.entries {
+            let writes = Self.sites(entry.writes, ranBy: first)
+            let reads = Self.sites(entry.reads, ranBy: [second])
+            guard !writes.isEmpty, !reads.isEmpty else { continue }
+            candidates.append((SharedStateItem(name: entry.name, kind: entry.kind, writeSites: writes, readSites: reads, resetStatement: entry.resetStatement),
+                               !Self.sites(entry.writes, ranBy: [second]).isEmpty, !Self.sites(entry.writes, ranBy: cleaned).isEmpty))
+        }
+        let ranked = candidates.sorted { a, b in
+            (a.selfWritten ? 1 : 0, a.cleanerWrites ? 0 : 1, a.item.isOutsideProcess ? 1 : 0, a.item.name)
+                < (b.selfWritten ? 1 : 0, b.cleanerWrites ? 0 : 1, b.item.isOutsideProcess ? 1 : 0, b.item.name)
+        }.map(\.item)
+        guard let best = ranked.first else {
+            let firstName = group.count == 1 ? group[0] : "\(group.count) tests (\(group[0]), …)"
+            return SharedStateFinding(items: [], note: "no state written by \(firstName) and read by \(finding.id) was found in the package's sources")
+        }
+        if best.isOutsideProcess {
+            return SharedStateFinding(items: [], outsideProcess: true, outsideEvidence: Array(ranked.filter(\.isOutsideProcess).prefix(Self.maximumItems)))
+        }
+        return SharedStateFinding(items: Array(ranked.filter { !$0.isOutsideProcess }.prefix(Self.maximumItems)))
+    }
+
+    /// The lines each test of `order` ran (package-relative path → lines), by test id; a test whose counts
+    /// were lost has none.
+    func linesRun(_ order: [String], number: Int, tag: String) throws -> [String: [String: Set<Int>]] {
+        let directory = workDirectory.appendingPathComponent("state-\(number)-\(tag)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try executor.execute(order, perTestDirectory: directory)
+        var processes: [PerTestProcess] = []
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted() where name.hasSuffix(".contexts") {
+            let base = directory.appendingPathComponent(String(name.dropLast(".contexts".count))).path
+            // An unreadable process (killed while writing) only loses its tests' lines.
+            guard let layout = try? RawProfileReader.read(path: base + ".layout.profraw").first,
+                  let contexts = try? PerTestContextFile.read(path: base + ".contexts") else { continue }
+            processes.append(PerTestProcess(layout: layout, blocks: contexts.blocks))
+        }
+        let coverage = PerTestBuilder.record(mapped: mapped, processes: processes, files: files, ranTests: order).coverage
+        var result: [String: [String: Set<Int>]] = [:]
+        for test in Set(order) where coverage.contexts.contains(where: { $0.id == test }) {
+            var byFile: [String: Set<Int>] = [:]
+            for (path, ranges) in coverage.lines(coveredBy: test) { byFile[path] = Set(ranges.flatMap { $0.map(Int.init) }) }
+            result[test] = byFile
+        }
+        return result
+    }
+
+    /// The sites among `lines` (by file) that one of `tests` ran, in file and line order.
+    static func sites(_ lines: [String: Set<Int>], ranBy tests: [[String: Set<Int>]]) -> [SourceSite] {
+        var sites: [SourceSite] = []
+        for file in lines.keys.sorted() {
+            let ran = tests.reduce(into: Set<Int>()) { $0.formUnion($1[file] ?? []) }
+            sites += lines[file]!.intersection(ran).sorted().map { SourceSite(file: file, line: $0) }
+        }
+        return sites
+    }
+}

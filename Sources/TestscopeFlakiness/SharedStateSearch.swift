@@ -58,7 +58,7 @@ package struct SharedStateSearch: Sendable {
             lines.merge(try linesRun([finding.id], number: number, tag: "alone")) { old, _ in old }
         }
         guard let second = lines[finding.id] else {
-            return SharedStateFinding(items: [], note: "what \(finding.id) ran was not recorded (its process ended during it)")
+            return SharedStateFinding(items: [], note: "the lines \(finding.id) ran were not recorded (its process may have ended during it)")
         }
         let first = group.compactMap { lines[$0] }
         let cleaned = cleaners.compactMap { lines[$0] }

@@ -79,7 +79,9 @@ package final class FlakyDetector: Sendable {
             + selected.swiftTesting.map { AnalyzedTest(id: $0, framework: .swiftTesting, method: method) }
         let analyzer = FlakinessAnalyzer(runner: executor, settings: options.settings, defaultOrder: result.orders.first?.tests ?? [])
         var findings = try analyzer.analyze(tests, executions: result.executions, jobs: options.jobs)
+        let stateStart = Date()
         try searchSharedState(&findings, packageRoot: packageRoot, jobs: options.jobs)
+        let stateSeconds = Date().timeIntervalSince(stateStart)
         for i in findings.indices { findings[i].quarantined = options.quarantine.contains(findings[i].id) }
         var report = FlakyReport(seed: options.seed, orders: result.orders, executions: result.executions, findings: findings,
                                  jobs: max(result.peakJobs, 1), packageRoot: packageRoot, binary: binary.binary.path,
@@ -88,6 +90,7 @@ package final class FlakyDetector: Sendable {
         report.jobLimits = (options.jobs, options.maxJobs)
         report.detectionSeconds = detectionSeconds
         report.analysisSeconds = Date().timeIntervalSince(analysisStart)
+        report.stateSearchSeconds = stateSeconds
         return report
     }
 

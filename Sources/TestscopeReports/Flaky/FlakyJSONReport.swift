@@ -22,7 +22,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"binary\": \(s(report.binary)),\n")
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
-        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds))},\n")
+        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"stateSearch\": \(Self.number(report.stateSearchSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
         counts.append("\"flaky\": \(report.findings.filter { $0.classification.isFlaky }.count)")
         counts.append("\"quarantined\": \(report.findings.filter(\.quarantined).count)")

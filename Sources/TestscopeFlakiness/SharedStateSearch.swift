@@ -39,11 +39,16 @@ package struct SharedStateSearch: Sendable {
         self.files = files
     }
 
-    /// Fills `sharedState` of every od-victim and od-brittle finding (up to `jobs` orders at once).
+    /// Fills `sharedState` of every od-victim and od-brittle finding (up to `jobs` orders at once); a pair
+    /// whose order could not be run says why in its note (the findings stand without it).
     package func fill(_ findings: inout [TestFinding], jobs: Int) throws {
         let pairs = findings.indices.filter { findings[$0].classification == .odVictim || findings[$0].classification == .odBrittle }
         let snapshot = findings
-        let results = try AdaptivePool.map(pairs.count, jobs: jobs) { k in try self.search(snapshot[pairs[k]], number: k) }
+        let results = try AdaptivePool.map(pairs.count, jobs: jobs) { k -> SharedStateFinding? in
+            do { return try self.search(snapshot[pairs[k]], number: k) } catch {
+                return SharedStateFinding(items: [], note: "not searched: the order with per-test coverage did not run (\(error.localizedDescription))")
+            }
+        }
         for (k, i) in pairs.enumerated() { findings[i].sharedState = results[k] }
     }
 

@@ -41,6 +41,7 @@ package struct StateIndex: Sendable, Equatable {
         let scans = files.map { StateScan(path: $0.path, text: $0.text) }
         var declarations = StateDeclarations()
         for scan in scans { scan.declare(into: &declarations) }
+        declarations.indexNames()
         var index = StateIndex()
         for variable in declarations.items() {
             index.add(Entry(name: variable.name, kind: variable.kind, resetStatement: variable.reset))
@@ -90,6 +91,21 @@ struct StateDeclarations {
     var classes: Set<String> = []
     /// Every property a type declares, computed ones too (a bare `path` in `ExportLock` is `ExportLock.path`).
     var typeMembers: [String: Set<String>] = [:]
+    /// The statics by their own name (`beta` → `FeatureFlags`'s), and the singletons' classes' properties by
+    /// theirs: what a word of a file is looked up in.
+    var staticsByName: [String: [(owner: String, variable: DeclaredVariable)]] = [:]
+    var singletonsByMember: [String: [(holder: String, className: String, isPrivate: Bool, initializer: String?)]] = [:]
+
+    mutating func indexNames() {
+        for (owner, statics) in statics.sorted(by: { $0.key < $1.key }) {
+            for (name, variable) in statics { staticsByName[name, default: []].append((owner, variable)) }
+        }
+        for singleton in classSingletons {
+            for member in members[singleton.className] ?? [] {
+                singletonsByMember[member.name, default: []].append((singleton.holder, singleton.className, member.isPrivate, member.initializer))
+            }
+        }
+    }
 
     /// The singletons whose class the package declares.
     var classSingletons: [(holder: String, owner: String?, className: String)] { singletons.filter { classes.contains($0.className) } }

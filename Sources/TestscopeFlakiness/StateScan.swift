@@ -13,6 +13,8 @@ struct StateScan {
     let typePath: [String?]
     /// For each token: inside a body (a function's, an accessor's, a closure's), where a `var` is a local.
     let inCode: [Bool]
+    /// For each token: the function whose body it is in (a closure's is its function's), nil outside any.
+    let function: [String?]
 
     init(path: String, text: String) {
         self.path = path
@@ -20,13 +22,20 @@ struct StateScan {
         let bytes = Array(text.utf8)
         self.bytes = bytes
         lineStarts = [0] + bytes.indices.filter { bytes[$0] == 10 }.map { $0 + 1 }
-        var typePath: [String?] = [], inCode: [Bool] = []
-        var stack: [String?] = []  // per `{`: the type it opens, nil for a body
-        var pendingType: String?
+        var typePath: [String?] = [], inCode: [Bool] = [], function: [String?] = []
+        typePath.reserveCapacity(tokens.count)
+        inCode.reserveCapacity(tokens.count)
+        function.reserveCapacity(tokens.count)
+        // Per `{`: the type it opens (nil for a body) and the function around it; the path and function
+        // now, kept as the stack changes (not joined again for every token).
+        var stack: [(type: String?, function: String?)] = []
+        var current: (path: String?, bodies: Int, function: String?) = (nil, 0, nil)
+        var pendingType: String?, pendingFunction: String?
         for i in tokens.indices {
             let text = tokens[i].text
-            typePath.append(stack.compactMap { $0 }.joined(separator: ".").nilIfEmpty)
-            inCode.append(stack.contains { $0 == nil })
+            typePath.append(current.path)
+            inCode.append(current.bodies > 0)
+            function.append(current.function)
             if Self.typeKeywords.contains(text), i + 1 < tokens.count, tokens[i + 1].kind == .word,
                !Self.declarationKeywords.contains(tokens[i + 1].text), !Self.modifiers.contains(tokens[i + 1].text) {
                 var name = tokens[i + 1].text
@@ -38,15 +47,29 @@ struct StateScan {
                 pendingType = name
             } else if Self.declarationKeywords.contains(text) || text == "=" {
                 pendingType = nil
+                if text != "=" {
+                    let isFunction = ["func", "init", "subscript", "deinit"].contains(text)
+                    pendingFunction = isFunction ? (text == "func" && i + 1 < tokens.count ? tokens[i + 1].text : text) : nil
+                }
             } else if text == "{" {
-                stack.append(pendingType)
+                let function = pendingType == nil ? (pendingFunction ?? current.function) : nil
+                stack.append((pendingType, function))
                 pendingType = nil
+                pendingFunction = nil
+                (current.path, current.bodies, current.function) = Self.state(of: stack)
             } else if text == "}" {
                 _ = stack.popLast()
+                (current.path, current.bodies, current.function) = Self.state(of: stack)
             }
         }
         self.typePath = typePath
         self.inCode = inCode
+        self.function = function
+    }
+
+    /// The type path, the number of bodies and the function of a stack of braces.
+    static func state(of stack: [(type: String?, function: String?)]) -> (String?, Int, String?) {
+        (stack.compactMap(\.type).joined(separator: ".").nilIfEmpty, stack.filter { $0.type == nil }.count, stack.last?.function)
     }
 
     static let typeKeywords: Set<String> = ["enum", "struct", "class", "actor", "extension", "protocol"]

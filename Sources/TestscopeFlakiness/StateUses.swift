@@ -25,7 +25,6 @@ extension StateScan {
 
     func uses(of declarations: StateDeclarations) -> [StateUse] {
         var uses: [StateUse] = []
-        let singletons = declarations.classSingletons
         for i in tokens.indices where tokens[i].kind == .word {
             let name = text(i), previous = text(i - 1)
             if ["var", "let", "func", "case"].contains(previous) || isLabel(i) { continue }
@@ -35,21 +34,19 @@ extension StateScan {
                 uses.append(use(global.name, .global, global.reset, start: i, end: i))
             }
             // A static: `Type.name`, `Self.name`, or bare inside its own type.
-            for (owner, statics) in declarations.statics {
-                guard let variable = statics[name] else { continue }
+            for (owner, variable) in declarations.staticsByName[name] ?? [] {
                 let own = typePath[i].map { Self.sameType($0, owner) } ?? false
                 let matches = qualifier.map { $0 == owner.split(separator: ".").last.map(String.init) || (own && ($0 == "Self" || $0 == "self")) } ?? own
                 if matches { uses.append(use(variable.name, .staticProperty, variable.reset, start: qualifier == nil ? i : i - 2, end: i)) }
             }
             // A singleton's stored property: `Type.shared.name`, or bare (`self.name`) inside its class.
-            for singleton in singletons {
-                guard let member = declarations.members[singleton.className]?.first(where: { $0.name == name }) else { continue }
+            for singleton in declarations.singletonsByMember[name] ?? [] {
                 let holder = singleton.holder.split(separator: ".").map(String.init)
                 let inClass = typePath[i]?.split(separator: ".").last.map(String.init) == singleton.className
                 let throughHolder = qualifier == holder.last && (holder.count == 1 || text(i - 4) == holder[holder.count - 2] || text(i - 4) == "Self")
                 guard throughHolder || (inClass && (qualifier == nil || qualifier == "self")) else { continue }
                 let full = singleton.holder + "." + name
-                let reset = member.isPrivate ? nil : member.initializer.map { full + " = " + $0 }
+                let reset = singleton.isPrivate ? nil : singleton.initializer.map { full + " = " + $0 }
                 uses.append(use(full, .singleton, reset, start: qualifier == nil ? i : i - 2, end: i))
             }
             if let external = externalUse(at: i, declarations) { uses.append(external) }
@@ -97,15 +94,15 @@ extension StateScan {
         guard text(i + 1) == "(" || (name == "environment" && tokens.indices.contains(i + 1) && tokens[i + 1].text == "[") else { return nil }
         if previous == ".", Self.defaultsWrites.contains(name) || Self.defaultsReads.contains(name), receiverMentionsDefaults(before: i - 1),
            let key = arguments(i + 1).first(where: { $0.label == "forKey" }) {
-            let keyText = source(key.first, key.last)
+            let keyText = itemName(key.first, key.last, at: i, declarations)
             return StateUse(name: "UserDefaults.standard[\(keyText)]", kind: .userDefaults,
                             reset: "UserDefaults.standard.removeObject(forKey: \(keyText))", write: Self.defaultsWrites.contains(name), line: line(i))
         }
         if previous != ".", ["setenv", "unsetenv", "getenv"].contains(name), let first = arguments(i + 1).first {
-            return environmentUse(first.first, first.last, write: name != "getenv", at: i)
+            return environmentUse(first.first, first.last, write: name != "getenv", at: i, declarations)
         }
         if previous == ".", name == "environment", text(i - 2) == "processInfo", let close = closing(i + 1), close > i + 2 {
-            return environmentUse(i + 2, close - 1, write: false, at: i)
+            return environmentUse(i + 2, close - 1, write: false, at: i, declarations)
         }
         if let call = Self.fileCalls[name], previous == "." || name != "write",
            let path = arguments(i + 1).first(where: { $0.label.map(call.labels.contains) ?? false }) {
@@ -133,21 +130,27 @@ extension StateScan {
         return false
     }
 
-    private func environmentUse(_ first: Int, _ last: Int, write: Bool, at i: Int) -> StateUse {
+    private func environmentUse(_ first: Int, _ last: Int, write: Bool, at i: Int, _ declarations: StateDeclarations) -> StateUse {
         let expression = source(first, last)
         let literal = first == last && tokens[first].kind == .string && !expression.contains("\\(")
-        let variable = literal ? String(expression.dropFirst().dropLast()) : expression
+        let variable = literal ? String(expression.dropFirst().dropLast()) : itemName(first, last, at: i, declarations)
         return StateUse(name: "environment variable " + variable, kind: .environment, reset: "unsetenv(\(expression))", write: write, line: line(i))
     }
 
-    /// A file, named by its path expression; a property of the enclosing type used bare is qualified
-    /// (`path` in `ExportLock` is `ExportLock.path`, as other files name it).
     private func fileUse(_ first: Int, _ last: Int, write: Bool, at i: Int, _ declarations: StateDeclarations) -> StateUse {
-        var expression = source(first, last)
-        if first == last, tokens[first].kind == .word, let owner = typePath[i], declarations.typeMembers[owner]?.contains(expression) == true,
-           let type = owner.split(separator: ".").last {
-            expression = String(type) + "." + expression
+        StateUse(name: "file " + itemName(first, last, at: i, declarations), kind: .file, reset: nil, write: write, line: line(i))
+    }
+
+    /// A key or path expression as the item's name: its text, but a bare property of the enclosing type
+    /// qualified (`path` in `ExportLock` is `ExportLock.path`, as other files name it), and a bare local or
+    /// parameter marked with its function (`url (in save)`: another function's `url` is another value).
+    func itemName(_ first: Int, _ last: Int, at i: Int, _ declarations: StateDeclarations) -> String {
+        let expression = source(first, last)
+        guard first == last, tokens[first].kind == .word else { return expression }
+        if let owner = typePath[i], declarations.typeMembers[owner]?.contains(expression) == true, let type = owner.split(separator: ".").last {
+            return String(type) + "." + expression
         }
-        return StateUse(name: "file " + expression, kind: .file, reset: nil, write: write, line: line(i))
+        if declarations.globals[expression] != nil || expression.first?.isUppercase == true { return expression }
+        return function[i].map { "\(expression) (in \($0))" } ?? expression
     }
 }

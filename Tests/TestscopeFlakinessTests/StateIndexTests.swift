@@ -130,8 +130,8 @@ final class StateIndexTests: XCTestCase {
         XCTAssertEqual(lock.kind, .file)
         XCTAssertEqual(lock.writes, ["Sources/A/External.swift": [9, 11]], "a bare property in its type is named as other files name it")
         XCTAssertEqual(lock.reads, ["Sources/A/External.swift": [10]])
-        XCTAssertEqual(try entry(index, "file url").writes, ["Sources/A/External.swift": [13]])
-        XCTAssertEqual(try entry(index, "file url").reads, ["Sources/A/External.swift": [14]])
+        XCTAssertEqual(try entry(index, "file url (in save)").writes, ["Sources/A/External.swift": [13]], "a parameter is its function's")
+        XCTAssertEqual(try entry(index, "file url (in load)").reads, ["Sources/A/External.swift": [14]])
         XCTAssertNil(index.entry("Lock.path"), "a computed static is not state")
     }
 

@@ -78,4 +78,29 @@ final class SharedStateTests: XCTestCase {
         let items = try XCTUnwrap((first["sharedState"] as? [String: Any])?["items"] as? [[String: Any]])
         XCTAssertTrue(items.contains { truth.pairs[0].state.contains($0["name"] as? String ?? "") }, "\(items)")
     }
+
+    /// The Flaky fixture's pairs (its README): a victim that crashes after its polluter (its counts die with
+    /// the process: what it reads is taken from a run of it alone), two polluter groups, a brittle test, a
+    /// Swift Testing pair — each names the static its README plants.
+    func testTheFlakyFixturesPairsNameThePlantedStatics() throws {
+        let output = try FlakyFixture.workFolder()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let console = CapturedConsole()
+        let pipeline = Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: true, console: console),
+                                environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+        var request = FlakyRequest(packageRoot: FlakyFixture.package, settings: ReportSettings(formats: [.json], output: output))
+        request.selection.filters = ["^FlakyTests\\.(RegistryTests|ShutdownTests|CounterSuite|SessionTests|AuthTests|FormatterTests|LocaleTests|TSVExportTests)/"]
+        (request.seed, request.runs, request.jobs) = (1, 4, 2)
+        let findings = try XCTUnwrap(try pipeline.flaky(request).flaky?.findings, console.diagnosticsText)
+        let expected = [FlakyFixture.crashVictim: "Registry.handlers", FlakyFixture.formatterVictim: "Settings.separator",
+                        FlakyFixture.brittle: "Session.currentUser", FlakyFixture.counterVictim: "Counter.value"]
+        for (test, name) in expected {
+            let finding = try XCTUnwrap(findings.first { $0.id == test }, test)
+            XCTAssertEqual(finding.classification, FlakyFixture.expected[test], test)
+            XCTAssertEqual(finding.sharedState?.items.first?.name, name, "\(test): \(String(describing: finding.sharedState))")
+        }
+        let crash = try XCTUnwrap(findings.first { $0.id == FlakyFixture.crashVictim }?.sharedState?.items.first)
+        XCTAssertEqual(crash.readSites, [SourceSite(file: "Tests/FlakyTests/RegistryTests.swift", line: 8)], "read in the run of the victim alone")
+        XCTAssertEqual(crash.resetStatement, #"Registry.handlers = ["default": { $0 * 2 }]"#)
+    }
 }

@@ -65,28 +65,33 @@ package struct SharedStateSearch: Sendable {
         guard let second = lines[finding.id] else {
             return SharedStateFinding(items: [], note: "the lines \(finding.id) ran were not recorded (its process may have ended during it)")
         }
-        let first = group.compactMap { lines[$0] }
-        let cleaned = cleaners.compactMap { lines[$0] }
-        var candidates: [(item: SharedStateItem, selfWritten: Bool, cleanerWrites: Bool)] = []
+        let firstName = group.count == 1 ? group[0] : "\(group.count) tests (\(group[0]), …)"
+        return Self.rank(index, first: group.compactMap { lines[$0] }, second: second, cleaners: cleaners.compactMap { lines[$0] },
+                         names: (firstName, finding.id))
+    }
+
+    /// The candidates (an item with a write site the first tests ran and a read site the second ran), ranked:
+    /// not written by the second test itself (it would set it before reading), then written by a cleaner too,
+    /// then in the process before a file, then by name. The best a file: outside the process.
+    package static func rank(_ index: StateIndex, first: [[String: Set<Int>]], second: [String: Set<Int>], cleaners: [[String: Set<Int>]],
+                     names: (first: String, second: String)) -> SharedStateFinding {
+        var candidates: [(item: SharedStateItem, key: (Int, Int, Int, String))] = []
         for entry in index.entries {
-            let writes = Self.sites(entry.writes, ranBy: first)
-            let reads = Self.sites(entry.reads, ranBy: [second])
+            let writes = sites(entry.writes, ranBy: first)
+            let reads = sites(entry.reads, ranBy: [second])
             guard !writes.isEmpty, !reads.isEmpty else { continue }
-            candidates.append((SharedStateItem(name: entry.name, kind: entry.kind, writeSites: writes, readSites: reads, resetStatement: entry.resetStatement),
-                               !Self.sites(entry.writes, ranBy: [second]).isEmpty, !Self.sites(entry.writes, ranBy: cleaned).isEmpty))
+            let item = SharedStateItem(name: entry.name, kind: entry.kind, writeSites: writes, readSites: reads, resetStatement: entry.resetStatement)
+            let selfWritten = !sites(entry.writes, ranBy: [second]).isEmpty, cleanerWrites = !sites(entry.writes, ranBy: cleaners).isEmpty
+            candidates.append((item, (selfWritten ? 1 : 0, cleanerWrites ? 0 : 1, item.isOutsideProcess ? 1 : 0, item.name)))
         }
-        let ranked = candidates.sorted { a, b in
-            (a.selfWritten ? 1 : 0, a.cleanerWrites ? 0 : 1, a.item.isOutsideProcess ? 1 : 0, a.item.name)
-                < (b.selfWritten ? 1 : 0, b.cleanerWrites ? 0 : 1, b.item.isOutsideProcess ? 1 : 0, b.item.name)
-        }.map(\.item)
+        let ranked = candidates.sorted { $0.key < $1.key }.map(\.item)
         guard let best = ranked.first else {
-            let firstName = group.count == 1 ? group[0] : "\(group.count) tests (\(group[0]), …)"
-            return SharedStateFinding(items: [], note: "no state written by \(firstName) and read by \(finding.id) was found in the package's sources")
+            return SharedStateFinding(items: [], note: "no state written by \(names.first) and read by \(names.second) was found in the package's sources")
         }
         if best.isOutsideProcess {
-            return SharedStateFinding(items: [], outsideProcess: true, outsideEvidence: Array(ranked.filter(\.isOutsideProcess).prefix(Self.maximumItems)))
+            return SharedStateFinding(items: [], outsideProcess: true, outsideEvidence: Array(ranked.filter(\.isOutsideProcess).prefix(maximumItems)))
         }
-        return SharedStateFinding(items: Array(ranked.filter { !$0.isOutsideProcess }.prefix(Self.maximumItems)))
+        return SharedStateFinding(items: Array(ranked.filter { !$0.isOutsideProcess }.prefix(maximumItems)))
     }
 
     /// The lines each test of `order` ran (package-relative path → lines), by test id; a test whose counts

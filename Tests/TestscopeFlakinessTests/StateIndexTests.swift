@@ -149,3 +149,48 @@ final class StateIndexTests: XCTestCase {
         XCTAssertEqual(try entry(index, "FeatureFlags.beta").writes["Tests/FlakyCausesTests/OrderDependentTests.swift"], [25, 30])
     }
 }
+
+/// The ranking of the candidates, on an index of small sources and the lines each test "ran".
+final class SharedStateRankingTests: XCTestCase {
+    let index = StateIndex.build(files: [(path: "Sources/A/State.swift", text: """
+        nonisolated(unsafe) var a = 0
+        nonisolated(unsafe) var b = 0
+        nonisolated(unsafe) var c = 0
+        nonisolated(unsafe) var d = 0
+        nonisolated(unsafe) var e = 0
+        func writeAll() { a = 1; b = 1; c = 1; d = 1; e = 1 }
+        func readAll() -> Int { a + b + c + d + e }
+        func resetB() { b = 0 }
+        func resetC() { c = 0 }
+        func lock() { FileManager.default.createFile(atPath: "/tmp/x.lock", contents: nil) }
+        func locked() -> Bool { FileManager.default.fileExists(atPath: "/tmp/x.lock") }
+        func setA() { a = 2 }
+        """)])
+    let file = "Sources/A/State.swift"
+    let names = (first: "P", second: "V")
+
+    func testTheVictimsOwnWritesGoLastACleanersFirstAndAtMostThreeAreKept() {
+        // The polluter writes all five, the victim reads all five and writes `a` itself, a cleaner resets `c`.
+        let state = SharedStateSearch.rank(index, first: [[file: [6]]], second: [file: [7, 12]], cleaners: [[file: [9]]], names: names)
+        XCTAssertFalse(state.outsideProcess)
+        XCTAssertEqual(state.items.map(\.name), ["c", "b", "d"], "the cleaner's item first, the victim's own (a) last; at most 3")
+        let fair = SharedStateSearch.rank(index, first: [[file: [6]]], second: [file: [7]], cleaners: [[file: [9]]], names: names)
+        XCTAssertEqual(fair.items.map(\.name), ["c", "a", "b"], "the cleaner's item first, then by name")
+        XCTAssertEqual(fair.items[0].writeSites, [SourceSite(file: file, line: 6)])
+        XCTAssertEqual(fair.items[0].readSites, [SourceSite(file: file, line: 7)])
+        XCTAssertEqual(fair.items[0].resetStatement, "c = 0")
+    }
+
+    func testAFileAloneIsOutsideTheProcessAndNothingGivesANote() {
+        let outside = SharedStateSearch.rank(index, first: [[file: [10]]], second: [file: [11]], cleaners: [], names: names)
+        XCTAssertTrue(outside.outsideProcess)
+        XCTAssertEqual(outside.items.map(\.name), [])
+        XCTAssertEqual(outside.outsideEvidence.map(\.name), [#"file "/tmp/x.lock""#])
+        let both = SharedStateSearch.rank(index, first: [[file: [6, 10]]], second: [file: [7, 11]], cleaners: [], names: names)
+        XCTAssertFalse(both.outsideProcess, "state in the process ranks before a file")
+        XCTAssertEqual(both.items.map(\.name), ["a", "b", "c"])
+        let none = SharedStateSearch.rank(index, first: [[file: [8]]], second: [file: [11]], cleaners: [], names: names)
+        XCTAssertEqual(none.items.map(\.name), [])
+        XCTAssertEqual(none.note, "no state written by P and read by V was found in the package's sources")
+    }
+}

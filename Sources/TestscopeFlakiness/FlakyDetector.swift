@@ -101,8 +101,7 @@ package final class FlakyDetector: Sendable {
         guard !pairs.isEmpty else { return }
         let root = URL(fileURLWithPath: packageRoot)
         do {
-            let search = try SharedStateSearch(index: StateIndex.read(packageRoot: root), executor: executor, packageRoot: root,
-                                               workDirectory: executor.workDirectory)
+            let search = try SharedStateSearch(executor: executor, packageRoot: root, workDirectory: executor.workDirectory)
             try search.fill(&findings, jobs: jobs)
         } catch let error as ProfileDataError {
             for i in pairs { findings[i].sharedState = SharedStateFinding(items: [], note: "not searched: the test binary's coverage mapping is unreadable (\(error))") }

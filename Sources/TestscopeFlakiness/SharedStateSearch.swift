@@ -10,33 +10,34 @@ import TestscopeProfileData
 /// then those a cleaner writes too, then state in the process before files; at most 3. When the best is a
 /// file, the cause is outside the process and no item is named.
 package struct SharedStateSearch: Sendable {
-    package var index: StateIndex
-    package var executor: OrderExecutor
-    package var packageRoot: URL
+    package let index: StateIndex
+    package let executor: OrderExecutor
+    package let packageRoot: URL
     /// Where each order's per-test counts are written (removed after reading).
-    package var workDirectory: URL
+    package let workDirectory: URL
     /// The package's functions in the binary's coverage mapping, and the package's files among their files.
     let mapped: [MappedFunction]
     let files: [PerTestBuilder.KeptFile]
 
     package static let maximumItems = 3
 
-    /// Reads the binary's coverage mapping once (the package's files in `Sources/` and `Tests/`, test files too).
-    package init(index: StateIndex, executor: OrderExecutor, packageRoot: URL, workDirectory: URL) throws {
-        self.index = index
+    /// Reads the binary's coverage mapping once, and indexes the package's files it names: those compiled
+    /// into the test binary, test files too (wherever the targets' paths put them; not `.build`'s).
+    package init(executor: OrderExecutor, packageRoot: URL, workDirectory: URL) throws {
         self.executor = executor
         self.packageRoot = packageRoot
         self.workDirectory = workDirectory
         let mapping = try CoverageMappingReader.records(binaryAt: executor.binary.path)
         mapped = try (0..<mapping.count).map { try mapping.function(at: $0) }
-        let filter = SourceFilter(root: packageRoot.path)
+        let filter = SourceFilter(root: packageRoot.path, testDirectories: [])
         var seen = Set<String>()
         var files: [PerTestBuilder.KeptFile] = []
         for name in mapped.flatMap(\.filenames) where seen.insert(name).inserted {
-            guard let relative = filter.relativePath(name), relative.hasPrefix("Sources/") || relative.hasPrefix("Tests/") else { continue }
+            guard let relative = filter.relativePath(name), filter.includes(name) else { continue }
             files.append(PerTestBuilder.KeptFile(path: name, relativePath: relative, lines: nil, lastLine: 0))
         }
         self.files = files
+        index = StateIndex.read(root: packageRoot, paths: files.map(\.relativePath))
     }
 
     /// Fills `sharedState` of every od-victim and od-brittle finding (up to `jobs` orders at once); a pair

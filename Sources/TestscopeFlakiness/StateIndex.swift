@@ -22,18 +22,12 @@ package struct StateIndex: Sendable, Equatable {
 
     package func entry(_ name: String) -> Entry? { position[name].map { entries[$0] } }
 
-    /// Indexes the Swift files under `Sources/` and `Tests/` of a package (paths relative to `root`).
-    package static func read(packageRoot root: URL) -> StateIndex {
-        var files: [(path: String, text: String)] = []
-        for folder in ["Sources", "Tests"] {
-            let base = root.appendingPathComponent(folder)
-            guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]) else { continue }
-            for case let url as URL in walker where url.pathExtension == "swift" {
-                guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
-                files.append((folder + "/" + url.path.dropFirst(base.path.count + 1), text))
-            }
+    /// Indexes the Swift files at `paths` (relative to `root`: they name the items' sites); an unreadable one is left out.
+    package static func read(root: URL, paths: [String]) -> StateIndex {
+        let files = paths.filter { $0.hasSuffix(".swift") }.sorted().compactMap { path -> (path: String, text: String)? in
+            (try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)).map { (path, $0) }
         }
-        return build(files: files.sorted { $0.path < $1.path })
+        return build(files: files)
     }
 
     /// Declarations of every file first (a use in one file names a declaration in another), then the uses.

@@ -139,7 +139,10 @@ final class StateIndexTests: XCTestCase {
     func testTheCorpusStateIsIndexed() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("sample-profiles/packages/FlakyCauses")
-        let index = StateIndex.read(packageRoot: root)
+        let paths = ["Sources", "Tests"].flatMap { folder in
+            (FileManager.default.enumerator(atPath: root.appendingPathComponent(folder).path)?.allObjects as? [String] ?? []).map { folder + "/" + $0 }
+        }
+        let index = StateIndex.read(root: root, paths: paths)
         for name in ["retryLimit", "FeatureFlags.beta", "PluginRegistry.shared.names", #"UserDefaults.standard["flakycauses.onboarded"]"#,
                      "environment variable FLAKYCAUSES_REGION", "Auth.token", "Tally.count", "file ExportLock.path"] {
             let item = try entry(index, name)

@@ -180,6 +180,8 @@ public struct FlakyReport: Sendable {
     public var buildSeconds: Double = 0
     public var detectionSeconds: Double = 0
     public var analysisSeconds: Double = 0
+    /// Of `analysisSeconds`, the shared-state search's (its orders with per-test coverage, the index, the mapping).
+    public var stateSearchSeconds: Double = 0
     /// `testscope flaky …` and the raw binary prefix for reproduction commands.
     public var reproduction: Reproduction
     /// The NOD modes the runs took in turn.

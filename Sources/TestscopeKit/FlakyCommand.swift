@@ -154,7 +154,8 @@ extension Pipeline {
         }
         terminal.printLine("\n" + screen.replayLine(report))
         terminal.note(String(format: "build %.1f s, %d runs %.1f s (at most %d at once), analysis %.1f s", report.buildSeconds,
-                             report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds))
+                             report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds)
+            + (report.stateSearchSeconds > 0 ? String(format: " (shared state %.1f s)", report.stateSearchSeconds) : ""))
         let reports = ResultScreen(terminal: terminal, packageRoot: request.packageRoot.path)
         if let line = reports.reportsLine(written: written, folder: output.url.path, testsOnly: false) { terminal.printLine(line) }
     }

@@ -23,7 +23,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
         try out.write("  \"modes\": \(Self.array(report.modes.map(\.rawValue))),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
-        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds))},\n")
+        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"stateSearch\": \(Self.number(report.stateSearchSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
         counts.append("\"flaky\": \(report.findings.filter { $0.classification.isFlaky }.count)")
         counts.append("\"quarantined\": \(report.findings.filter(\.quarantined).count)")
@@ -72,7 +72,20 @@ package struct FlakyJSONReport: ReportRenderer {
             "{\"step\": \(s(step.label)), \"order\": \(Self.array(step.order)), \"results\": \(Self.array(step.verdicts.map(\.rawValue)))}"
         }
         try out.write("     \"evidence\": [\(evidence.joined(separator: ", "))],\n")
+        try out.write("     \"sharedState\": \(f.sharedState.map(Self.sharedState) ?? "null"),\n")
         try out.write("     \"analysisRuns\": \(f.analysisRuns), \"note\": \(f.note.map(s) ?? "null")}")
+    }
+
+    /// `{"items": [...], "outsideProcess": false, "outsideEvidence": [], "note": null}`.
+    static func sharedState(_ state: SharedStateFinding) -> String {
+        let s = JSONReport.string
+        func sites(_ sites: [SourceSite]) -> String { "[" + sites.map { "{\"file\": \(s($0.file)), \"line\": \($0.line)}" }.joined(separator: ", ") + "]" }
+        func item(_ item: SharedStateItem) -> String {
+            "{\"name\": \(s(item.name)), \"kind\": \(s(item.kind.rawValue)), \"writeSites\": \(sites(item.writeSites)), "
+                + "\"readSites\": \(sites(item.readSites)), \"resetStatement\": \(item.resetStatement.map(s) ?? "null")}"
+        }
+        return "{\"items\": [\(state.items.map(item).joined(separator: ", "))], \"outsideProcess\": \(state.outsideProcess), "
+            + "\"outsideEvidence\": [\(state.outsideEvidence.map(item).joined(separator: ", "))], \"note\": \(state.note.map(s) ?? "null")}"
     }
 
     static func array(_ values: [String]) -> String { "[" + values.map(JSONReport.string).joined(separator: ", ") + "]" }

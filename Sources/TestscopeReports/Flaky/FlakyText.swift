@@ -40,6 +40,25 @@ package enum FlakyText {
 
     static func classAndName(_ id: String) -> (className: String, name: String) { TestIdentity.classAndName(of: id) }
 
+    /// `shared state: FeatureFlags.beta (written FlagTests.swift:24, read SharedState.swift:20)`, then the
+    /// other candidates; `shared state: outside the process (file Lock.path, …)`; or the note. `short`: the
+    /// best item alone, with file names instead of paths (the final screen).
+    package static func sharedState(_ state: SharedStateFinding, short: Bool = false) -> String {
+        func sites(_ sites: [SourceSite]) -> String {
+            guard let first = sites.first else { return "–" }
+            let file = short ? String(first.file.split(separator: "/").last ?? Substring(first.file)) : first.file
+            return "\(file):\(first.line)" + (sites.count > 1 ? " +\(sites.count - 1)" : "")
+        }
+        func describe(_ item: SharedStateItem) -> String { "\(item.name) (written \(sites(item.writeSites)), read \(sites(item.readSites)))" }
+        if state.outsideProcess {
+            return "shared state: outside the process" + (state.outsideEvidence.first.map { ": " + describe($0) } ?? "")
+        }
+        guard let best = state.items.first else { return "shared state: " + (state.note ?? "none found") }
+        let others = state.items.dropFirst()
+        if short { return "shared state: " + describe(best) + (others.isEmpty ? "" : " (+\(others.count) more)") }
+        return "shared state: " + state.items.map(describe).joined(separator: "; ")
+    }
+
     /// `testscope flaky --package-path P --seed S --replay K [--runs N]`.
     package static func replay(_ report: FlakyReport, run: Int) -> String {
         let runs = report.orders.count == FlakyDefaults.runs ? "" : " --runs \(report.orders.count)"

@@ -164,6 +164,7 @@ struct FindingModel: HTMLViewModel {
     var passingOrder: Order?
     var failures: [Failure]
     var evidence: [Evidence]
+    var sharedState: SharedStateModel? = nil
 
     func child(named name: String) -> Any? {
         switch name {
@@ -185,6 +186,7 @@ struct FindingModel: HTMLViewModel {
         case "hasFailures": return !failures.isEmpty
         case "evidence": return evidence
         case "hasEvidence": return !evidence.isEmpty
+        case "sharedState": return sharedState.orFalse
         default: return nil
         }
     }

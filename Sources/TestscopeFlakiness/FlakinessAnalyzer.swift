@@ -113,8 +113,16 @@ struct CandidateAnalysis {
             let runs = (fails.isEmpty ? allFails : allPasses).filter { !ordered($0) }
             finding.note = (fails.isEmpty ? "failed only" : "passed only") + " when Swift Testing ran its tests in parallel (run"
                 + (runs.count == 1 ? " " : "s ") + runs.map(String.init).joined(separator: ", ") + ")"
-            // What ran at once with it is what it raced: its reproduction runs them together again.
-            if fails.isEmpty, let run = runs.first { finding.failingOrder = executions[run].processes.first { $0.contains(id) } }
+            // What ran at once with it (the Swift Testing tests of its call) is what it raced: its
+            // reproduction runs them together again.
+            if fails.isEmpty, let run = runs.first, let process = executions[run].processes.first(where: { $0.contains(id) }),
+               let at = process.firstIndex(of: id) {
+                let isSwiftTesting = { (other: String) in executions[run].results[other]?.framework == .swiftTesting }
+                var start = at, end = at
+                while start > 0, isSwiftTesting(process[start - 1]) { start -= 1 }
+                while end + 1 < process.count, isSwiftTesting(process[end + 1]) { end += 1 }
+                finding.failingOrder = Array(process[start...end])
+            }
             return classified(.nod)
         }
         // The same in-process prefix with both outcomes: NOD without another run.

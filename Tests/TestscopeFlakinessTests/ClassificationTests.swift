@@ -56,7 +56,7 @@ final class ClassificationTests: XCTestCase {
         XCTAssertEqual(f[racy]?.classification, .nod)
         XCTAssertEqual(f[racy]?.note, "failed only when Swift Testing ran its tests in parallel (runs 3, 7)")
         XCTAssertEqual(f[racy]?.analysisRuns, 0, "no order is rerun for it: no order decides it")
-        XCTAssertEqual(f[racy]?.failingOrder, executions[3].processes.first { $0.contains(racy) }, "reproduced with what ran at once with it")
+        XCTAssertEqual(f[racy]?.failingOrder, [racy], "reproduced with the Swift Testing tests that ran at once with it (none here: the simulated results are XCTest's)")
         XCTAssertEqual(f["M.Cache/testA_victim"]?.classification, .odVictim)
         XCTAssertEqual(f["M.Cache/testA_victim"]?.polluterGroups, [["M.Cache/testB_polluter"]])
         XCTAssertEqual(f["M.Math/testA"]?.classification, .stable)

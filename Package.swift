@@ -39,8 +39,11 @@ let package = Package(
         // Running test binaries: build artifacts, test listing, the one test-process supervisor (process
         // group, watchdog, crash blame, relaunches), and `run`'s coordinator.
         .target(name: "TestscopeRun", dependencies: ["TestscopeExecution", "TestscopeTestResults"]),
-        // Flaky tests: seeded in-process orders (generated test entry point), OD/NOD classification, polluter search.
-        .target(name: "TestscopeFlakiness", dependencies: ["TestscopeRun", "TestscopeTestResults", "TestscopeExecution"]),
+        // Flaky tests: seeded in-process orders (generated test entry point), OD/NOD classification, polluter search,
+        // the shared state of each order-dependent pair (per-test coverage of its order and a syntax index of the sources).
+        .target(name: "TestscopeFlakiness", dependencies: [
+            "TestscopeRun", "TestscopeTestResults", "TestscopeExecution", "TestscopeCoverage", "TestscopeProfileData",
+        ]),
         // One renderer per output format (ReportRenderer / PageWriter), the HTML view models, the pages manifest.
         .target(name: "TestscopeReports", dependencies: [
             "TestscopeCoverage", "TestscopeExecution", "TestscopeTemplates", "TestscopeTestResults", "TestscopeFlakiness", "TestscopeHistory",

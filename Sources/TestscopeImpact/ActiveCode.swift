@@ -1,3 +1,5 @@
+import TestscopeCoverage
+
 /// The tokens the compiler sees on this platform: a Swift `#if` whose conditions are all decidable here
 /// (`os()`, `arch()`, `true`, `false` with `!`, `&&`, `||` and parentheses) keeps only its active branch,
 /// without the directives; any other `#if` (`canImport`, `swift(>=…)`, a flag) is kept whole. Two texts

@@ -1,3 +1,5 @@
+import TestscopeCoverage
+
 /// One edit between two token lists: `old` tokens replaced by `new` tokens (either may be empty).
 package struct TokenEdit: Equatable, Sendable {
     package var old: Range<Int>

@@ -1,3 +1,4 @@
+import TestscopeCoverage
 @testable import TestscopeImpact
 import XCTest
 

@@ -215,6 +215,8 @@ public struct FlakyRequest: Sendable {
     public var quarantineFile: URL?
     public var failOnFlaky = false
     public var shuffleSwiftTestingTests = false
+    /// `--verify-fixes`: apply each proposed fix to a copy of the package, rebuild, rerun the failing order.
+    public var verifyFixes = false
     public var buildArguments: [String] = []
     /// The first words of every reproduction command (`testscope flaky --package-path …` as the user typed it).
     public var commandPrefix = "testscope flaky"

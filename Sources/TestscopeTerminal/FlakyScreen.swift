@@ -55,6 +55,11 @@ package struct FlakyScreen {
             let culprits = FlakyText.culprits(finding)
             if !culprits.isEmpty { lines.append(fitted("    " + culprits)) }
             if let note = finding.note { lines.append(fitted("    note: " + note)) }
+            if let fix = FlakyText.fix(finding), let diff = finding.fix?.diff {
+                // The diff cut to the width here; whole in flaky.txt, flaky.json and flaky.html.
+                lines.append(fitted("    " + fix))
+                lines += diff.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { fitted("      " + $0) }
+            }
             if let command = report.reproduce(finding)?.testscope { lines.append("    $ " + command) }
         }
         return lines

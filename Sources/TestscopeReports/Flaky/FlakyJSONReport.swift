@@ -22,7 +22,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"binary\": \(s(report.binary)),\n")
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
-        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds))},\n")
+        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"fixes\": \(Self.number(report.fixSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
         counts.append("\"flaky\": \(report.findings.filter { $0.classification.isFlaky }.count)")
         counts.append("\"quarantined\": \(report.findings.filter(\.quarantined).count)")
@@ -68,7 +68,18 @@ package struct FlakyJSONReport: ReportRenderer {
             "{\"step\": \(s(step.label)), \"order\": \(Self.array(step.order)), \"results\": \(Self.array(step.verdicts.map(\.rawValue)))}"
         }
         try out.write("     \"evidence\": [\(evidence.joined(separator: ", "))],\n")
+        try out.write("     \"fix\": \(f.fix.map(Self.fix) ?? "null"),\n")
         try out.write("     \"analysisRuns\": \(f.analysisRuns), \"note\": \(f.note.map(s) ?? "null")}")
+    }
+
+    /// `{"source": "cleaner", "file": …, "diff": …, "verification": "verified", "verifiedRuns": 3, "why": null}`.
+    static func fix(_ fix: ProposedFix) -> String {
+        let s = JSONReport.string
+        var runs = "null", why = "null"
+        if case let .verified(count) = fix.verification { runs = String(count) }
+        if case let .notVerified(text) = fix.verification { why = s(text) }
+        return "{\"source\": \(s(fix.source.rawValue)), \"file\": \(s(fix.file)), \"diff\": \(s(fix.diff)), "
+            + "\"verification\": \(s(fix.verification.status)), \"verifiedRuns\": \(runs), \"why\": \(why)}"
     }
 
     static func array(_ values: [String]) -> String { "[" + values.map(JSONReport.string).joined(separator: ", ") + "]" }

@@ -35,6 +35,11 @@ package struct FlakyTableReport: ReportRenderer {
             for finding in shown where finding.note != nil {
                 try out.write("note: \(finding.id): \(finding.note!)\n")
             }
+            // The whole diff, as `git apply` takes it.
+            for finding in shown {
+                guard let line = FlakyText.fix(finding), let fix = finding.fix else { continue }
+                try out.write("\(finding.id): \(line)\n\(fix.diff)")
+            }
         }
         let quarantined = report.findings.filter(\.quarantined).count
         try out.write("\(report.summaryLine)\(quarantined > 0 ? " (\(quarantined) quarantined)" : "")\n")

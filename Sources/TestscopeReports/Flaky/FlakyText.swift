@@ -14,6 +14,12 @@ package enum FlakyText {
         return parts.joined(separator: "; ")
     }
 
+    /// `fix: cleaner's statements at the start of testA_menuWithoutLabs — verified (3 of 3 passed)`; nil without a fix.
+    package static func fix(_ finding: TestFinding) -> String? {
+        guard let fix = finding.fix else { return nil }
+        return "fix: \(fix.what) at the start of \(classAndName(finding.id).name) — \(fix.verification.text)"
+    }
+
     static func classAndName(_ id: String) -> (className: String, name: String) { TestIdentity.classAndName(of: id) }
 
     /// `testscope flaky --package-path P --seed S --replay K [--runs N]`.

@@ -148,6 +148,24 @@ struct FindingModel: HTMLViewModel {
         }
     }
 
+    /// A proposed fix: what it inserts, where, whether a rerun verified it, and its diff.
+    struct Fix: HTMLViewModel {
+        var summary: String
+        var file: String
+        var status: String
+        var diff: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "summary": return summary
+            case "file": return file
+            case "status": return status
+            case "diff": return diff
+            default: return nil
+            }
+        }
+    }
+
     var id: String
     var anchor: String
     var classification: String
@@ -164,6 +182,7 @@ struct FindingModel: HTMLViewModel {
     var passingOrder: Order?
     var failures: [Failure]
     var evidence: [Evidence]
+    var fix: Fix?
 
     func child(named name: String) -> Any? {
         switch name {
@@ -185,6 +204,7 @@ struct FindingModel: HTMLViewModel {
         case "hasFailures": return !failures.isEmpty
         case "evidence": return evidence
         case "hasEvidence": return !evidence.isEmpty
+        case "fix": return fix.orFalse
         default: return nil
         }
     }

@@ -44,6 +44,8 @@ extension Testscope {
         var failOnFlaky = false
         @Flag(name: .long, help: "Shuffle Swift Testing tests one by one, not suite by suite (slower: Swift Testing discovers all tests on each call).")
         var shuffleSwiftTestingTests = false
+        @Flag(name: .long, help: "Apply each proposed fix to a copy of the package (in the output folder), rebuild it and rerun the failing order 3 times: verified or not.")
+        var verifyFixes = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var build: BuildOptions
         @OptionGroup var history: HistoryOption
@@ -63,6 +65,9 @@ extension Testscope {
                 guard seed != nil else { throw ValidationError("--replay needs the --seed of the run it replays") }
                 guard replay >= 0 else { throw ValidationError("--replay takes a run number from 0, not \(replay)") }
             }
+            if verifyFixes, replay != nil || orderFile != nil || order != nil {
+                throw ValidationError("--verify-fixes verifies the fixes a detection proposes; --replay, --order-file and --order only rerun an order")
+            }
             if `repeat` != 1, replay == nil, orderFile == nil, order == nil {
                 throw ValidationError("--repeat repeats the one order of --order, --order-file or --replay; give one of them")
             }
@@ -80,6 +85,7 @@ extension Testscope {
                 (request.runs, request.jobs, request.testTimeout) = (runs, jobs, testTimeout)
                 (request.quarantineFile, request.failOnFlaky) = (quarantine.map(absoluteURL), failOnFlaky)
                 (request.shuffleSwiftTestingTests, request.buildArguments) = (shuffleSwiftTestingTests, buildArguments)
+                request.verifyFixes = verifyFixes
                 request.selection = build.selection(selection)
                 request.commandPrefix = request.reproductionPrefix(packagePath: packagePath, scratchPath: build.scratchPath)
                 return try pipeline.flaky(request)

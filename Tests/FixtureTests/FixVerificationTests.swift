@@ -1,0 +1,136 @@
+import Foundation
+import TestscopeExecution
+import TestscopeFlakiness
+import TestscopeKit
+import TestscopeReports
+import XCTest
+
+/// Proposed fixes verified by a rerun on the FlakyCauses corpus (sample-profiles/packages/FlakyCauses,
+/// truth.json): real builds of a copy of the package, real reruns of the failing order, the diffs
+/// checked with `git apply` and `patch -p1`. Each test builds the copy once.
+final class FixVerificationTests: XCTestCase {
+    static let package = FlakyFixture.repoRoot.appendingPathComponent("sample-profiles/packages/FlakyCauses")
+    static let testFile = "Tests/FlakyCausesTests/OrderDependentTests.swift"
+
+    var output: URL!
+    let console = CapturedConsole()
+
+    override func setUpWithError() throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("fixes-\(UUID().uuidString)")
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: output) }
+
+    /// truth.json's order-dependent pairs: (test, kind, cleaner).
+    static func truthPairs() throws -> [(test: String, kind: String, cleaner: String?)] {
+        let data = try Data(contentsOf: package.appendingPathComponent("truth.json"))
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return try XCTUnwrap(json["pairs"] as? [[String: Any]]).map { ($0["test"] as! String, $0["kind"] as! String, $0["cleaner"] as? String) }
+    }
+
+    /// The package's test sources, to check that they are untouched.
+    static func sources() throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: package.appendingPathComponent("Tests/FlakyCausesTests").path) {
+            files[name] = try Data(contentsOf: package.appendingPathComponent("Tests/FlakyCausesTests/\(name)"))
+        }
+        return files
+    }
+
+    /// `testscope flaky --filter … --seed 1 --runs 3 --verify-fixes` on the pairs with a cleaner and the
+    /// brittle pair: every proposed fix is verified (3 of 3 passed), shown in flaky.json and flaky.html,
+    /// and its diff applies with `git apply` and `patch -p1`; the package is untouched, the copy gone.
+    func testCleanerAndSetterFixesOfTheCorpusAreVerified() throws {
+        let pairs = try Self.truthPairs().filter { $0.cleaner != nil || $0.kind == "od-brittle" }
+        XCTAssertEqual(pairs.count, 4, "FlagTests, AppRegistryTests, ARegionTests and ProfileTests in truth.json")
+        let before = try Self.sources()
+        var request = FlakyRequest(packageRoot: Self.package, settings: ReportSettings(formats: [.json, .html, .text], output: output))
+        request.selection.filters = ["FlagTests|AppRegistryTests|PluginTests|Region|LoginTests|ProfileTests"]
+        (request.seed, request.runs, request.jobs, request.verifyFixes) = (1, 3, 2, true)
+        let pipeline = Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: false, console: console))
+        let outcome = try pipeline.flaky(request)
+        let findings = try XCTUnwrap(outcome.flaky?.findings)
+        for pair in pairs {
+            let finding = try XCTUnwrap(findings.first { $0.id == pair.test }, "\(pair.test): \(console.outputText)")
+            XCTAssertEqual(finding.classification.rawValue, pair.kind)
+            let fix = try XCTUnwrap(finding.fix, "\(pair.test) has a proposed fix")
+            XCTAssertEqual(fix.source, pair.kind == "od-brittle" ? .setter : .cleaner)
+            XCTAssertEqual(fix.file, Self.testFile)
+            XCTAssertEqual(fix.verification, .verified(runs: 3), "\(pair.test): \(console.diagnosticsText)")
+        }
+        XCTAssertEqual(findings.filter { $0.fix != nil }.count, pairs.count)
+        XCTAssertGreaterThan(try XCTUnwrap(outcome.flaky).fixSeconds, 0)
+        XCTAssertTrue(console.diagnosticsText.contains("testscope: verifying 4 fix(es): building a copy of the package"), console.diagnosticsText)
+        XCTAssertTrue(console.diagnosticsText.contains("testscope: fix 4/4 "), console.diagnosticsText)
+        XCTAssertTrue(console.outputText.contains("    fix: cleaner's statements at the start of testA_menuWithoutLabs — verified (3 of 3 passed)\n"),
+                      console.outputText)
+
+        // The package untouched; the copy and the work folder gone.
+        XCTAssertEqual(try Self.sources(), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.appendingPathComponent("flaky-work").path))
+
+        // The reports.
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("flaky.json"))) as? [String: Any])
+        let tests = try XCTUnwrap(json["tests"] as? [[String: Any]])
+        let shownFixes = tests.compactMap { $0["fix"] as? [String: Any] }
+        XCTAssertEqual(shownFixes.map { $0["verification"] as? String }, Array(repeating: "verified", count: 4))
+        let html = try String(contentsOf: output.appendingPathComponent("flaky.html"), encoding: .utf8)
+        XCTAssertEqual(html.components(separatedBy: "<pre class=\"fl-diff\">").count - 1, 4)
+        XCTAssertTrue(html.contains("+        FeatureFlags.beta = false\n"), "the cleaner's statement in the diff")
+
+        // Each diff, as the user would apply it: `git apply` and `patch -p1` in a copy of the package's file.
+        for diff in shownFixes.compactMap({ $0["diff"] as? String }) {
+            let folder = output.appendingPathComponent("apply-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("Tests/FlakyCausesTests"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.package.appendingPathComponent(Self.testFile), to: folder.appendingPathComponent(Self.testFile))
+            try diff.write(to: folder.appendingPathComponent("fix.diff"), atomically: true, encoding: .utf8)
+            let git = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/git"), ["apply", "--check", "fix.diff"], currentDirectory: folder,
+                                            environment: ["PATH": "/usr/bin:/bin", "GIT_CEILING_DIRECTORIES": folder.deletingLastPathComponent().path])
+            XCTAssertEqual(git.status, 0, "git apply --check: \(git.stderrText)\n\(diff)")
+            let patch = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/patch"), ["-p1", "--forward", "-i", "fix.diff"], currentDirectory: folder)
+            XCTAssertEqual(patch.status, 0, "patch -p1: \(patch.stdoutText) \(patch.stderrText)\n\(diff)")
+            let patched = try String(contentsOf: folder.appendingPathComponent(Self.testFile), encoding: .utf8)
+            let added = diff.split(separator: "\n").filter { $0.hasPrefix("+") && !$0.hasPrefix("+++") }.map { String($0.dropFirst()) }
+            XCTAssertTrue(patched.contains(added.joined(separator: "\n")), "the added lines, together: \(patched)")
+        }
+    }
+
+    /// A patch that does not fix is never verified: the reset of the state the victim depends on is
+    /// (`retryLimit = 3`, the shared-state search's kind of answer), an unrelated statement is not (the
+    /// order still fails 3 of 3), and one that does not compile is not (the build's first error). The
+    /// package is untouched and the copy removed.
+    func testOnlyAPatchWhoseRerunPassesIsVerified() throws {
+        let before = try Self.sources()
+        func victim(_ id: String, polluter: String, reset: String) -> TestFinding {
+            var finding = TestFinding(id: "FlakyCausesTests." + id, framework: .xctest, classification: .odVictim, method: .inProcessOrder,
+                                      verdicts: [.pass, .fail])
+            finding.polluterGroups = [["FlakyCausesTests." + polluter]]
+            finding.failingOrder = ["FlakyCausesTests." + polluter, finding.id]
+            finding.sharedState = SharedStateFinding(items: [SharedStateItem(name: "state", kind: .global, writeSites: [], readSites: [],
+                                                                             resetStatement: reset)])
+            return finding
+        }
+        let findings = [
+            victim("RetryTests/testA_defaultAttempts", polluter: "RetryTests/testB_aggressiveRetries", reset: "retryLimit = 3"),
+            victim("FlagTests/testA_menuWithoutLabs", polluter: "FlagTests/testB_enableBeta", reset: "_ = menuItems()"),
+            victim("AppRegistryTests/testStartsWithoutPlugins", polluter: "PluginTests/testA_registersPlugin", reset: "PluginRegistry.shared.forget()"),
+        ]
+        let proposals = FixProposer(sources: .read(packageRoot: Self.package)).proposals(for: findings)
+        XCTAssertEqual(proposals.keys.sorted(), [0, 1, 2])
+        XCTAssertEqual(proposals.values.map(\.fix.source), [.stateReset, .stateReset, .stateReset])
+        let work = output.appendingPathComponent("flaky-work")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let swift = FlakyFixture.swift
+        var lines: [String] = []
+        let verified = try FixVerifier(swift: swift, packageRoot: Self.package, workFolder: work).verify(proposals, findings: findings) { lines.append($0) }
+        XCTAssertEqual(verified[0], .verified(runs: 3))
+        XCTAssertEqual(verified[1], .notVerified("the failing order still fails (3 of 3)"))
+        guard case let .notVerified(why) = verified[2] else { return XCTFail("a patch that does not build is not verified: \(String(describing: verified[2]))") }
+        XCTAssertTrue(why.hasPrefix("the build failed: \(Self.testFile):"), why)
+        XCTAssertTrue(why.contains("error: ") && why.contains("forget"), why)
+        XCTAssertEqual(lines.count, 4, "\(lines)")
+        XCTAssertEqual(lines.last, "fix 3/3 FlakyCausesTests.AppRegistryTests/testStartsWithoutPlugins: not verified: \(why)")
+        XCTAssertEqual(try Self.sources(), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("fix-copy").path))
+    }
+}

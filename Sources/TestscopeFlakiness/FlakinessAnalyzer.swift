@@ -94,13 +94,22 @@ struct CandidateAnalysis {
     var c: Int { max(1, analyzer.settings.confirmations) }
 
     mutating func run() throws -> TestFinding {
-        let fails = finding.verdicts.indices.filter { finding.verdicts[$0] == .fail }
-        let passes = finding.verdicts.indices.filter { finding.verdicts[$0] == .pass }
-        if fails.isEmpty && passes.isEmpty { return classified(.skipped) }
-        if fails.isEmpty { return classified(.stable) }
-        if passes.isEmpty { return classified(.consistentFailure) }
+        let allFails = finding.verdicts.indices.filter { finding.verdicts[$0] == .fail }
+        let allPasses = finding.verdicts.indices.filter { finding.verdicts[$0] == .pass }
+        if allFails.isEmpty && allPasses.isEmpty { return classified(.skipped) }
+        if allFails.isEmpty { return classified(.stable) }
+        if allPasses.isEmpty { return classified(.consistentFailure) }
         if test.method == .repetition {
             finding.note = "Swift Testing repetition: the same default run passed and failed; its order could not be controlled"
+            return classified(.nod)
+        }
+        // A parallel run keeps no order: its outcomes say the test is flaky, never that the order decides.
+        let fails = allFails.filter { executions[$0].mode.keepsOrder }
+        let passes = allPasses.filter { executions[$0].mode.keepsOrder }
+        if fails.isEmpty || passes.isEmpty {
+            let runs = (fails.isEmpty ? allFails : allPasses).filter { !executions[$0].mode.keepsOrder }
+            finding.note = (fails.isEmpty ? "failed only" : "passed only") + " when Swift Testing ran its tests in parallel (run"
+                + (runs.count == 1 ? " " : "s ") + runs.map(String.init).joined(separator: ", ") + ")"
             return classified(.nod)
         }
         // The same in-process prefix with both outcomes: NOD without another run.
@@ -193,7 +202,7 @@ struct CandidateAnalysis {
     mutating func cleaners(after group: [String]) throws -> [String] {
         let polluters = Set(finding.polluterGroups.flatMap { $0 } + group)
         var candidateLists: [[String]] = []
-        for execution in seen where execution.verdict(id) == .pass {
+        for execution in seen where execution.verdict(id) == .pass && execution.mode.keepsOrder {
             guard let prefix = execution.prefix(of: id), group.allSatisfy(prefix.contains) else { continue }
             let last = group.compactMap { prefix.firstIndex(of: $0) }.max()!
             let between = prefix[(last + 1)...].filter { !polluters.contains($0) }

@@ -19,11 +19,14 @@ package struct FlakyOptions: Sendable {
     /// Shuffle Swift Testing tests one by one, like XCTest methods, instead of keeping each suite in its
     /// serial order (`--shuffle-swift-testing-tests`; a call of its entry point per test).
     package var shuffleSwiftTestingTests: Bool
+    /// The conditions the detection runs take in turn (`--nod-modes`).
+    package var modes: [NODMode]
 
     package init(runs: Int, seed: UInt64, jobs: Int, filters: [String] = [], skips: [String] = [],
                 settings: AnalysisSettings = AnalysisSettings(), quarantine: Set<String> = [], forceRepetition: Bool = false,
-                shuffleSwiftTestingTests: Bool = false, maxJobs: Int? = nil) {
+                shuffleSwiftTestingTests: Bool = false, maxJobs: Int? = nil, modes: [NODMode] = [.plain]) {
         self.runs = runs
+        self.modes = modes.isEmpty ? [.plain] : modes
         self.maxJobs = maxJobs
         self.seed = seed
         self.jobs = jobs
@@ -84,6 +87,7 @@ package final class FlakyDetector: Sendable {
                                  swiftTestingMethod: selected.swiftTesting.isEmpty ? .inProcessOrder : method,
                                  startedAt: started, reproduction: reproduction)
         report.jobLimits = (options.jobs, options.maxJobs)
+        report.modes = options.modes
         report.detectionSeconds = detectionSeconds
         report.analysisSeconds = Date().timeIntervalSince(analysisStart)
         return report
@@ -102,28 +106,42 @@ package final class FlakyDetector: Sendable {
                 try? FileManager.default.removeItem(at: logsFolder.appendingPathComponent(name))
             }
         }
-        let (executions, peakJobs) = try AdaptivePool.map(orders.count, jobs: options.jobs, maxJobs: options.maxJobs) { index -> ExecutedOrder in
-            let planned = orders[index]
-            let log = try self.logsFolder.map { try LineLog($0.appendingPathComponent(String(format: "run-%02d.log", index))) }
-            var execution = planned.tests.isEmpty ? ExecutedOrder(order: []) : try self.executor.execute(planned.tests, log: log)
-            if method == .repetition, !selected.swiftTesting.isEmpty {
-                let repeated = try self.executor.executeDefaultSwiftTesting(selected.swiftTesting, log: log)
-                for (id, result) in repeated.results { execution.results[id] = result }
-                execution.processes += repeated.processes
-                execution.notRun += repeated.notRun
+        // One mode at a time, so that the stress mode's load reaches its own runs only.
+        var executions = [ExecutedOrder?](repeating: nil, count: orders.count)
+        var peakJobs = 0
+        for mode in options.modes {
+            let indices = orders.indices.filter { orders[$0].mode == mode }
+            guard !indices.isEmpty else { continue }
+            let load = mode == .stress ? StressLoad() : nil
+            defer { load?.stop() }
+            // Under stress no runs are added for idle CPUs: there are none, by design.
+            let (results, peak) = try AdaptivePool.map(indices.count, jobs: options.jobs, maxJobs: mode == .stress ? nil : options.maxJobs) { i -> ExecutedOrder in
+                let index = indices[i]
+                let planned = orders[index]
+                let log = try self.logsFolder.map { try LineLog($0.appendingPathComponent(String(format: "run-%02d.log", index))) }
+                var execution = planned.tests.isEmpty ? ExecutedOrder(order: [], mode: mode)
+                    : try self.executor.execute(planned.tests, log: log, mode: mode, runIndex: index)
+                if method == .repetition, !selected.swiftTesting.isEmpty {
+                    let repeated = try self.executor.executeDefaultSwiftTesting(selected.swiftTesting, log: log)
+                    for (id, result) in repeated.results { execution.results[id] = result }
+                    execution.processes += repeated.processes
+                    execution.notRun += repeated.notRun
+                }
+                try log?.commit()
+                printer.print(index, Self.line(planned, execution, of: orders.count))
+                return execution
             }
-            try log?.commit()
-            printer.print(index, Self.line(planned, execution, of: orders.count))
-            return execution
+            for (i, execution) in zip(indices, results) { executions[i] = execution }
+            peakJobs = max(peakJobs, peak)
         }
-        return (orders, executions, peakJobs)
+        return (orders, executions.map { $0! }, peakJobs)
     }
 
     /// The plan of a seed: every selected test (with Swift Testing by repetition: the XCTest tests only).
     package func plan(_ selected: TestList, method: DetectionMethod, options: FlakyOptions) -> OrderPlan {
         let ordered = method == .inProcessOrder ? selected.xctest + selected.swiftTesting : selected.xctest
         return OrderPlan(seed: options.seed, defaultOrder: ordered,
-                         fixedWithinGroup: options.shuffleSwiftTestingTests ? [:] : binary.swiftTestingRanks)
+                         fixedWithinGroup: options.shuffleSwiftTestingTests ? [:] : binary.swiftTestingRanks, modes: options.modes)
     }
 
     /// Run `index` of the plan of `options` (`--replay`).
@@ -133,9 +151,22 @@ package final class FlakyDetector: Sendable {
         return plan(selected, method: method, options: options).order(index)
     }
 
-    /// Re-runs one order `count` times (`--order`, `--order-file`, `--replay`).
-    package func replay(_ order: [String], count: Int, jobs: Int) throws -> [ExecutedOrder] {
-        try AdaptivePool.map(count, jobs: jobs) { _ in try self.executor.execute(order) }
+    /// Re-runs one order `count` times (`--order`, `--order-file`, `--replay`), repetition k under
+    /// `modes[k % count]`, one mode at a time (as the detection runs).
+    package func replay(_ order: [String], count: Int, jobs: Int, modes: [NODMode] = [.plain]) throws -> [ExecutedOrder] {
+        var executions = [ExecutedOrder?](repeating: nil, count: count)
+        let modes = modes.isEmpty ? [.plain] : modes
+        for mode in modes {
+            let indices = (0..<count).filter { NODMode.mode(ofRun: $0, in: modes) == mode }
+            guard !indices.isEmpty else { continue }
+            let load = mode == .stress ? StressLoad() : nil
+            defer { load?.stop() }
+            let results = try AdaptivePool.map(indices.count, jobs: jobs) { i in
+                try self.executor.execute(order, mode: mode, runIndex: indices[i])
+            }
+            for (i, execution) in zip(indices, results) { executions[i] = execution }
+        }
+        return executions.map { $0! }
     }
 
     /// `run 3 (4/12)  method-shuffle (run seed 0x…)  14 passed, 2 failed  0.42 s`: the run's index (what

@@ -107,9 +107,13 @@ public struct TestFinding: Sendable {
         return 1 - pow(0.05, 1 / Double(runs))
     }
 
-    /// `passed 40 times: < 7.2 % failure rate at 95 %`, for a test that never failed; nil otherwise.
-    public var confidence: String? {
-        failureRateBound.map { "passed \(runs) time\(runs == 1 ? "" : "s"): < \(Self.percent($0)) failure rate at 95 %" }
+    /// `passed 40 times under 3 modes: < 7.2 % failure rate at 95 %`, for a test that never failed (`modes`: the
+    /// NOD mode of each detection run); nil otherwise.
+    public func confidence(modes: [NODMode] = []) -> String? {
+        let under = Set(verdicts.indices.filter { verdicts[$0] == .pass && $0 < modes.count }.map { modes[$0] }).count
+        return failureRateBound.map {
+            "passed \(runs) time\(runs == 1 ? "" : "s")\(under > 1 ? " under \(under) modes" : ""): < \(Self.percent($0)) failure rate at 95 %"
+        }
     }
 
     /// `7.2 %`, `0.35 %`: two significant digits.
@@ -180,6 +184,8 @@ public struct FlakyReport: Sendable {
     public var fixSeconds: Double = 0
     /// `testscope flaky …` and the raw binary prefix for reproduction commands.
     public var reproduction: Reproduction
+    /// The NOD modes the runs took in turn.
+    public var modes: [NODMode] = [.plain]
 
     public init(seed: UInt64, orders: [PlannedOrder], executions: [ExecutedOrder], findings: [TestFinding], jobs: Int,
                 packageRoot: String, binary: String, swiftTestingMethod: DetectionMethod, startedAt: Date, reproduction: Reproduction) {
@@ -215,7 +221,9 @@ public struct FlakyReport: Sendable {
     public var stableConfidence: String? {
         guard let least = findings.filter({ $0.classification == .stable && $0.runs > 0 }).min(by: { $0.runs < $1.runs }),
               let bound = least.failureRateBound else { return nil }
-        return "passed at least \(least.runs) time\(least.runs == 1 ? "" : "s") each: < \(TestFinding.percent(bound)) failure rate at 95 % "
+        let ran = modes.filter { mode in orders.contains { $0.mode == mode } }
+        let under = ran.count > 1 ? " under \(ran.count) modes (\(ran.map(\.rawValue).joined(separator: ", ")))" : ""
+        return "passed at least \(least.runs) time\(least.runs == 1 ? "" : "s") each\(under): < \(TestFinding.percent(bound)) failure rate at 95 % "
             + "(more --runs lower it)"
     }
 

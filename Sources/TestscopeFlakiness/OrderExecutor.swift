@@ -14,8 +14,13 @@ public struct ExecutedOrder: Sendable {
     /// Tests of the order that never ran.
     public var notRun: [String] = []
     public var seconds: Double = 0
+    /// The conditions it ran under.
+    public var mode: NODMode = .plain
 
-    public init(order: [String]) { self.order = order }
+    public init(order: [String], mode: NODMode = .plain) {
+        self.order = order
+        self.mode = mode
+    }
 
     /// How often the binary was started again after a crash or a kill.
     public var relaunches: Int { max(0, processes.count - 1) }
@@ -75,6 +80,9 @@ package final class OrderExecutor: Sendable {
         // The binary is `run`'s, built with coverage: flaky's runs do not want their counts, and without this
         // every process would write a `default.profraw` into the current folder (or where the caller's says).
         env["LLVM_PROFILE_FILE"] = "/dev/null"
+        // Each run is a new process with its own random hash seed (Set and Dictionary order), as in a
+        // user's runs: a fixed seed from the caller's environment would hide hash-order flakiness.
+        env.removeValue(forKey: "SWIFT_DETERMINISTIC_HASHING")
         supervisor = TestSupervisor(binary: binary.binary, environment: TestSupervisor.testEnvironment(env, noColor: true),
                                     policy: Self.policy, timeout: testTimeout, moduleForClass: binary.tests.moduleForClass, warn: warn)
     }
@@ -87,18 +95,20 @@ package final class OrderExecutor: Sendable {
         return supervisor
     }
 
-    /// Runs `order` (relaunching after crashes and kills) and returns every test's result.
-    package func execute(_ order: [String], log: LineLog? = nil) throws -> ExecutedOrder {
+    /// Runs `order` (relaunching after crashes and kills) under `mode` (run `runIndex` of a plan: a one-core
+    /// run's CPU depends on it) and returns every test's result. The `stress` mode's load is the caller's.
+    package func execute(_ order: [String], log: LineLog? = nil, mode: NODMode = .plain, runIndex: Int = 0) throws -> ExecutedOrder {
         let token = nextToken()
         let started = Date()
         let run = try supervisor(log: log).run(order, launch: { tests, index in
             log?.write("=== testscope: process \(index + 1): \(tests.count) test(s) ===")
             let orderFile = workDirectory.appendingPathComponent("order-\(token)-\(index).txt")
             let events = workDirectory.appendingPathComponent("events-\(token)-\(index).jsonl")
-            try AtomicFileWriter.write(OrderFile.text(SwiftTestingOrder.batchedLines(tests, ranks: swiftTestingRanks)), to: orderFile)
-            return TestLaunch(arguments: [], environment: [EntryPointSource.orderFileVariable: orderFile.path,
-                                                           EntryPointSource.eventStreamVariable: events.path],
-                              eventStream: events, temporaryFiles: [orderFile, events])
+            let lines = SwiftTestingOrder.batchedLines(tests, ranks: swiftTestingRanks, parallel: mode == .parallel)
+            try AtomicFileWriter.write(OrderFile.text(lines), to: orderFile)
+            let environment = mode.environment(run: runIndex).merging([EntryPointSource.orderFileVariable: orderFile.path,
+                                                                  EntryPointSource.eventStreamVariable: events.path]) { _, order in order }
+            return TestLaunch(arguments: [], environment: environment, eventStream: events, temporaryFiles: [orderFile, events])
         }, inspect: { process in
             try self.checkRan(process)
             if process.reported.isEmpty, !process.interrupted, process.result.status != 0 {
@@ -108,7 +118,7 @@ package final class OrderExecutor: Sendable {
             }
             if !process.interrupted, let warning = Self.endedEarly(process, log: log) { self.warn?(warning) }
         })
-        var executed = ExecutedOrder(order: order)
+        var executed = ExecutedOrder(order: order, mode: mode)
         executed.processes = run.processes.map(\.reported)
         executed.results = Self.byID(run.processes)
         executed.notRun = run.notRun

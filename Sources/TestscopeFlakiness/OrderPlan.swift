@@ -22,21 +22,25 @@ public struct PlannedOrder: Sendable, Equatable {
     /// The run's own seed (shuffles only): every position is `hash(runSeed, test id)`.
     public var runSeed: UInt64?
     public var tests: [String]
+    /// The conditions the run's process runs under (`--nod-modes`).
+    public var mode: NODMode
 
-    public init(index: Int, kind: OrderKind, runSeed: UInt64? = nil, tests: [String]) {
+    public init(index: Int, kind: OrderKind, runSeed: UInt64? = nil, tests: [String], mode: NODMode = .plain) {
         self.index = index
         self.kind = kind
         self.runSeed = runSeed
         self.tests = tests
+        self.mode = mode
     }
 
     /// `class-shuffle, seed 0x…` for the terminal and the reports.
     public var label: String {
+        let under = mode == .plain ? "" : ", \(mode.rawValue)"
         switch kind {
-        case .default: return "default order"
-        case .reverse: return "reverse of run 0"
-        case .classShuffle, .methodShuffle: return "\(kind.rawValue) (run seed \(runSeed.map(OrderPlan.hex) ?? "-"))"
-        case .given: return "given order"
+        case .default: return "default order" + under
+        case .reverse: return "reverse of run 0" + under
+        case .classShuffle, .methodShuffle: return "\(kind.rawValue) (run seed \(runSeed.map(OrderPlan.hex) ?? "-")\(under))"
+        case .given: return "given order" + under
         }
     }
 }
@@ -57,24 +61,28 @@ package struct OrderPlan: Sendable {
     /// call); method-level shuffles place each such suite among the XCTest methods. Empty: every test
     /// is shuffled on its own.
     package var fixedWithinGroup: [String: Int]
+    /// The NOD modes the runs take in turn (run k: `modes[k % count]`).
+    package var modes: [NODMode]
 
-    package init(seed: UInt64, defaultOrder: [String], fixedWithinGroup: [String: Int] = [:]) {
+    package init(seed: UInt64, defaultOrder: [String], fixedWithinGroup: [String: Int] = [:], modes: [NODMode] = [.plain]) {
         self.seed = seed
         self.defaultOrder = defaultOrder
         self.fixedWithinGroup = fixedWithinGroup
+        self.modes = modes
     }
 
     /// Run `index` of the plan.
     package func order(_ index: Int) -> PlannedOrder {
+        let mode = NODMode.mode(ofRun: index, in: modes)
         switch index {
-        case 0: return PlannedOrder(index: 0, kind: .default, tests: defaultOrder)
-        case 1: return PlannedOrder(index: 1, kind: .reverse, tests: defaultOrder.reversed())
+        case 0: return PlannedOrder(index: 0, kind: .default, tests: defaultOrder, mode: mode)
+        case 1: return PlannedOrder(index: 1, kind: .reverse, tests: defaultOrder.reversed(), mode: mode)
         default:
             let runSeed = Self.runSeed(seed: seed, index: index)
             let kind: OrderKind = index % 2 == 0 ? .classShuffle : .methodShuffle
             let tests = kind == .classShuffle ? Self.classShuffle(defaultOrder, seed: runSeed, fixed: fixedWithinGroup)
                 : Self.methodShuffle(defaultOrder, seed: runSeed, fixed: fixedWithinGroup)
-            return PlannedOrder(index: index, kind: kind, runSeed: runSeed, tests: tests)
+            return PlannedOrder(index: index, kind: kind, runSeed: runSeed, tests: tests, mode: mode)
         }
     }
 

@@ -60,13 +60,15 @@ package enum SwiftTestingOrder {
     /// The lines of an order file for the generated entry point: one test per line, except that
     /// consecutive Swift Testing tests of one module in ascending serial order share a line
     /// (tab-separated) and run in one call.
-    package static func batchedLines(_ order: [String], ranks: [String: Int]) -> [String] {
+    /// With `parallel` (the parallel mode: Swift Testing runs them at once, in no order), consecutive
+    /// tests of one module share a line whatever their serial order.
+    package static func batchedLines(_ order: [String], ranks: [String: Int], parallel: Bool = false) -> [String] {
         var lines: [String] = []
         var batch: [String] = []
         func flush() { if !batch.isEmpty { lines.append(batch.joined(separator: "\t")); batch = [] } }
         for id in order {
             guard let rank = ranks[id] else { flush(); lines.append(id); continue }
-            if let last = batch.last, let lastRank = ranks[last], lastRank < rank, module(of: last) == module(of: id) {
+            if let last = batch.last, let lastRank = ranks[last], parallel || lastRank < rank, module(of: last) == module(of: id) {
                 batch.append(id)
             } else {
                 flush()

@@ -81,21 +81,23 @@ extension Pipeline {
                                    filters: request.selection.filters, skips: request.selection.skips, quarantine: quarantine,
                                    forceRepetition: environment["TESTSCOPE_FLAKY_SWIFT_TESTING"] == "repetition",
                                    shuffleSwiftTestingTests: request.shuffleSwiftTestingTests,
-                                   maxJobs: request.jobs == nil ? FlakyDefaults.maxJobsPerCore * jobs : nil)
+                                   maxJobs: request.jobs == nil ? FlakyDefaults.maxJobsPerCore * jobs : nil, modes: request.nodModes)
         let reproduction = Reproduction(testscopePrefix: request.commandPrefix, binaryPath: Self.displayPath(binary.binary))
         let replay = FlakyReplay(terminal: terminal, jobs: jobs)
 
         if case let .replay(run, count) = request.mode {
             let planned = try detector.replayOrder(options, index: run)
             terminal.printLine("Replaying run \(run) of seed \(seed): \(planned.label)")
-            return try replay.run(planned.tests, count: count, detector: detector)
+            return try replay.run(planned.tests, count: count, detector: detector, modes: [planned.mode])
         }
         if let givenOrder {
             let known = Set(try detector.selectedTests(options).all)
             try OrderFile.validate(givenOrder.tests, known: known, source: givenOrder.source)
-            return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector)
+            return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector, modes: request.nodModes)
         }
-        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
+        let used = options.modes.prefix(request.runs)  // the modes the runs will take
+        let modes = used.count < 2 && used.first == .plain ? "" : " under " + used.map(\.rawValue).joined(separator: ", ")
+        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs\(modes), \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
         let quiet = terminal.quiet
         let columns = terminal.columns  // a run's line is cut to a terminal's width (a CI log keeps it whole)
@@ -218,8 +220,8 @@ struct FlakyReplay {
     var terminal: Terminal
     var jobs: Int
 
-    func run(_ order: [String], count: Int, detector: FlakyDetector) throws -> Outcome {
-        let executions = try detector.replay(order, count: count, jobs: jobs)
+    func run(_ order: [String], count: Int, detector: FlakyDetector, modes: [NODMode]) throws -> Outcome {
+        let executions = try detector.replay(order, count: count, jobs: jobs, modes: modes)
         var anyFailed = false
         for (position, id) in order.enumerated() {
             let outcomes = executions.map { $0.results[id]?.outcome.rawValue ?? "not-run" }

@@ -7,7 +7,8 @@
 /// methods through `XCTMain` (one entry per run of same-class methods), Swift Testing tests through the
 /// public ABI entry point `swt_abiv0_getEntryPoint` with `^id(/|$)` filters, one call per line of the
 /// order (Testscope puts tests that Swift Testing runs in that order anyway on one line, tab-separated),
-/// their JSON records appended to `TESTSCOPE_EVENT_STREAM`.
+/// their JSON records appended to `TESTSCOPE_EVENT_STREAM`. `flaky`'s NOD modes: `TESTSCOPE_CPU` keeps the
+/// process to one CPU, `TESTSCOPE_SWIFT_TESTING_PARALLEL=1` lets Swift Testing's calls run their tests in parallel.
 package enum EntryPointSource {
     /// The environment variables the generated main reads.
     package static let orderFileVariable = "TESTSCOPE_ORDER_FILE"
@@ -15,6 +16,10 @@ package enum EntryPointSource {
     package static let eventStreamVariable = "TESTSCOPE_EVENT_STREAM"
     /// The folder the per-test recorder writes per-test counts into (`run --per-test-coverage`).
     package static let perTestDirectoryVariable = "TESTSCOPE_PER_TEST_DIR"
+    /// `flaky`'s one-core mode: the CPU the process keeps to (Linux).
+    package static let cpuVariable = "TESTSCOPE_CPU"
+    /// `flaky`'s parallel mode: Swift Testing's calls run their tests in parallel.
+    package static let parallelVariable = "TESTSCOPE_SWIFT_TESTING_PARALLEL"
     /// The exit status and line of a main that cannot find Swift Testing's ABI entry point.
     package static let abiUnavailableStatus: Int32 = 86
     package static let abiUnavailableMarker = "testscope-entry-point: swt_abiv0_getEntryPoint unavailable"
@@ -69,6 +74,7 @@ package enum EntryPointSource {
 
         static func main() {
             let environment = ProcessInfo.processInfo.environment
+            TestscopeOrder.keepToCPU(environment)
             TestscopePerTest.install()
             if !isExitTestChild, let order = TestscopeOrder.read(environment) {
                 TestscopeOrder.run(order, eventStream: environment["TESTSCOPE_EVENT_STREAM"])
@@ -116,6 +122,19 @@ package enum EntryPointSource {
                 stream?.write(Data(bytes))
                 stream?.write(Data([0x0A]))
             }
+        }
+
+        /// TESTSCOPE_CPU=N: this process (and every thread it starts later) on CPU N only. Through dlsym:
+        /// Glibc's module does not export `sched_setaffinity`.
+        static func keepToCPU(_ environment: [String: String]) {
+            #if os(Linux)
+            guard let text = environment["TESTSCOPE_CPU"], let cpu = Int(text), (0..<1024).contains(cpu),
+                  let symbol = dlsym(dlopen(nil, RTLD_NOW), "sched_setaffinity") else { return }
+            typealias SetAffinity = @convention(c) (Int32, Int, UnsafeRawPointer) -> Int32
+            var mask = [UInt8](repeating: 0, count: 128)
+            mask[cpu / 8] |= UInt8(1 << (cpu % 8))
+            _ = unsafeBitCast(symbol, to: SetAffinity.self)(0, mask.count, mask)
+            #endif
         }
 
         /// The order: TESTSCOPE_ORDER_FILE (one id per line), else TESTSCOPE_ORDER (comma-separated).
@@ -193,7 +212,8 @@ package enum EntryPointSource {
         /// so that @MainActor tests can run.
         static func runSwiftTesting(_ ids: [String], entryPoint: ABIEntryPoint, state: State) -> Bool {
             let patterns = ids.map { "^" + NSRegularExpression.escapedPattern(for: $0) + "(/|$)" }
-            guard let configuration = try? JSONSerialization.data(withJSONObject: ["filter": patterns, "parallel": false]) else { return false }
+            let parallel = ProcessInfo.processInfo.environment["TESTSCOPE_SWIFT_TESTING_PARALLEL"] == "1"
+            guard let configuration = try? JSONSerialization.data(withJSONObject: ["filter": patterns, "parallel": parallel]) else { return false }
             state.start()
             Task.detached {
                 let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.count, alignment: 1)

@@ -36,6 +36,31 @@ final class ClassificationTests: XCTestCase {
         return Dictionary(uniqueKeysWithValues: found.map { ($0.id, $0) })
     }
 
+    /// A parallel run (`--nod-modes parallel`) keeps no order: a test that failed only in such runs is NOD
+    /// with a note naming them, and a victim beside parallel runs is still found with its polluter.
+    func testFailuresOnlyInParallelRunsAreNODAndVictimsStayVictims() throws {
+        let suite = suite()
+        let orders = OrderPlan(seed: 7, defaultOrder: tests, modes: [.plain, .parallel]).orders(count: 12)
+        XCTAssertEqual(orders.map(\.mode), (0..<12).map { $0 % 2 == 0 ? .plain : .parallel })
+        var executions = try orders.map { try suite.run($0.tests) }
+        let racy = "M.Math/testB"
+        for i in executions.indices {
+            executions[i].mode = orders[i].mode
+            // A race that shows only when the tests run at once.
+            if [3, 7].contains(i) { executions[i].results[racy]?.outcome = .failed }
+        }
+        let analyzer = FlakinessAnalyzer(runner: suite, defaultOrder: tests)
+        let found = try analyzer.analyze(tests.map { AnalyzedTest(id: $0, framework: .xctest, method: .inProcessOrder) },
+                                         executions: executions, jobs: 2)
+        let f = Dictionary(uniqueKeysWithValues: found.map { ($0.id, $0) })
+        XCTAssertEqual(f[racy]?.classification, .nod)
+        XCTAssertEqual(f[racy]?.note, "failed only when Swift Testing ran its tests in parallel (runs 3, 7)")
+        XCTAssertEqual(f[racy]?.analysisRuns, 0, "no order is rerun for it: no order decides it")
+        XCTAssertEqual(f["M.Cache/testA_victim"]?.classification, .odVictim)
+        XCTAssertEqual(f["M.Cache/testA_victim"]?.polluterGroups, [["M.Cache/testB_polluter"]])
+        XCTAssertEqual(f["M.Math/testA"]?.classification, .stable)
+    }
+
     func testPlantedCasesAreFoundWithTheirCulprits() throws {
         let f = try findings(jobs: 2, suite: suite())
         XCTAssertEqual(f["M.Cache/testA_victim"]?.classification, .odVictim)

@@ -227,6 +227,8 @@ final class FailureRateBoundTests: XCTestCase {
         }
         let forty = TestFinding(id: "M.C/test", framework: .xctest, classification: .stable, method: .inProcessOrder,
                                 verdicts: Array(repeating: .pass, count: 40) + [nil])
-        XCTAssertEqual(forty.confidence, "passed 40 times: < 7.2 % failure rate at 95 %")
+        XCTAssertEqual(forty.confidence(), "passed 40 times: < 7.2 % failure rate at 95 %")
+        let modes = (0..<41).map { NODMode.mode(ofRun: $0, in: NODMode.defaults) }
+        XCTAssertEqual(forty.confidence(modes: modes), "passed 40 times under 3 modes: < 7.2 % failure rate at 95 %")
     }
 }

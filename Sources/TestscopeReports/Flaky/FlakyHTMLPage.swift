@@ -54,6 +54,7 @@ package struct FlakyHTMLPage: ReportRenderer, PageWriter {
             FactModel(label: "Jobs", value: report.jobLimits.map { FlakyReport.jobsText(start: $0.start, max: $0.max) } ?? String(report.jobs),
                       detail: "at most \(report.jobs) ran at the same time (the results do not depend on it)"),
             FactModel(label: "Swift Testing", value: report.swiftTestingMethod.rawValue, detail: "how Swift Testing tests were run"),
+            FactModel(label: "Modes", value: report.modes.map(\.rawValue).joined(separator: ", "), detail: "the conditions the runs took in turn (--nod-modes)"),
             FactModel(label: "Time", value: String(format: "build %.1f s · runs %.1f s · analysis %.1f s", report.buildSeconds,
                                                    report.detectionSeconds, report.analysisSeconds)
                                                    + (report.fixSeconds > 0 ? String(format: " · fixes %.1f s", report.fixSeconds) : ""), detail: "wall time"),

@@ -21,6 +21,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"package\": \(s(report.packageRoot)),\n")
         try out.write("  \"binary\": \(s(report.binary)),\n")
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
+        try out.write("  \"modes\": \(Self.array(report.modes.map(\.rawValue))),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
         try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"fixes\": \(Self.number(report.fixSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
@@ -31,7 +32,7 @@ package struct FlakyJSONReport: ReportRenderer {
         for (index, order) in report.orders.enumerated() {
             let execution = report.executions[index]
             let outcomes = order.tests.map { FlakyText.outcome(report, run: index, test: $0) }
-            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(OrderPlan.hex($0)) } ?? "null"), ")
+            try out.write("    {\"run\": \(order.index), \"kind\": \(s(order.kind.rawValue)), \"runSeed\": \(order.runSeed.map { s(OrderPlan.hex($0)) } ?? "null"), \"mode\": \(s(order.mode.rawValue)), ")
             try out.write("\"processes\": \(execution.processes.count), \"seconds\": \(Self.number(execution.seconds)), ")
             try out.write("\"replay\": \(s(FlakyText.replay(report, run: index))),\n")
             try out.write("     \"tests\": \(Self.array(order.tests)),\n")
@@ -52,7 +53,8 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("    {\"id\": \(s(f.id)), \"framework\": \(s(f.framework.rawValue)), \"classification\": \(s(f.classification.rawValue)), ")
         try out.write("\"method\": \(s(f.method.rawValue)), \"failedRuns\": \(f.failedRuns), \"runs\": \(f.runs), \"quarantined\": \(f.quarantined),\n")
         try out.write("     \"runsToFirstFailure\": \(f.runsToFirstFailure.map(String.init) ?? "null"), "
-            + "\"failureRateBound\": \(f.failureRateBound.map { String(format: "%.4f", $0) } ?? "null"),\n")
+            + "\"failureRateBound\": \(f.failureRateBound.map { String(format: "%.4f", $0) } ?? "null"), "
+            + "\"confidence\": \(f.confidence(modes: report.orders.map(\.mode)).map(s) ?? "null"),\n")
         let outcomes = report.executions.map { $0.results[f.id].map { s($0.outcome.rawValue) } ?? "null" }
         try out.write("     \"outcomes\": [\(outcomes.joined(separator: ", "))],\n")
         try out.write("     \"polluters\": \(Self.array(f.polluters)), \"setters\": \(Self.array(f.setters)), \"cleaners\": \(Self.array(f.cleaners)),\n")

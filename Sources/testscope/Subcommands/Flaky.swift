@@ -13,7 +13,7 @@ extension Testscope {
             discussion: """
             Builds the tests once with Testscope's entry point (into .build/testscope in the package, the build run uses), then runs the \
             test binary N times: run 0 in the default order, run 1 reversed, then seeded shuffles (class level and method \
-            level). Tests that both passed and failed are confirmed and minimized to a reproduction command. \
+            level), taking the --nod-modes in turn. Tests that both passed and failed are confirmed and minimized to a reproduction command. \
             --order/--order-file/--replay run exactly one order instead. Linux only. Exit status: 0 no consistent \
             failure (flaky tests are warnings); 1 a test failed in every run (or a replayed order failed); 3 flaky tests \
             with --fail-on-flaky; 64 bad usage; 65 bad input.
@@ -44,6 +44,8 @@ extension Testscope {
         var failOnFlaky = false
         @Flag(name: .long, help: "Shuffle Swift Testing tests one by one, not suite by suite (slower: Swift Testing discovers all tests on each call).")
         var shuffleSwiftTestingTests = false
+        @Option(name: .long, help: ArgumentHelp("The conditions the runs take in turn, comma-separated: plain, stress (a load thread per core), one-core, parallel (Swift Testing's tests at once).", valueName: "modes"))
+        var nodModes: String = NODMode.defaults.map(\.rawValue).joined(separator: ",")
         @Flag(name: .long, help: "Apply each proposed fix to a copy of the package (in the output folder), rebuild it and rerun the failing order 3 times: verified or not.")
         var verifyFixes = false
         @OptionGroup var outputOptions: OutputOptions
@@ -71,6 +73,11 @@ extension Testscope {
             if `repeat` != 1, replay == nil, orderFile == nil, order == nil {
                 throw ValidationError("--repeat repeats the one order of --order, --order-file or --replay; give one of them")
             }
+            let modes = NODMode.parse(nodModes)
+            if let unknown = modes.unknown {
+                throw ValidationError("--nod-modes takes \(NODMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(unknown)'")
+            }
+            guard !modes.modes.isEmpty else { throw ValidationError("--nod-modes needs at least one mode, e.g. plain") }
             _ = try outputOptions.formats(supported: ReportFormat.flakyFormats)
         }
 
@@ -85,6 +92,7 @@ extension Testscope {
                 (request.runs, request.jobs, request.testTimeout) = (runs, jobs, testTimeout)
                 (request.quarantineFile, request.failOnFlaky) = (quarantine.map(absoluteURL), failOnFlaky)
                 (request.shuffleSwiftTestingTests, request.buildArguments) = (shuffleSwiftTestingTests, buildArguments)
+                request.nodModes = NODMode.parse(nodModes).modes
                 request.verifyFixes = verifyFixes
                 request.selection = build.selection(selection)
                 request.commandPrefix = request.reproductionPrefix(packagePath: packagePath, scratchPath: build.scratchPath)

@@ -18,6 +18,7 @@ struct TestscopeEntryPoint {
 
     static func main() {
         let environment = ProcessInfo.processInfo.environment
+        TestscopeOrder.keepToCPU(environment)
         TestscopePerTest.install()
         if !isExitTestChild, let order = TestscopeOrder.read(environment) {
             TestscopeOrder.run(order, eventStream: environment["TESTSCOPE_EVENT_STREAM"])
@@ -65,6 +66,19 @@ enum TestscopeOrder {
             stream?.write(Data(bytes))
             stream?.write(Data([0x0A]))
         }
+    }
+
+    /// TESTSCOPE_CPU=N: this process (and every thread it starts later) on CPU N only. Through dlsym:
+    /// Glibc's module does not export `sched_setaffinity`.
+    static func keepToCPU(_ environment: [String: String]) {
+        #if os(Linux)
+        guard let text = environment["TESTSCOPE_CPU"], let cpu = Int(text), (0..<1024).contains(cpu),
+              let symbol = dlsym(dlopen(nil, RTLD_NOW), "sched_setaffinity") else { return }
+        typealias SetAffinity = @convention(c) (Int32, Int, UnsafeRawPointer) -> Int32
+        var mask = [UInt8](repeating: 0, count: 128)
+        mask[cpu / 8] |= UInt8(1 << (cpu % 8))
+        _ = unsafeBitCast(symbol, to: SetAffinity.self)(0, mask.count, mask)
+        #endif
     }
 
     /// The order: TESTSCOPE_ORDER_FILE (one id per line), else TESTSCOPE_ORDER (comma-separated).
@@ -142,7 +156,8 @@ enum TestscopeOrder {
     /// so that @MainActor tests can run.
     static func runSwiftTesting(_ ids: [String], entryPoint: ABIEntryPoint, state: State) -> Bool {
         let patterns = ids.map { "^" + NSRegularExpression.escapedPattern(for: $0) + "(/|$)" }
-        guard let configuration = try? JSONSerialization.data(withJSONObject: ["filter": patterns, "parallel": false]) else { return false }
+        let parallel = ProcessInfo.processInfo.environment["TESTSCOPE_SWIFT_TESTING_PARALLEL"] == "1"
+        guard let configuration = try? JSONSerialization.data(withJSONObject: ["filter": patterns, "parallel": parallel]) else { return false }
         state.start()
         Task.detached {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.count, alignment: 1)

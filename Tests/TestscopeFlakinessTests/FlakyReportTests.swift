@@ -200,6 +200,16 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertTrue(text.contains("fix: setter's statements at the start of it's \"brittle\" & <b> — not verified: the failing order still fails (2 of 3)\n"), text)
     }
 
+    /// A fix from the shared state names the item it resets.
+    func testAStateResetFixNamesTheState() {
+        var finding = TestFinding(id: "M.RetryTests/testA_defaultAttempts", framework: .xctest, classification: .odVictim,
+                                  method: .inProcessOrder, verdicts: [.pass, .fail])
+        finding.sharedState = SharedStateFinding(items: [SharedStateItem(name: "retryLimit", kind: .global, writeSites: [], readSites: [],
+                                                                         resetStatement: "retryLimit = 3")])
+        finding.fix = ProposedFix(source: .stateReset, file: "Tests/T.swift", diff: "")
+        XCTAssertEqual(FlakyText.fix(finding), "fix: reset of retryLimit at the start of testA_defaultAttempts — not verified (--verify-fixes reruns it)")
+    }
+
     func testTerminalTableListsWhatIsNotStableWithSeedAndCommands() throws {
         let report = try report()
         let text = try FlakyTableReport(terminal: Terminal(useColor: false, showProgress: false, quiet: false)).renderString(report)

@@ -17,7 +17,9 @@ package enum FlakyText {
     /// `fix: cleaner's statements at the start of testA_menuWithoutLabs — verified (3 of 3 passed)`; nil without a fix.
     package static func fix(_ finding: TestFinding) -> String? {
         guard let fix = finding.fix else { return nil }
-        return "fix: \(fix.what) at the start of \(classAndName(finding.id).name) — \(fix.verification.text)"
+        // A reset names the state it resets (`reset of retryLimit`), as the shared-state line does.
+        let what = fix.source == .stateReset ? finding.sharedState?.items.first.map { "reset of \($0.name)" } ?? fix.what : fix.what
+        return "fix: \(what) at the start of \(classAndName(finding.id).name) — \(fix.verification.text)"
     }
 
     static func classAndName(_ id: String) -> (className: String, name: String) { TestIdentity.classAndName(of: id) }

@@ -6,6 +6,24 @@ package struct FixProposal: Sendable {
     package var fix: ProposedFix
     package var original: String
     package var patched: String
+    /// The `count` lines from 1-based line `start` of `original` that `lines` replace (`patched`'s change).
+    package var change: (start: Int, count: Int, lines: [String])
+
+    /// Each file's text with all of `proposals`' changes (they touch different functions, so their line
+    /// ranges do not overlap): applied from the last line up, so earlier line numbers still hold.
+    package static func combined(_ proposals: [FixProposal]) -> [String: (original: String, patched: String)] {
+        var result: [String: (original: String, patched: String)] = [:]
+        for (file, group) in Dictionary(grouping: proposals, by: \.fix.file) {
+            let original = group[0].original
+            var lines = original.components(separatedBy: "\n")
+            for proposal in group.sorted(by: { $0.change.start > $1.change.start }) {
+                let change = proposal.change
+                lines.replaceSubrange((change.start - 1)..<(change.start - 1 + change.count), with: change.lines)
+            }
+            result[file] = (original, lines.joined(separator: "\n"))
+        }
+        return result
+    }
 }
 
 /// Proposes a patch for an order-dependent test (iFixFlakies): a victim gets its cleaners' statements at
@@ -49,7 +67,7 @@ package struct FixProposer: Sendable {
         let newline = target.endsWithNewline ? "\n" : ""
         return FixProposal(fix: ProposedFix(source: source, file: target.file, diff: diff),
                            original: target.lines.joined(separator: "\n") + newline,
-                           patched: patchedLines.joined(separator: "\n") + newline)
+                           patched: patchedLines.joined(separator: "\n") + newline, change: change)
     }
 }
 

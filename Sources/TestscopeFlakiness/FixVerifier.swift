@@ -4,8 +4,10 @@ import TestscopeRun
 
 /// `--verify-fixes`: each proposed fix is applied to a copy of the package (its sources only), the copy
 /// is rebuilt with Testscope's one build (incremental after the first), and the failing order is rerun:
-/// verified only when the build succeeded and the test passed every time. The user's package is never
-/// touched; the copy lives in the work folder and is removed at the end (on an interrupt with it).
+/// verified only when the build succeeded and the test passed every time. Fixes whose failing orders run
+/// no other patched test share one build with all of them applied; the others (and all of them when that
+/// build fails) get one each. The user's package is never touched; the copy lives in the work folder and
+/// is removed at the end (on an interrupt with it).
 package struct FixVerifier {
     package var swift: URL
     package var packageRoot: URL
@@ -48,13 +50,45 @@ package struct FixVerifier {
         let runs = workFolder.appendingPathComponent("fix-runs")
         try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
         var result: [Int: ProposedFix.Verification] = [:]
-        for (number, key) in proposals.keys.sorted().enumerated() {
-            let proposal = proposals[key]!, finding = findings[key]
-            let verification = try verify(proposal, finding: finding, copy: copy, runs: runs)
+        func report(_ key: Int, _ verification: ProposedFix.Verification) {
             result[key] = verification
-            progress("fix \(number + 1)/\(proposals.count) \(finding.id): " + verification.text)
+            progress("fix \(result.count)/\(proposals.count) \(findings[key].id): " + verification.text)
+        }
+        // A fix whose failing order runs no other patched test reruns the same with every patch applied
+        // (the others are in functions it does not run): those share one build.
+        let patched = Set(proposals.keys.map { findings[$0].id })
+        let apart = proposals.keys.sorted().filter { key in
+            (findings[key].failingOrder ?? [findings[key].id]).allSatisfy { $0 == findings[key].id || !patched.contains($0) }
+        }
+        if apart.count > 1, let binary = try buildCombined(apart.map { proposals[$0]! }, copy: copy) {
+            for key in apart { report(key, try rerun(findings[key], binary: binary, runs: runs)) }
+        }
+        // The rest (or all, when the patches together did not build), each patch alone.
+        for key in proposals.keys.sorted() where result[key] == nil {
+            report(key, try verify(proposals[key]!, finding: findings[key], copy: copy, runs: runs))
         }
         return result
+    }
+
+    /// The copy with every patch applied, built; nil when a file changed or the build failed (the copy is
+    /// restored either way).
+    func buildCombined(_ proposals: [FixProposal], copy: URL) throws -> FlakyTestBinary? {
+        let files = FixProposal.combined(proposals)
+        guard files.allSatisfy({ (try? String(contentsOf: copy.appendingPathComponent($0.key), encoding: .utf8)) == $0.value.original }) else {
+            return nil
+        }
+        for (file, texts) in files { try AtomicFileWriter.write(texts.patched, to: copy.appendingPathComponent(file)) }
+        defer { for (file, texts) in files { try? AtomicFileWriter.write(texts.original, to: copy.appendingPathComponent(file)) } }
+        return try? build(copy).result.get()
+    }
+
+    /// The failing order rerun `reruns` times: verified only when the test passed every time.
+    func rerun(_ finding: TestFinding, binary: FlakyTestBinary, runs: URL) throws -> ProposedFix.Verification {
+        let executor = OrderExecutor(binary: binary, workDirectory: runs, testTimeout: testTimeout, environment: environment)
+        let order = finding.failingOrder ?? [finding.id]
+        var failed = 0
+        for _ in 0..<reruns where try executor.execute(order).verdict(finding.id) != .pass { failed += 1 }
+        return failed == 0 ? .verified(runs: reruns) : .notVerified("the failing order still fails (\(failed) of \(reruns))")
     }
 
     func verify(_ proposal: FixProposal, finding: TestFinding, copy: URL, runs: URL) throws -> ProposedFix.Verification {
@@ -71,11 +105,7 @@ package struct FixVerifier {
         case let .success(value): binary = value
         case .failure: return .notVerified("the build failed: " + (built.firstError ?? "see `swift build` in a patched copy"))
         }
-        let executor = OrderExecutor(binary: binary, workDirectory: runs, testTimeout: testTimeout, environment: environment)
-        let order = finding.failingOrder ?? [finding.id]
-        var failed = 0
-        for _ in 0..<reruns where try executor.execute(order).verdict(finding.id) != .pass { failed += 1 }
-        return failed == 0 ? .verified(runs: reruns) : .notVerified("the failing order still fails (\(failed) of \(reruns))")
+        return try rerun(finding, binary: binary, runs: runs)
     }
 
     /// Testscope's one build of the copy (scratch path inside it), with its first compiler error, paths relative to the copy.

@@ -109,42 +109,59 @@ final class FixVerificationTests: XCTestCase {
         }
     }
 
-    /// A patch that does not fix is never verified: the reset of the state the victim depends on is
-    /// (`retryLimit = 3`, the shared-state search's kind of answer), an unrelated statement is not (the
-    /// order still fails 3 of 3), and one that does not compile is not (the build's first error). The
-    /// package is untouched and the copy removed.
-    func testOnlyAPatchWhoseRerunPassesIsVerified() throws {
+    func victim(_ id: String, polluter: String, reset: String) -> TestFinding {
+        var finding = TestFinding(id: "FlakyCausesTests." + id, framework: .xctest, classification: .odVictim, method: .inProcessOrder,
+                                  verdicts: [.pass, .fail])
+        finding.polluterGroups = [["FlakyCausesTests." + polluter]]
+        finding.failingOrder = ["FlakyCausesTests." + polluter, finding.id]
+        finding.sharedState = SharedStateFinding(items: [SharedStateItem(name: "state", kind: .global, writeSites: [], readSites: [],
+                                                                         resetStatement: reset)])
+        return finding
+    }
+
+    /// Verifies the proposals of `findings` (all state resets) on a copy of the corpus: the package is
+    /// untouched and the copy removed.
+    func verify(_ findings: [TestFinding]) throws -> (verified: [Int: ProposedFix.Verification], lines: [String]) {
         let before = try Self.sources()
-        func victim(_ id: String, polluter: String, reset: String) -> TestFinding {
-            var finding = TestFinding(id: "FlakyCausesTests." + id, framework: .xctest, classification: .odVictim, method: .inProcessOrder,
-                                      verdicts: [.pass, .fail])
-            finding.polluterGroups = [["FlakyCausesTests." + polluter]]
-            finding.failingOrder = ["FlakyCausesTests." + polluter, finding.id]
-            finding.sharedState = SharedStateFinding(items: [SharedStateItem(name: "state", kind: .global, writeSites: [], readSites: [],
-                                                                             resetStatement: reset)])
-            return finding
-        }
-        let findings = [
-            victim("RetryTests/testA_defaultAttempts", polluter: "RetryTests/testB_aggressiveRetries", reset: "retryLimit = 3"),
-            victim("FlagTests/testA_menuWithoutLabs", polluter: "FlagTests/testB_enableBeta", reset: "_ = menuItems()"),
-            victim("AppRegistryTests/testStartsWithoutPlugins", polluter: "PluginTests/testA_registersPlugin", reset: "PluginRegistry.shared.forget()"),
-        ]
         let proposals = FixProposer(sources: .read(packageRoot: Self.package)).proposals(for: findings)
-        XCTAssertEqual(proposals.keys.sorted(), [0, 1, 2])
-        XCTAssertEqual(proposals.values.map(\.fix.source), [.stateReset, .stateReset, .stateReset])
+        XCTAssertEqual(proposals.keys.sorted(), Array(findings.indices))
+        XCTAssertTrue(proposals.values.allSatisfy { $0.fix.source == .stateReset })
         let work = output.appendingPathComponent("flaky-work")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        let swift = FlakyFixture.swift
         var lines: [String] = []
-        let verified = try FixVerifier(swift: swift, packageRoot: Self.package, workFolder: work).verify(proposals, findings: findings) { lines.append($0) }
-        XCTAssertEqual(verified[0], .verified(runs: 3))
-        XCTAssertEqual(verified[1], .notVerified("the failing order still fails (3 of 3)"))
-        guard case let .notVerified(why) = verified[2] else { return XCTFail("a patch that does not build is not verified: \(String(describing: verified[2]))") }
-        XCTAssertTrue(why.hasPrefix("the build failed: \(Self.testFile):"), why)
-        XCTAssertTrue(why.contains("error: ") && why.contains("forget"), why)
-        XCTAssertEqual(lines.count, 4, "\(lines)")
-        XCTAssertEqual(lines.last, "fix 3/3 FlakyCausesTests.AppRegistryTests/testStartsWithoutPlugins: not verified: \(why)")
+        let verified = try FixVerifier(swift: FlakyFixture.swift, packageRoot: Self.package, workFolder: work)
+            .verify(proposals, findings: findings) { lines.append($0) }
         XCTAssertEqual(try Self.sources(), before)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("fix-copy").path))
+        return (verified, lines)
+    }
+
+    /// A patch that does not fix is never verified, even when it shares its build with one that does:
+    /// the reset of the state the victim depends on (`retryLimit = 3`, the shared-state search's kind of
+    /// answer) is verified, an unrelated statement is not (the order still fails 3 of 3).
+    func testANoOpPatchIsNotVerifiedBesideOneThatIs() throws {
+        let (verified, lines) = try verify([
+            victim("RetryTests/testA_defaultAttempts", polluter: "RetryTests/testB_aggressiveRetries", reset: "retryLimit = 3"),
+            victim("FlagTests/testA_menuWithoutLabs", polluter: "FlagTests/testB_enableBeta", reset: "_ = menuItems()"),
+        ])
+        XCTAssertEqual(verified[0], .verified(runs: 3))
+        XCTAssertEqual(verified[1], .notVerified("the failing order still fails (3 of 3)"))
+        XCTAssertEqual(lines, ["verifying 2 fix(es): building a copy of the package",
+                               "fix 1/2 FlakyCausesTests.RetryTests/testA_defaultAttempts: verified (3 of 3 passed)",
+                               "fix 2/2 FlakyCausesTests.FlagTests/testA_menuWithoutLabs: not verified: the failing order still fails (3 of 3)"])
+    }
+
+    /// A patch that does not compile is not verified (the build's first error, in the copy's relative
+    /// path), and does not sink the others: when the patches do not build together, each builds alone.
+    func testAPatchThatDoesNotBuildIsNotVerifiedAndTheOthersStillAre() throws {
+        let (verified, lines) = try verify([
+            victim("AppRegistryTests/testStartsWithoutPlugins", polluter: "PluginTests/testA_registersPlugin", reset: "PluginRegistry.shared.forget()"),
+            victim("RetryTests/testA_defaultAttempts", polluter: "RetryTests/testB_aggressiveRetries", reset: "retryLimit = 3"),
+        ])
+        guard case let .notVerified(why) = verified[0] else { return XCTFail("a patch that does not build is not verified: \(String(describing: verified[0]))") }
+        XCTAssertTrue(why.hasPrefix("the build failed: \(Self.testFile):"), why)
+        XCTAssertTrue(why.contains("error: ") && why.contains("forget"), why)
+        XCTAssertEqual(verified[1], .verified(runs: 3))
+        XCTAssertEqual(lines.count, 3, "\(lines)")
     }
 }

@@ -33,14 +33,35 @@ package enum PerTestBuilder {
     /// (carried forward with the map's lines for the tests a selective run skips).
     package static func record(mapped: [MappedFunction], processes: [PerTestProcess], model report: CoverageModel,
                               ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>], regions: PerTestRegions) {
-        var reportIndex: [String: Int] = [:]
-        var linesInReport: [Set<UInt32>] = []
-        for (index, file) in report.files.enumerated() {
-            reportIndex[file.path] = index
-            // The report's lines, covered or not: a test that ran in a process that then crashed has its
-            // deltas here, while the aggregate lost that process's profile (llvm writes it at exit).
-            linesInReport.append(Set(file.lines.map(\.line)))
+        // The report's lines, covered or not: a test that ran in a process that then crashed has its
+        // deltas here, while the aggregate lost that process's profile (llvm writes it at exit).
+        record(mapped: mapped, processes: processes, files: report.files.map {
+            KeptFile(path: $0.path, relativePath: $0.relativePath, lines: Set($0.lines.map(\.line)), lastLine: $0.lines.last?.line ?? 0)
+        }, ranTests: ranTests)
+    }
+
+    /// A file whose lines are kept: its path as the mapping names it, as the report shows it, and the lines
+    /// kept (nil: every line a context ran, as for the test files `flaky`'s state search reads).
+    package struct KeptFile: Sendable {
+        package var path: String
+        package var relativePath: String
+        package var lines: Set<UInt32>?
+        package var lastLine: UInt32
+
+        package init(path: String, relativePath: String, lines: Set<UInt32>?, lastLine: UInt32) {
+            self.path = path
+            self.relativePath = relativePath
+            self.lines = lines
+            self.lastLine = lastLine
         }
+    }
+
+    /// `record` for the files given, in their order.
+    package static func record(mapped: [MappedFunction], processes: [PerTestProcess], files kept: [KeptFile],
+                              ranTests: [String]) -> (coverage: PerTestCoverage, functions: [Set<Int>], regions: PerTestRegions) {
+        var reportIndex: [String: Int] = [:]
+        for (index, file) in kept.enumerated() { reportIndex[file.path] = index }
+        let linesInReport = kept.map(\.lines)
         var byName: [UInt64: [Int]] = [:]
         var byFile: [String: [Int]] = [:]
         for (index, function) in mapped.enumerated() {
@@ -84,10 +105,10 @@ package enum PerTestBuilder {
         var lost: [String] = []
         for id in ranTests where !recorded.contains(id) && !lost.contains(id) { lost.append(id) }
         // Every report file, those no test ran too: "no test ran it" is then told from "not a source file".
-        let files = report.files.indices.map { index -> PerTestCoverage.File in
+        let files = kept.indices.map { index -> PerTestCoverage.File in
             let runs = lines[index] ?? [:]
             return PerTestCoverage.File(
-                path: report.files[index].relativePath, lastLine: report.files[index].lines.last?.line ?? 0,
+                path: kept[index].relativePath, lastLine: kept[index].lines == nil ? runs.values.flatMap(\.keys).max() ?? 0 : kept[index].lastLine,
                 runs: runs.keys.sorted().compactMap { context in
                     let counts = runs[context]!
                     guard !counts.isEmpty else { return nil }
@@ -98,7 +119,7 @@ package enum PerTestBuilder {
         var regions = PerTestRegions()
         var fileIndex: [String: Int] = [:], nameIndex: [String: Int] = [:]
         for functionRuns in ran {
-            regions.append(functionRuns.map { (report.files[$0.file].relativePath, $0.name, $0.count, $0.regions, $0.executed) },
+            regions.append(functionRuns.map { (kept[$0.file].relativePath, $0.name, $0.count, $0.regions, $0.executed) },
                            files: &fileIndex, names: &nameIndex)
         }
         return (PerTestCoverage(contexts: contexts, lost: lost, files: files), entered, regions)
@@ -122,7 +143,7 @@ package enum PerTestBuilder {
     /// entered (indexes into `mapped`); and the code regions each function it ran executed.
     static func linesRun(by block: PerTestContextBlock, records: [RawProfileRecord], owner: [Int32], mapped: [MappedFunction],
                          byName: [UInt64: [Int]], byFile: [String: [Int]], reportIndex: [String: Int],
-                         linesInReport: [Set<UInt32>]) -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) {
+                         linesInReport: [Set<UInt32>?]) -> ([Int: [UInt32: UInt64]], Set<Int>, [FunctionRun]) {
         var touched: [Int: [UInt64]] = [:]
         for (index, delta) in zip(block.indexes, block.deltas) where Int(index) < owner.count {
             let record = Int(owner[Int(index)])
@@ -149,7 +170,7 @@ package enum PerTestBuilder {
         for file in NativeFileCoverage.files(evaluated.functions) {
             guard files.contains(file.filename), let index = reportIndex[file.filename] else { continue }
             var kept: [UInt32: UInt64] = [:]
-            for line in LineCoverageBuilder.lines(from: file.segments ?? []) where line.isCovered && linesInReport[index].contains(line.line) {
+            for line in LineCoverageBuilder.lines(from: file.segments ?? []) where line.isCovered && linesInReport[index]?.contains(line.line) ?? true {
                 kept[line.line] = line.count
             }
             if !kept.isEmpty { result[index] = kept }

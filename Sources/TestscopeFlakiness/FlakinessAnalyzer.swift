@@ -103,13 +103,18 @@ struct CandidateAnalysis {
             finding.note = "Swift Testing repetition: the same default run passed and failed; its order could not be controlled"
             return classified(.nod)
         }
-        // A parallel run keeps no order: its outcomes say the test is flaky, never that the order decides.
-        let fails = allFails.filter { executions[$0].mode.keepsOrder }
-        let passes = allPasses.filter { executions[$0].mode.keepsOrder }
+        // A parallel run keeps no order among Swift Testing tests (XCTest's still run one at a time, in
+        // order): their outcomes there say the test is flaky, never that the order decides.
+        let (framework, executions) = (test.framework, executions)
+        let ordered = { (run: Int) in framework == .xctest || executions[run].mode.keepsOrder }
+        let fails = allFails.filter(ordered)
+        let passes = allPasses.filter(ordered)
         if fails.isEmpty || passes.isEmpty {
-            let runs = (fails.isEmpty ? allFails : allPasses).filter { !executions[$0].mode.keepsOrder }
+            let runs = (fails.isEmpty ? allFails : allPasses).filter { !ordered($0) }
             finding.note = (fails.isEmpty ? "failed only" : "passed only") + " when Swift Testing ran its tests in parallel (run"
                 + (runs.count == 1 ? " " : "s ") + runs.map(String.init).joined(separator: ", ") + ")"
+            // What ran at once with it is what it raced: its reproduction runs them together again.
+            if fails.isEmpty, let run = runs.first { finding.failingOrder = executions[run].processes.first { $0.contains(id) } }
             return classified(.nod)
         }
         // The same in-process prefix with both outcomes: NOD without another run.
@@ -202,7 +207,7 @@ struct CandidateAnalysis {
     mutating func cleaners(after group: [String]) throws -> [String] {
         let polluters = Set(finding.polluterGroups.flatMap { $0 } + group)
         var candidateLists: [[String]] = []
-        for execution in seen where execution.verdict(id) == .pass && execution.mode.keepsOrder {
+        for execution in seen where execution.verdict(id) == .pass && (test.framework == .xctest || execution.mode.keepsOrder) {
             guard let prefix = execution.prefix(of: id), group.allSatisfy(prefix.contains) else { continue }
             let last = group.compactMap { prefix.firstIndex(of: $0) }.max()!
             let between = prefix[(last + 1)...].filter { !polluters.contains($0) }

@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeProfileData
 import TestscopeTestResults
 
 /// What a flaky run is asked to do.
@@ -81,6 +82,9 @@ package final class FlakyDetector: Sendable {
             + selected.swiftTesting.map { AnalyzedTest(id: $0, framework: .swiftTesting, method: method) }
         let analyzer = FlakinessAnalyzer(runner: executor, settings: options.settings, defaultOrder: result.orders.first?.tests ?? [])
         var findings = try analyzer.analyze(tests, executions: result.executions, jobs: options.jobs)
+        let stateStart = Date()
+        try searchSharedState(&findings, packageRoot: packageRoot, jobs: options.jobs)
+        let stateSeconds = Date().timeIntervalSince(stateStart)
         for i in findings.indices { findings[i].quarantined = options.quarantine.contains(findings[i].id) }
         var report = FlakyReport(seed: options.seed, orders: result.orders, executions: result.executions, findings: findings,
                                  jobs: max(result.peakJobs, 1), packageRoot: packageRoot, binary: binary.binary.path,
@@ -90,7 +94,22 @@ package final class FlakyDetector: Sendable {
         report.modes = options.modes
         report.detectionSeconds = detectionSeconds
         report.analysisSeconds = Date().timeIntervalSince(analysisStart)
+        report.stateSearchSeconds = stateSeconds
         return report
+    }
+
+    /// The shared state of each order-dependent finding (`SharedStateSearch`); a search that cannot read the
+    /// binary's coverage mapping says so in each finding instead of failing the run.
+    func searchSharedState(_ findings: inout [TestFinding], packageRoot: String, jobs: Int) throws {
+        let pairs = findings.indices.filter { findings[$0].classification == .odVictim || findings[$0].classification == .odBrittle }
+        guard !pairs.isEmpty else { return }
+        let root = URL(fileURLWithPath: packageRoot)
+        do {
+            let search = try SharedStateSearch(executor: executor, packageRoot: root, workDirectory: executor.workDirectory)
+            try search.fill(&findings, jobs: jobs)
+        } catch let error as ProfileDataError {
+            for i in pairs { findings[i].sharedState = SharedStateFinding(items: [], note: "not searched: the test binary's coverage mapping is unreadable (\(error))") }
+        }
     }
 
     /// The plan's runs: in-process orders of every test (or of the XCTest tests, with Swift Testing

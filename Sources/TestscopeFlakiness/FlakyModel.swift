@@ -182,10 +182,12 @@ public struct FlakyReport: Sendable {
     public var analysisSeconds: Double = 0
     /// Wall seconds of `--verify-fixes` (the package's copy built and each fix's rerun); 0 without it.
     public var fixSeconds: Double = 0
+    /// Of `analysisSeconds`, the shared-state search's (its orders with per-test coverage, the index, the mapping).
+    public var stateSearchSeconds: Double = 0
     /// `testscope flaky …` and the raw binary prefix for reproduction commands.
     public var reproduction: Reproduction
     /// The NOD modes the runs took in turn.
-    public var modes: [NODMode] = [.plain]
+    public var modes: [NODMode] = NODMode.defaults
 
     public init(seed: UInt64, orders: [PlannedOrder], executions: [ExecutedOrder], findings: [TestFinding], jobs: Int,
                 packageRoot: String, binary: String, swiftTestingMethod: DetectionMethod, startedAt: Date, reproduction: Reproduction) {
@@ -238,7 +240,10 @@ public struct FlakyReport: Sendable {
         case .stable, .skipped: return nil
         case .nod:
             let order = finding.failingOrder ?? [finding.id]
-            return (reproduction.testscope(order: order, repeat: 20), reproduction.binary(order: order))
+            // Failures only under some modes (a timing test under stress): the reruns take those modes.
+            let failing = Set(finding.verdicts.indices.filter { finding.verdicts[$0] == .fail && $0 < orders.count }.map { orders[$0].mode })
+            let modes = failing.contains(.plain) ? [] : modes.filter(failing.contains)
+            return (reproduction.testscope(order: order, repeat: 20, modes: modes), reproduction.binary(order: order))
         default:
             let order = finding.failingOrder ?? [finding.id]
             return (reproduction.testscope(order: order), reproduction.binary(order: order))
@@ -259,8 +264,10 @@ public struct Reproduction: Sendable {
         self.binaryPath = binaryPath
     }
 
-    public func testscope(order: [String], repeat count: Int = 1) -> String {
+    /// With `modes`, the repetitions take them in turn (`--nod-modes`).
+    public func testscope(order: [String], repeat count: Int = 1, modes: [NODMode] = []) -> String {
         testscopePrefix + " --order " + Self.quote(order.joined(separator: ",")) + (count > 1 ? " --repeat \(count)" : "")
+            + (modes.isEmpty ? "" : " --nod-modes " + modes.map(\.rawValue).joined(separator: ","))
     }
 
     public func binary(order: [String]) -> String {

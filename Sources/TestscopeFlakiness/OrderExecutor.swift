@@ -97,7 +97,10 @@ package final class OrderExecutor: Sendable {
 
     /// Runs `order` (relaunching after crashes and kills) under `mode` (run `runIndex` of a plan: a one-core
     /// run's CPU depends on it) and returns every test's result. The `stress` mode's load is the caller's.
-    package func execute(_ order: [String], log: LineLog? = nil, mode: NODMode = .plain, runIndex: Int = 0) throws -> ExecutedOrder {
+    /// `perTestDirectory`: each process also records what each test ran there (the entry point's per-test
+    /// recorder; the state search).
+    package func execute(_ order: [String], log: LineLog? = nil, mode: NODMode = .plain, runIndex: Int = 0,
+                         perTestDirectory: URL? = nil) throws -> ExecutedOrder {
         let token = nextToken()
         let started = Date()
         let run = try supervisor(log: log).run(order, launch: { tests, index in
@@ -107,7 +110,8 @@ package final class OrderExecutor: Sendable {
             let lines = SwiftTestingOrder.batchedLines(tests, ranks: swiftTestingRanks, parallel: mode == .parallel)
             try AtomicFileWriter.write(OrderFile.text(lines), to: orderFile)
             let environment = mode.environment(run: runIndex).merging([EntryPointSource.orderFileVariable: orderFile.path,
-                                                                  EntryPointSource.eventStreamVariable: events.path]) { _, order in order }
+                                                                  EntryPointSource.eventStreamVariable: events.path,
+                                                                  EntryPointSource.perTestDirectoryVariable: perTestDirectory?.path]) { _, order in order }
             return TestLaunch(arguments: [], environment: environment, eventStream: events, temporaryFiles: [orderFile, events])
         }, inspect: { process in
             try self.checkRan(process)

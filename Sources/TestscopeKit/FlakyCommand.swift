@@ -95,9 +95,8 @@ extension Pipeline {
             try OrderFile.validate(givenOrder.tests, known: known, source: givenOrder.source)
             return try replay.run(givenOrder.tests, count: givenOrder.count, detector: detector, modes: request.nodModes)
         }
-        let used = options.modes.prefix(request.runs)  // the modes the runs will take
-        let modes = used.count < 2 && used.first == .plain ? "" : " under " + used.map(\.rawValue).joined(separator: ", ")
-        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs\(modes), \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
+        // Each run's line names its NOD mode; this one stays short enough for a terminal.
+        live.printResults(["testscope flaky: seed \(seed), \(request.runs) runs, \(FlakyReport.jobsText(start: jobs, max: options.maxJobs))"])
         // Per-run lines are progress: --quiet drops them (the seed line above stays: it replays the run).
         let quiet = terminal.quiet
         let columns = terminal.columns  // a run's line is cut to a terminal's width (a CI log keeps it whole)
@@ -176,6 +175,7 @@ extension Pipeline {
         terminal.printLine("\n" + screen.replayLine(report))
         terminal.note(String(format: "build %.1f s, %d runs %.1f s (at most %d at once), analysis %.1f s", report.buildSeconds,
                              report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds)
+                      + (report.stateSearchSeconds > 0 ? String(format: " (shared state %.1f s)", report.stateSearchSeconds) : "")
                       + (report.fixSeconds > 0 ? String(format: ", fixes verified %.1f s", report.fixSeconds) : ""))
         let reports = ResultScreen(terminal: terminal, packageRoot: request.packageRoot.path)
         if let line = reports.reportsLine(written: written, folder: output.url.path, testsOnly: false) { terminal.printLine(line) }

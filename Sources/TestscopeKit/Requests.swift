@@ -244,8 +244,6 @@ extension FlakyRequest {
         if packagePath != "." { parts += ["--package-path", Reproduction.quote(packagePath)] }
         if let scratchPath { parts += ["--scratch-path", Reproduction.quote(scratchPath)] }
         if shuffleSwiftTestingTests { parts.append("--shuffle-swift-testing-tests") }
-        // A run's mode comes from its index and the modes: a replay needs the same modes.
-        if nodModes != NODMode.defaults { parts += ["--nod-modes", nodModes.map(\.rawValue).joined(separator: ",")] }
         if let configuration = selection.configuration { parts += ["-c", configuration] }
         for filter in selection.filters { parts += ["--filter", Reproduction.quote(filter)] }
         for skip in selection.skips { parts += ["--skip", Reproduction.quote(skip)] }

@@ -5,7 +5,7 @@ import TestscopeFlakiness
 
 /// The screen `testscope flaky` ends with, in the order a reader needs it: the verdict (how many tests
 /// flake and how, how many fail in every run, the seed), then one block per test that is not stable —
-/// what it is, its culprits and the command that reproduces it — fitted to the terminal's width except
+/// what it is, its culprits, the state they share and the command that reproduces it — fitted to the terminal's width except
 /// for the commands, which stay whole so that they can be copied. `flaky.txt` keeps the full table.
 package struct FlakyScreen {
     package var terminal: Terminal
@@ -54,7 +54,10 @@ package struct FlakyScreen {
             lines.append(terminal.styled(kind, style(finding)) + " " + name + failed)
             let culprits = FlakyText.culprits(finding)
             if !culprits.isEmpty { lines.append(fitted("    " + culprits)) }
+            if let state = finding.sharedState { lines.append(fitted("    " + FlakyText.sharedState(state, short: true))) }
             if let note = finding.note { lines.append(fitted("    note: " + note)) }
+            // Which conditions bring a NOD test out says what kind of flakiness it is (stress: timing).
+            if finding.classification == .nod, let modes = FlakyText.modeLine(finding, report) { lines.append(fitted("    " + modes)) }
             if let fix = FlakyText.fix(finding), let diff = finding.fix?.diff {
                 // The diff cut to the width here; whole in flaky.txt, flaky.json and flaky.html.
                 lines.append(fitted("    " + fix))

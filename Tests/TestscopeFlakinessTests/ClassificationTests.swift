@@ -50,15 +50,20 @@ final class ClassificationTests: XCTestCase {
             if [3, 7].contains(i) { executions[i].results[racy]?.outcome = .failed }
         }
         let analyzer = FlakinessAnalyzer(runner: suite, defaultOrder: tests)
-        let found = try analyzer.analyze(tests.map { AnalyzedTest(id: $0, framework: .xctest, method: .inProcessOrder) },
+        let found = try analyzer.analyze(tests.map { AnalyzedTest(id: $0, framework: $0 == racy ? .swiftTesting : .xctest, method: .inProcessOrder) },
                                          executions: executions, jobs: 2)
         let f = Dictionary(uniqueKeysWithValues: found.map { ($0.id, $0) })
         XCTAssertEqual(f[racy]?.classification, .nod)
         XCTAssertEqual(f[racy]?.note, "failed only when Swift Testing ran its tests in parallel (runs 3, 7)")
         XCTAssertEqual(f[racy]?.analysisRuns, 0, "no order is rerun for it: no order decides it")
+        XCTAssertEqual(f[racy]?.failingOrder, executions[3].processes.first { $0.contains(racy) }, "reproduced with what ran at once with it")
         XCTAssertEqual(f["M.Cache/testA_victim"]?.classification, .odVictim)
         XCTAssertEqual(f["M.Cache/testA_victim"]?.polluterGroups, [["M.Cache/testB_polluter"]])
         XCTAssertEqual(f["M.Math/testA"]?.classification, .stable)
+        // An XCTest test runs in order in a parallel run too: failing there is evidence like any other.
+        let xctest = try analyzer.analyze([AnalyzedTest(id: racy, framework: .xctest, method: .inProcessOrder)], executions: executions, jobs: 1)
+        XCTAssertNotEqual(xctest.first?.note, f[racy]?.note)
+        XCTAssertGreaterThan(xctest.first?.analysisRuns ?? 0, 0, "its failing prefix is rerun")
     }
 
     func testPlantedCasesAreFoundWithTheirCulprits() throws {

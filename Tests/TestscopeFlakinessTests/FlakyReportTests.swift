@@ -221,6 +221,22 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertTrue(text.contains("Seed 5: replay run K with `testscope flaky --package-path /pkg/Demo --seed 5 --replay K --runs 6`"), text)
         XCTAssertTrue(lines.contains { $0.hasPrefix("2 stable") || $0.contains("1 od-victim") }, text)
     }
+
+    /// A NOD test's failures per mode: counted from the runs each mode took, most telling mode first,
+    /// and nothing when the runs took one mode.
+    func testFailuresByModeSayWhichConditionsBringATestOut() throws {
+        var report = try self.report()
+        let finding = TestFinding(id: "M.T/testTiming", framework: .xctest, classification: .nod, method: .inProcessOrder,
+                                  verdicts: [.pass, .fail, .pass, .pass, .fail, nil])
+        XCTAssertNil(FlakyText.modeLine(finding, report), "one mode: nothing to compare")
+        report.modes = NODMode.defaults
+        report.orders = report.orders.map { var order = $0; order.mode = NODMode.mode(ofRun: order.index, in: NODMode.defaults); return order }
+        let tally = FlakyText.failuresByMode(finding, report)
+        XCTAssertEqual(tally.map { $0.mode }, [NODMode.plain, .stress, .parallel])
+        XCTAssertEqual(tally.map { $0.failed }, [0, 2, 0])
+        XCTAssertEqual(tally.map { $0.ran }, [2, 2, 1], "run 5 (parallel) did not run it")
+        XCTAssertEqual(FlakyText.modeLine(finding, report), "failed under stress 2 of 2, plain 0 of 2, parallel 0 of 1")
+    }
 }
 
 /// The failure-rate bound of a test that passed every run: the rate whose chance of n passes in a row is 5 %.

@@ -80,7 +80,7 @@ package struct FlakyHTMLPage: ReportRenderer, PageWriter {
         let reproduce = report.reproduce(f)
         let culprits = FlakyText.culprits(f)
         func order(_ tests: [String]) -> [FindingModel.OrderTest] { tests.map { FindingModel.OrderTest(name: $0, isSelf: $0 == f.id) } }
-        return FindingModel(
+        var model = FindingModel(
             id: f.id, anchor: anchor, classification: f.classification.rawValue, quarantined: f.quarantined,
             failed: String(f.failedRuns), runs: String(f.runs), framework: f.framework.rawValue, method: f.method.rawValue,
             culprits: culprits.isEmpty ? nil : culprits, reproduce: reproduce?.testscope, reproduceBinary: reproduce?.binary, note: f.note,
@@ -96,6 +96,8 @@ package struct FlakyHTMLPage: ReportRenderer, PageWriter {
             fix: f.fix.map { fix in
                 FindingModel.Fix(summary: FlakyText.fix(f) ?? "", file: fix.file, status: fix.verification.status, diff: fix.diff)
             })
+        model.sharedState = f.sharedState.map(SharedStateModel.init)
+        return model
     }
 
     static func mark(_ outcome: String) -> String {

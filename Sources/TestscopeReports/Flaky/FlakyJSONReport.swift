@@ -23,7 +23,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
         try out.write("  \"modes\": \(Self.array(report.modes.map(\.rawValue))),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
-        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"fixes\": \(Self.number(report.fixSeconds))},\n")
+        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"stateSearch\": \(Self.number(report.stateSearchSeconds)), \"fixes\": \(Self.number(report.fixSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
         counts.append("\"flaky\": \(report.findings.filter { $0.classification.isFlaky }.count)")
         counts.append("\"quarantined\": \(report.findings.filter(\.quarantined).count)")
@@ -57,6 +57,8 @@ package struct FlakyJSONReport: ReportRenderer {
             + "\"confidence\": \(f.confidence(modes: report.orders.map(\.mode)).map(s) ?? "null"),\n")
         let outcomes = report.executions.map { $0.results[f.id].map { s($0.outcome.rawValue) } ?? "null" }
         try out.write("     \"outcomes\": [\(outcomes.joined(separator: ", "))],\n")
+        let byMode = FlakyText.failuresByMode(f, report).map { "\(s($0.mode.rawValue)): {\"failed\": \($0.failed), \"runs\": \($0.ran)}" }
+        try out.write("     \"failuresByMode\": {\(byMode.joined(separator: ", "))},\n")
         try out.write("     \"polluters\": \(Self.array(f.polluters)), \"setters\": \(Self.array(f.setters)), \"cleaners\": \(Self.array(f.cleaners)),\n")
         try out.write("     \"polluterGroups\": [\(f.polluterGroups.map(Self.array).joined(separator: ", "))], \"setterGroups\": [\(f.setterGroups.map(Self.array).joined(separator: ", "))],\n")
         try out.write("     \"reproduce\": \(reproduce.map { s($0.testscope) } ?? "null"), \"reproduceBinary\": \(reproduce.map { s($0.binary) } ?? "null"),\n")
@@ -70,6 +72,7 @@ package struct FlakyJSONReport: ReportRenderer {
             "{\"step\": \(s(step.label)), \"order\": \(Self.array(step.order)), \"results\": \(Self.array(step.verdicts.map(\.rawValue)))}"
         }
         try out.write("     \"evidence\": [\(evidence.joined(separator: ", "))],\n")
+        try out.write("     \"sharedState\": \(f.sharedState.map(Self.sharedState) ?? "null"),\n")
         try out.write("     \"fix\": \(f.fix.map(Self.fix) ?? "null"),\n")
         try out.write("     \"analysisRuns\": \(f.analysisRuns), \"note\": \(f.note.map(s) ?? "null")}")
     }
@@ -82,6 +85,18 @@ package struct FlakyJSONReport: ReportRenderer {
         if case let .notVerified(text) = fix.verification { why = s(text) }
         return "{\"source\": \(s(fix.source.rawValue)), \"file\": \(s(fix.file)), \"diff\": \(s(fix.diff)), "
             + "\"verification\": \(s(fix.verification.status)), \"verifiedRuns\": \(runs), \"why\": \(why)}"
+    }
+
+    /// `{"items": [...], "outsideProcess": false, "outsideEvidence": [], "note": null}`.
+    static func sharedState(_ state: SharedStateFinding) -> String {
+        let s = JSONReport.string
+        func sites(_ sites: [SourceSite]) -> String { "[" + sites.map { "{\"file\": \(s($0.file)), \"line\": \($0.line)}" }.joined(separator: ", ") + "]" }
+        func item(_ item: SharedStateItem) -> String {
+            "{\"name\": \(s(item.name)), \"kind\": \(s(item.kind.rawValue)), \"writeSites\": \(sites(item.writeSites)), "
+                + "\"readSites\": \(sites(item.readSites)), \"resetStatement\": \(item.resetStatement.map(s) ?? "null")}"
+        }
+        return "{\"items\": [\(state.items.map(item).joined(separator: ", "))], \"outsideProcess\": \(state.outsideProcess), "
+            + "\"outsideEvidence\": [\(state.outsideEvidence.map(item).joined(separator: ", "))], \"note\": \(state.note.map(s) ?? "null")}"
     }
 
     static func array(_ values: [String]) -> String { "[" + values.map(JSONReport.string).joined(separator: ", ") + "]" }

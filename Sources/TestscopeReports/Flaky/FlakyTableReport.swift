@@ -35,6 +35,10 @@ package struct FlakyTableReport: ReportRenderer {
             for finding in shown where finding.note != nil {
                 try out.write("note: \(finding.id): \(finding.note!)\n")
             }
+            for finding in shown {
+                guard let state = finding.sharedState else { continue }
+                try out.write("\(finding.id): \(FlakyText.sharedState(state))\n")
+            }
             // The whole diff, as `git apply` takes it.
             for finding in shown {
                 guard let line = FlakyText.fix(finding), let fix = finding.fix else { continue }

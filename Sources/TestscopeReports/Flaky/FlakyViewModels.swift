@@ -182,6 +182,7 @@ struct FindingModel: HTMLViewModel {
     var passingOrder: Order?
     var failures: [Failure]
     var evidence: [Evidence]
+    var sharedState: SharedStateModel? = nil
     var fix: Fix?
 
     func child(named name: String) -> Any? {
@@ -204,6 +205,7 @@ struct FindingModel: HTMLViewModel {
         case "hasFailures": return !failures.isEmpty
         case "evidence": return evidence
         case "hasEvidence": return !evidence.isEmpty
+        case "sharedState": return sharedState.orFalse
         case "fix": return fix.orFalse
         default: return nil
         }

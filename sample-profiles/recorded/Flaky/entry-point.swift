@@ -163,7 +163,11 @@ enum TestscopeOrder {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: configuration.count, alignment: 1)
             buffer.copyBytes(from: configuration)
             defer { buffer.deallocate() }
-            let passed = (try? await entryPoint(UnsafeRawBufferPointer(buffer), { record in state.record(record) })) ?? false
+            // The per-test recorder (the state search of `flaky`) sees each test's start and end.
+            let passed = (try? await entryPoint(UnsafeRawBufferPointer(buffer), { record in
+                state.record(record)
+                TestscopePerTest.shared?.observe(record)
+            })) ?? false
             state.finish(passed)
         }
         while !state.isDone {

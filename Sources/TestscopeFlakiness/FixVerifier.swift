@@ -45,6 +45,7 @@ package struct FixVerifier {
         let unpatched = build(copy)
         guard case .success = unpatched.result else {
             let why = "the package's copy did not build without the patch: " + (unpatched.firstError ?? "see the build's output")
+            progress("no fix verified: " + why)
             return proposals.mapValues { _ in .notVerified(why) }
         }
         let runs = workFolder.appendingPathComponent("fix-runs")

@@ -180,6 +180,8 @@ public struct FlakyReport: Sendable {
     public var buildSeconds: Double = 0
     public var detectionSeconds: Double = 0
     public var analysisSeconds: Double = 0
+    /// Wall seconds of `--verify-fixes` (the package's copy built and each fix's rerun); 0 without it.
+    public var fixSeconds: Double = 0
     /// Of `analysisSeconds`, the shared-state search's (its orders with per-test coverage, the index, the mapping).
     public var stateSearchSeconds: Double = 0
     /// `testscope flaky …` and the raw binary prefix for reproduction commands.

@@ -111,6 +111,7 @@ extension Pipeline {
         }
         live.finish()
         report.buildSeconds = buildSeconds
+        try proposeFixes(&report, request: request, swift: swift, work: work, excluded: [output.url, scratch], buildArguments: extra)
         var outcome = try finishFlaky(report, request: request, output: output)
         if let history {
             try recordHistory(outcome, command: "flaky", packageRoot: root, history: history.url, startedAt: history.startedAt,
@@ -120,6 +121,25 @@ extension Pipeline {
             }
         }
         return outcome
+    }
+
+    /// A proposed fix for each victim and brittle test (`FixProposer`), verified on a copy of the package
+    /// with `--verify-fixes` (`FixVerifier`).
+    private func proposeFixes(_ report: inout FlakyReport, request: FlakyRequest, swift: URL, work: URL, excluded: [URL],
+                              buildArguments: [String]) throws {
+        let proposals = FixProposer(sources: .read(packageRoot: request.packageRoot)).proposals(for: report.findings)
+        for (index, proposal) in proposals { report.findings[index].fix = proposal.fix }
+        guard request.verifyFixes, !proposals.isEmpty else { return }
+        let started = Date()
+        // The build and the runs of the detection (the process's environment, the same build arguments).
+        let verifier = FixVerifier(swift: swift, packageRoot: request.packageRoot, workFolder: work, excluded: excluded,
+                                   extraBuildArguments: buildArguments, testTimeout: request.testTimeout)
+        let columns = terminal.columns
+        let verified = try verifier.verify(proposals, findings: report.findings) { [terminal] line in
+            terminal.note(columns.map { ScreenText.end(line, width: $0 - "testscope: ".count) } ?? line)
+        }
+        for (index, verification) in verified { report.findings[index].fix?.verification = verification }
+        report.fixSeconds = Date().timeIntervalSince(started)
     }
 
     /// Prints the table, writes the reports, and decides the status.
@@ -155,7 +175,8 @@ extension Pipeline {
         terminal.printLine("\n" + screen.replayLine(report))
         terminal.note(String(format: "build %.1f s, %d runs %.1f s (at most %d at once), analysis %.1f s", report.buildSeconds,
                              report.orders.count, report.detectionSeconds, report.jobs, report.analysisSeconds)
-            + (report.stateSearchSeconds > 0 ? String(format: " (shared state %.1f s)", report.stateSearchSeconds) : ""))
+                      + (report.stateSearchSeconds > 0 ? String(format: " (shared state %.1f s)", report.stateSearchSeconds) : "")
+                      + (report.fixSeconds > 0 ? String(format: ", fixes verified %.1f s", report.fixSeconds) : ""))
         let reports = ResultScreen(terminal: terminal, packageRoot: request.packageRoot.path)
         if let line = reports.reportsLine(written: written, folder: output.url.path, testsOnly: false) { terminal.printLine(line) }
     }

@@ -217,6 +217,8 @@ public struct FlakyRequest: Sendable {
     public var shuffleSwiftTestingTests = false
     /// The conditions the runs take in turn (`--nod-modes`).
     public var nodModes: [NODMode] = NODMode.defaults
+    /// `--verify-fixes`: apply each proposed fix to a copy of the package, rebuild, rerun the failing order.
+    public var verifyFixes = false
     public var buildArguments: [String] = []
     /// The first words of every reproduction command (`testscope flaky --package-path …` as the user typed it).
     public var commandPrefix = "testscope flaky"

@@ -58,6 +58,11 @@ package struct FlakyScreen {
             if let note = finding.note { lines.append(fitted("    note: " + note)) }
             // Which conditions bring a NOD test out says what kind of flakiness it is (stress: timing).
             if finding.classification == .nod, let modes = FlakyText.modeLine(finding, report) { lines.append(fitted("    " + modes)) }
+            if let fix = FlakyText.fix(finding), let diff = finding.fix?.diff {
+                // The diff cut to the width here; whole in flaky.txt, flaky.json and flaky.html.
+                lines.append(fitted("    " + fix))
+                lines += diff.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { fitted("      " + $0) }
+            }
             if let command = report.reproduce(finding)?.testscope { lines.append("    $ " + command) }
         }
         return lines

@@ -213,6 +213,7 @@ final class FlakyCommandTests: XCTestCase {
             (["--order-file", missing], 65, "cannot read the order file \(missing)"),
             (["--quarantine", missing], 65, "cannot read the quarantine file \(missing)"),
             (["--order", "FlakyTests.Nope/testNothing"], 65, "'FlakyTests.Nope/testNothing' is not a test of this package"),
+            (["--order", "FlakyTests.MathTests/testAdds", "--verify-fixes"], 64, "--verify-fixes verifies the fixes a detection proposes"),
         ]
         for (arguments, status, mentions) in cases {
             let result = try flaky(arguments + ["--output", output.path])

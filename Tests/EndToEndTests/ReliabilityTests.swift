@@ -166,6 +166,29 @@ final class ReliabilityTests: XCTestCase {
         XCTAssertEqual(left, [".gitignore"], "the output folder holds nothing from the interrupted run (only the .gitignore of the folder it made)")
     }
 
+    /// Ctrl-C while `flaky --verify-fixes` builds its copy of the FlakyCauses package: the build stops,
+    /// the copy and the work folder are removed whole (the verifier's thread had gone on to remove the
+    /// copy too, racing the cleanup: half of it stayed), and the package is untouched.
+    func testCtrlCDuringFixVerificationRemovesTheCopy() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/FlakyCauses")
+        let tests = package.appendingPathComponent("Tests/FlakyCausesTests/OrderDependentTests.swift")
+        let before = try Data(contentsOf: tests)
+        let out = output.appendingPathComponent("out-fixes")
+        let child = try launch(["flaky", "--package-path", package.path, "--filter", "FlagTests", "--seed", "1", "--runs", "2",
+                                "--verify-fixes", "--output", out.path])
+        defer { child.killGroup() }
+        XCTAssertNotNil(waitFor(seconds: 300) { self.marked(containing: "fix-copy/Sources/").first },
+                        "the copy's build never started")
+        let sent = Date()
+        kill(-child.pid, SIGINT)
+        XCTAssertEqual(child.wait(seconds: 30), .exited(130), child.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(sent), 5)
+        XCTAssertEqual(survivors(), [], "swift build and its compilers must be stopped")
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []
+        XCTAssertFalse(left.contains("flaky-work"), "the copy of the package is removed: \(left)")
+        XCTAssertEqual(try Data(contentsOf: tests), before)
+    }
+
     /// A second Ctrl-C (an impatient user) while the first one is being handled: it kills at once;
     /// still 130, nothing left running, nothing half-written.
     func testASecondCtrlCKillsAtOnce() throws {

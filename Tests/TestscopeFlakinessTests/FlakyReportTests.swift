@@ -163,6 +163,53 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertEqual(PagesManifest.read(in: output).replacing(.flaky, with: [.flaky], command: "flaky", in: output).navigation, [.coverage, .flaky])
     }
 
+    /// A proposed fix in flaky.json (documented keys), the HTML page (the diff escaped, in a `<pre>`) and
+    /// flaky.txt (the whole diff, as `git apply` takes it), with what the rerun showed.
+    func testProposedFixesAreInEveryReport() throws {
+        var report = try report()
+        let diff = "--- a/Tests/T.swift\n+++ b/Tests/T.swift\n@@ -1,1 +1,2 @@\n func t() {\n+    Box<Int>.reset(\"&\")\n"
+        let victim = report.findings.firstIndex { $0.id == Self.victim }!, brittle = report.findings.firstIndex { $0.id == Self.brittle }!
+        report.findings[victim].fix = ProposedFix(source: .cleaner, file: "Tests/T.swift", diff: diff, verification: .verified(runs: 3))
+        report.findings[brittle].fix = ProposedFix(source: .setter, file: "Tests/T.swift", diff: diff,
+                                                   verification: .notVerified("the failing order still fails (2 of 3)"))
+
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(FlakyJSONReport(packageRoot: "/pkg/Demo").renderString(report).utf8)) as? [String: Any])
+        let tests = try XCTUnwrap(json["tests"] as? [[String: Any]])
+        let fixes = Dictionary(uniqueKeysWithValues: tests.map { ($0["id"] as! String, $0["fix"]) })
+        let verified = try XCTUnwrap(fixes[Self.victim] as? [String: Any])
+        XCTAssertEqual(verified["source"] as? String, "cleaner")
+        XCTAssertEqual(verified["file"] as? String, "Tests/T.swift")
+        XCTAssertEqual(verified["diff"] as? String, diff)
+        XCTAssertEqual(verified["verification"] as? String, "verified")
+        XCTAssertEqual(verified["verifiedRuns"] as? Int, 3)
+        XCTAssertTrue(verified["why"] is NSNull)
+        let notVerified = try XCTUnwrap(fixes[Self.brittle] as? [String: Any])
+        XCTAssertEqual(notVerified["verification"] as? String, "not-verified")
+        XCTAssertEqual(notVerified["why"] as? String, "the failing order still fails (2 of 3)")
+        XCTAssertTrue(notVerified["verifiedRuns"] is NSNull)
+        XCTAssertTrue(fixes[Self.stable] is NSNull)
+
+        let html = try FlakyHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: "test", packageRoot: "/pkg/Demo").renderString(report)
+        XCTAssertTrue(html.contains("<pre class=\"fl-diff\">\(HTMLEscapingForTests.escape(diff))</pre>"), html)
+        XCTAssertFalse(html.contains("Box<Int>"))
+        XCTAssertTrue(html.contains("cleaner&#39;s statements at the start of test&lt;script&gt;alert(1)&lt;/script&gt; — verified (3 of 3 passed)"))
+        XCTAssertTrue(html.contains("data-fix=\"not-verified\""))
+
+        let text = try FlakyTableReport(terminal: Terminal(useColor: false, showProgress: false, quiet: false)).renderString(report)
+        XCTAssertTrue(text.contains("\(Self.victim): fix: cleaner's statements at the start of test<script>alert(1)</script> — verified (3 of 3 passed)\n" + diff), text)
+        XCTAssertTrue(text.contains("fix: setter's statements at the start of it's \"brittle\" & <b> — not verified: the failing order still fails (2 of 3)\n"), text)
+    }
+
+    /// A fix from the shared state names the item it resets.
+    func testAStateResetFixNamesTheState() {
+        var finding = TestFinding(id: "M.RetryTests/testA_defaultAttempts", framework: .xctest, classification: .odVictim,
+                                  method: .inProcessOrder, verdicts: [.pass, .fail])
+        finding.sharedState = SharedStateFinding(items: [SharedStateItem(name: "retryLimit", kind: .global, writeSites: [], readSites: [],
+                                                                         resetStatement: "retryLimit = 3")])
+        finding.fix = ProposedFix(source: .stateReset, file: "Tests/T.swift", diff: "")
+        XCTAssertEqual(FlakyText.fix(finding), "fix: reset of retryLimit at the start of testA_defaultAttempts — not verified (--verify-fixes reruns it)")
+    }
+
     func testTerminalTableListsWhatIsNotStableWithSeedAndCommands() throws {
         let report = try report()
         let text = try FlakyTableReport(terminal: Terminal(useColor: false, showProgress: false, quiet: false)).renderString(report)

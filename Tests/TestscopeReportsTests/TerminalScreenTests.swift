@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import TestscopeCoverage
 import TestscopeExecution
+import TestscopeFlakiness
 @testable import TestscopeReports
 @testable import TestscopeTerminal
 import TestscopeRun
@@ -340,5 +341,31 @@ final class TerminalScreenTests: XCTestCase {
         XCTAssertFalse(lines.contains { $0.contains("warning:") }, console.diagnosticsText)
         XCTAssertTrue(lines.contains { $0.contains("error: cannot find 'y'") }, console.diagnosticsText)
         XCTAssertEqual(lines.filter { $0.hasPrefix("FAILED ") }.count, tests.results.filter(\.outcome.isFailure).count, console.diagnosticsText)
+    }
+
+    /// `flaky`'s final screen shows a proposed fix (what, where, verified or not) and its diff, each line
+    /// fitted to the width; only the reproduction command stays whole (it is meant to be copied).
+    func testTheFlakyScreensFixLinesFitTheWidth() {
+        let victim = "FlakyCausesTests.FlagTests/testA_menuWithoutLabs"
+        var finding = TestFinding(id: victim, framework: .xctest, classification: .odVictim, method: .inProcessOrder, verdicts: [.pass, .fail])
+        finding.polluterGroups = [["FlakyCausesTests.FlagTests/testB_enableBeta"]]
+        finding.failingOrder = ["FlakyCausesTests.FlagTests/testB_enableBeta", victim]
+        finding.fix = ProposedFix(source: .cleaner, file: "Tests/FlakyCausesTests/OrderDependentTests.swift",
+                                  diff: "--- a/Tests/FlakyCausesTests/OrderDependentTests.swift\n+++ b/Tests/FlakyCausesTests/OrderDependentTests.swift\n"
+                                      + "@@ -19,7 +19,10 @@\n-    func testA_menuWithoutLabs() { XCTAssertEqual(menuItems(), [\"Home\"]) }\n",
+                                  verification: .verified(runs: 3))
+        let report = FlakyReport(seed: 1, orders: [], executions: [], findings: [finding], jobs: 1, packageRoot: "/p", binary: "/p/b",
+                                 swiftTestingMethod: .inProcessOrder, startedAt: Date(),
+                                 reproduction: Reproduction(testscopePrefix: "testscope flaky", binaryPath: "/p/b"))
+        for width in [40, 80, 200] {
+            let terminal = Terminal(useColor: false, showProgress: false, quiet: false, columns: width, console: CapturedConsole())
+            let lines = FlakyScreen(terminal: terminal).findings(report)
+            XCTAssertTrue(lines.contains { $0.hasPrefix("    fix: cleaner's statements") }, "\(lines)")
+            XCTAssertEqual(lines.filter { $0.hasPrefix("      ") }.count, 4, "the diff's lines: \(lines)")
+            for line in lines where !line.hasPrefix("    $ ") { XCTAssertLessThanOrEqual(ScreenText.width(line), width, line) }
+            if width == 200 {
+                XCTAssertTrue(lines.contains("    fix: cleaner's statements at the start of testA_menuWithoutLabs — verified (3 of 3 passed)"), "\(lines)")
+            }
+        }
     }
 }

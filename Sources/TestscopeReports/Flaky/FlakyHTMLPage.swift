@@ -56,7 +56,8 @@ package struct FlakyHTMLPage: ReportRenderer, PageWriter {
             FactModel(label: "Swift Testing", value: report.swiftTestingMethod.rawValue, detail: "how Swift Testing tests were run"),
             FactModel(label: "Modes", value: report.modes.map(\.rawValue).joined(separator: ", "), detail: "the conditions the runs took in turn (--nod-modes)"),
             FactModel(label: "Time", value: String(format: "build %.1f s · runs %.1f s · analysis %.1f s", report.buildSeconds,
-                                                   report.detectionSeconds, report.analysisSeconds), detail: "wall time"),
+                                                   report.detectionSeconds, report.analysisSeconds)
+                                                   + (report.fixSeconds > 0 ? String(format: " · fixes %.1f s", report.fixSeconds) : ""), detail: "wall time"),
         ]
         let tallies = report.tallies
         let runs = report.orders.enumerated().map { index, order in
@@ -91,6 +92,9 @@ package struct FlakyHTMLPage: ReportRenderer, PageWriter {
             },
             evidence: f.evidence.map { step in
                 FindingModel.Evidence(label: step.label, verdicts: step.verdicts.map(\.rawValue).joined(separator: ", "), tests: order(step.order))
+            },
+            fix: f.fix.map { fix in
+                FindingModel.Fix(summary: FlakyText.fix(f) ?? "", file: fix.file, status: fix.verification.status, diff: fix.diff)
             })
         model.sharedState = f.sharedState.map(SharedStateModel.init)
         return model

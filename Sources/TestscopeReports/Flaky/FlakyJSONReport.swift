@@ -23,7 +23,7 @@ package struct FlakyJSONReport: ReportRenderer {
         try out.write("  \"swiftTestingMethod\": \(s(report.swiftTestingMethod.rawValue)),\n")
         try out.write("  \"modes\": \(Self.array(report.modes.map(\.rawValue))),\n")
         try out.write("  \"createdAt\": \(s(Self.iso(report.startedAt))),\n")
-        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"stateSearch\": \(Self.number(report.stateSearchSeconds))},\n")
+        try out.write("  \"seconds\": {\"build\": \(Self.number(report.buildSeconds)), \"detection\": \(Self.number(report.detectionSeconds)), \"analysis\": \(Self.number(report.analysisSeconds)), \"stateSearch\": \(Self.number(report.stateSearchSeconds)), \"fixes\": \(Self.number(report.fixSeconds))},\n")
         var counts = FlakyClassification.allCases.map { "\(s($0.rawValue)): \(report.count($0))" }
         counts.append("\"flaky\": \(report.findings.filter { $0.classification.isFlaky }.count)")
         counts.append("\"quarantined\": \(report.findings.filter(\.quarantined).count)")
@@ -73,7 +73,18 @@ package struct FlakyJSONReport: ReportRenderer {
         }
         try out.write("     \"evidence\": [\(evidence.joined(separator: ", "))],\n")
         try out.write("     \"sharedState\": \(f.sharedState.map(Self.sharedState) ?? "null"),\n")
+        try out.write("     \"fix\": \(f.fix.map(Self.fix) ?? "null"),\n")
         try out.write("     \"analysisRuns\": \(f.analysisRuns), \"note\": \(f.note.map(s) ?? "null")}")
+    }
+
+    /// `{"source": "cleaner", "file": …, "diff": …, "verification": "verified", "verifiedRuns": 3, "why": null}`.
+    static func fix(_ fix: ProposedFix) -> String {
+        let s = JSONReport.string
+        var runs = "null", why = "null"
+        if case let .verified(count) = fix.verification { runs = String(count) }
+        if case let .notVerified(text) = fix.verification { why = s(text) }
+        return "{\"source\": \(s(fix.source.rawValue)), \"file\": \(s(fix.file)), \"diff\": \(s(fix.diff)), "
+            + "\"verification\": \(s(fix.verification.status)), \"verifiedRuns\": \(runs), \"why\": \(why)}"
     }
 
     /// `{"items": [...], "outsideProcess": false, "outsideEvidence": [], "note": null}`.

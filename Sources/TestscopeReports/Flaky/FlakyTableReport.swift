@@ -39,6 +39,11 @@ package struct FlakyTableReport: ReportRenderer {
                 guard let state = finding.sharedState else { continue }
                 try out.write("\(finding.id): \(FlakyText.sharedState(state))\n")
             }
+            // The whole diff, as `git apply` takes it.
+            for finding in shown {
+                guard let line = FlakyText.fix(finding), let fix = finding.fix else { continue }
+                try out.write("\(finding.id): \(line)\n\(fix.diff)")
+            }
         }
         let quarantined = report.findings.filter(\.quarantined).count
         try out.write("\(report.summaryLine)\(quarantined > 0 ? " (\(quarantined) quarantined)" : "")\n")

@@ -14,6 +14,14 @@ package enum FlakyText {
         return parts.joined(separator: "; ")
     }
 
+    /// `fix: cleaner's statements at the start of testA_menuWithoutLabs — verified (3 of 3 passed)`; nil without a fix.
+    package static func fix(_ finding: TestFinding) -> String? {
+        guard let fix = finding.fix else { return nil }
+        // A reset names the state it resets (`reset of retryLimit`), as the shared-state line does.
+        let what = fix.source == .stateReset ? finding.sharedState?.items.first.map { "reset of \($0.name)" } ?? fix.what : fix.what
+        return "fix: \(what) at the start of \(classAndName(finding.id).name) — \(fix.verification.text)"
+    }
+
     /// Per NOD mode, the runs the test failed in and ran in (`[(stress, 3, 3), (plain, 0, 4)]`), in the
     /// order of the report's modes; empty when the runs took one mode.
     package static func failuresByMode(_ finding: TestFinding, _ report: FlakyReport) -> [(mode: NODMode, failed: Int, ran: Int)] {

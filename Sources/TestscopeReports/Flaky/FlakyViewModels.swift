@@ -148,6 +148,24 @@ struct FindingModel: HTMLViewModel {
         }
     }
 
+    /// A proposed fix: what it inserts, where, whether a rerun verified it, and its diff.
+    struct Fix: HTMLViewModel {
+        var summary: String
+        var file: String
+        var status: String
+        var diff: String
+
+        func child(named name: String) -> Any? {
+            switch name {
+            case "summary": return summary
+            case "file": return file
+            case "status": return status
+            case "diff": return diff
+            default: return nil
+            }
+        }
+    }
+
     var id: String
     var anchor: String
     var classification: String
@@ -165,6 +183,7 @@ struct FindingModel: HTMLViewModel {
     var failures: [Failure]
     var evidence: [Evidence]
     var sharedState: SharedStateModel? = nil
+    var fix: Fix?
 
     func child(named name: String) -> Any? {
         switch name {
@@ -187,6 +206,7 @@ struct FindingModel: HTMLViewModel {
         case "evidence": return evidence
         case "hasEvidence": return !evidence.isEmpty
         case "sharedState": return sharedState.orFalse
+        case "fix": return fix.orFalse
         default: return nil
         }
     }

@@ -46,6 +46,8 @@ extension Testscope {
         var shuffleSwiftTestingTests = false
         @Option(name: .long, help: ArgumentHelp("The conditions the runs take in turn, comma-separated: plain, stress (a load thread per core), one-core, parallel (Swift Testing's tests at once).", valueName: "modes"))
         var nodModes: String = NODMode.defaults.map(\.rawValue).joined(separator: ",")
+        @Flag(name: .long, help: "Apply each proposed fix to a copy of the package (in the output folder), rebuild it and rerun the failing order 3 times: verified or not.")
+        var verifyFixes = false
         @OptionGroup var outputOptions: OutputOptions
         @OptionGroup var build: BuildOptions
         @OptionGroup var history: HistoryOption
@@ -64,6 +66,9 @@ extension Testscope {
             if let replay {
                 guard seed != nil else { throw ValidationError("--replay needs the --seed of the run it replays") }
                 guard replay >= 0 else { throw ValidationError("--replay takes a run number from 0, not \(replay)") }
+            }
+            if verifyFixes, replay != nil || orderFile != nil || order != nil {
+                throw ValidationError("--verify-fixes verifies the fixes a detection proposes; --replay, --order-file and --order only rerun an order")
             }
             if `repeat` != 1, replay == nil, orderFile == nil, order == nil {
                 throw ValidationError("--repeat repeats the one order of --order, --order-file or --replay; give one of them")
@@ -88,6 +93,7 @@ extension Testscope {
                 (request.quarantineFile, request.failOnFlaky) = (quarantine.map(absoluteURL), failOnFlaky)
                 (request.shuffleSwiftTestingTests, request.buildArguments) = (shuffleSwiftTestingTests, buildArguments)
                 request.nodModes = NODMode.parse(nodModes).modes
+                request.verifyFixes = verifyFixes
                 request.selection = build.selection(selection)
                 request.commandPrefix = request.reproductionPrefix(packagePath: packagePath, scratchPath: build.scratchPath)
                 return try pipeline.flaky(request)

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeExecution
 import TestscopeFlakiness
+import TestscopeKit
 import TestscopeRun
 import XCTest
 
@@ -68,5 +69,14 @@ enum FlakyFixture {
     static func recordedList() throws -> [String] {
         try String(contentsOf: recorded.appendingPathComponent("test-list.txt"), encoding: .utf8)
             .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    }
+}
+
+extension FlakyFixture {
+    /// A pipeline as the CLI makes one off a terminal (no color, no progress), with its console captured.
+    static func capturedPipeline(quiet: Bool = false) -> (pipeline: Pipeline, console: CapturedConsole) {
+        let console = CapturedConsole()
+        return (Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: quiet, console: console),
+                         environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""]), console)
     }
 }

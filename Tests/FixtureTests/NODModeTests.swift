@@ -82,9 +82,7 @@ final class NODModeTests: XCTestCase {
     func testTheCorpusStableTestsStayStableUnderEveryMode() throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("nod-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let console = CapturedConsole()
-        let pipeline = Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: false, console: console),
-                                environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+        let (pipeline, console) = FlakyFixture.capturedPipeline(quiet: false)
         var request = FlakyRequest(packageRoot: Self.corpus, settings: ReportSettings(formats: [.json], output: output))
         request.selection.filters = ["StableTests"]
         request.nodModes = NODMode.allCases

@@ -36,9 +36,7 @@ final class SharedStateTests: XCTestCase {
         })
         let output = try FlakyFixture.workFolder()
         defer { try? FileManager.default.removeItem(at: output) }
-        let console = CapturedConsole()
-        let pipeline = Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: true, console: console),
-                                environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+        let (pipeline, console) = FlakyFixture.capturedPipeline(quiet: true)
         var request = FlakyRequest(packageRoot: Self.corpus, settings: ReportSettings(formats: [.json], output: output))
         request.selection.filters = ["^FlakyCausesTests\\.(" + classes.sorted().joined(separator: "|") + ")/"]
         (request.seed, request.runs, request.jobs) = (1, 4, 2)
@@ -85,9 +83,7 @@ final class SharedStateTests: XCTestCase {
     func testTheFlakyFixturesPairsNameThePlantedStatics() throws {
         let output = try FlakyFixture.workFolder()
         defer { try? FileManager.default.removeItem(at: output) }
-        let console = CapturedConsole()
-        let pipeline = Pipeline(terminal: Terminal(useColor: false, showProgress: false, quiet: true, console: console),
-                                environment: ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? ""])
+        let (pipeline, console) = FlakyFixture.capturedPipeline(quiet: true)
         var request = FlakyRequest(packageRoot: FlakyFixture.package, settings: ReportSettings(formats: [.json], output: output))
         request.selection.filters = ["^FlakyTests\\.(RegistryTests|ShutdownTests|CounterSuite|SessionTests|AuthTests|FormatterTests|LocaleTests|TSVExportTests)/"]
         (request.seed, request.runs, request.jobs) = (1, 4, 2)

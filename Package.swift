@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness", "TestscopeTestResults",
+                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness", "TestscopeTestResults", "TestscopeHistory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -50,7 +50,7 @@ extension Pipeline {
             AffectedSelection(decisions: SelectionRules(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests ?? []),
                               map: nil, impact: ChangeImpact(), layout: layout, fullRunReason: reason)
         }
-        guard FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
+        guard history.isPostgresHistory || FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
         guard let git = try? GitRepository.containing(packageRoot, environment: environment) else {
             return full("the package is not in a git repository")
         }

@@ -123,11 +123,11 @@ extension Pipeline {
         let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: command, in: output)
         var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
         page.navigation = pages.navigation
-        page.historyPath = history.path
+        page.historyPath = history.historyDisplay
         let path = try page.write(records, into: output)
         try pages.write(into: output)
         outcome.written.append(path)
-        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(records.count) run\(records.count == 1 ? "" : "s") in \(history.path))") }
+        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(records.count) run\(records.count == 1 ? "" : "s") in \(history.historyDisplay))") }
     }
 }
 

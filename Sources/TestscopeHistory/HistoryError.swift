@@ -43,6 +43,17 @@ package enum HistoryError: LocalizedError, Equatable {
     }
 }
 
+extension HistoryError {
+    /// The server could not be reached, timed out, ran out of space or refused the write: a run's record
+    /// is kept locally instead (not for a wrong schema, another program's tables or a missing libpq).
+    package var serverAway: Bool {
+        switch self {
+        case .unreachable, .locked, .full, .unreadable, .readOnly: return true
+        case .notSQLite, .foreign, .newerSchema, .missing, .noLibpq: return false
+        }
+    }
+}
+
 extension HistoryError: ClassifiedError {
     package var errorClass: ErrorClass { .badInput }
 }

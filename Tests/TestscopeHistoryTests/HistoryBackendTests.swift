@@ -1,5 +1,6 @@
 import Foundation
 import TestscopeExecution
+import TestscopeTestSupport
 import XCTest
 @testable import TestscopeHistory
 
@@ -141,5 +142,51 @@ final class HistoryLocationTests: XCTestCase {
         XCTAssertThrowsError(try LibPQ.load(from: ["/nonexistent/libpq.so.5"]))
         XCTAssertEqual(HistoryError.noLibpq(location: "postgresql://u:***@h/db").localizedDescription,
                        "--history postgresql://u:***@h/db needs libpq (Debian/Ubuntu: apt-get install libpq5; macOS: brew install libpq)")
+    }
+}
+
+/// Direct SQL for the tests' set-up and checks (through the same libpq client as the store).
+enum HistoryTestDB {
+    static func connect(_ url: URL) throws -> PostgresConnection {
+        guard let pq = LibPQ.shared else { throw ClusterError("libpq could not be loaded (\(LibPQ.defaultPaths()))") }
+        return try PostgresConnection(pq, conninfo: url.absoluteString, defaults: [])
+    }
+
+    static func count(_ url: URL, _ sql: String) throws -> Int {
+        Int(try connect(url).query(sql).first?.first.flatMap { $0 } ?? "") ?? -1
+    }
+}
+
+/// docs/history.md's least privileges on the real server: the CI role appends and reads, and cannot drop.
+final class PostgresPrivilegeTests: XCTestCase {
+    override class func tearDown() { PostgresCluster.stopShared() }
+
+    func testTheDocumentedGrantsAppendAndReadButCannotDrop() throws {
+        let cluster = try PostgresCluster.sharedCluster()
+        let owner = try cluster.createDatabase()
+        let database = String(owner.path.dropFirst())
+        // The owner's first write creates the tables; then the grants of docs/history.md.
+        try HistoryStore(url: owner, mode: .write).append(HistoryScenarios.record(0))
+        let role = PostgresCluster.passwordUser
+        for grant in ["GRANT USAGE ON SCHEMA testscope TO \(role)", "GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA testscope TO \(role)",
+                      "GRANT UPDATE ON testscope.impact_map, testscope.impact_coverage TO \(role)",
+                      "GRANT USAGE ON ALL SEQUENCES IN SCHEMA testscope TO \(role)"] {
+            try cluster.sql(grant, database: database)
+        }
+        let ci = cluster.url(database: database, user: role, password: PostgresCluster.password)
+        let store = try HistoryStore(url: ci, mode: .write)
+        XCTAssertTrue(try store.append(HistoryScenarios.record(1)))
+        XCTAssertFalse(try store.append(HistoryScenarios.record(1)))
+        let map = HistoryImpactMap(commit: "c0", tree: nil, dirty: false, environment: "{}", map: [1, 2], mapSize: 2)
+        try store.saveImpactMap(map, runUUID: HistoryScenarios.record(1).run.uuid)
+        try store.saveImpactMap(map, runUUID: HistoryScenarios.record(1).run.uuid)
+        XCTAssertEqual(try store.records().count, 2)
+        try store.close()
+        for statement in ["DROP TABLE testscope.run", "DELETE FROM testscope.run", "TRUNCATE testscope.execution"] {
+            XCTAssertThrowsError(try HistoryTestDB.connect(ci).query(statement), statement) {
+                XCTAssertEqual(($0 as? PostgresFailure)?.sqlState, "42501", "\($0)")
+            }
+        }
+        XCTAssertEqual(try HistoryTestDB.count(owner, "SELECT count(*) FROM testscope.run"), 2)
     }
 }

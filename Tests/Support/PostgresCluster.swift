@@ -1,29 +1,27 @@
 import Foundation
 import TestscopeExecution
-import XCTest
-@testable import TestscopeHistory
 
 /// A throwaway PostgreSQL server for the tests (no mock): `initdb` into a temporary folder, `pg_ctl start`
 /// listening only on a Unix socket in that folder, stopped and removed by `stop()`. initdb refuses to run
 /// as root (CI and this machine are root): then every server command runs as Debian's `postgres` user,
 /// which owns the folder. A server that cannot start is an error naming why: the tests fail, never skip.
-final class PostgresCluster {
-    let folder: URL
+package final class PostgresCluster {
+    package let folder: URL
     private let bin: URL
     private let asUser: String?
 
     /// The cluster's superuser (trust on the socket) and a role that must give its password.
-    static let superuser = "postgres", passwordUser = "tsuser", password = "s3cret-pw"
+    package static let superuser = "postgres", passwordUser = "tsuser", password = "s3cret-pw"
 
     /// One server per test process, started on first use (about a second), stopped by `stopShared()`.
     nonisolated(unsafe) private static var shared: Result<PostgresCluster, Error>?
 
-    static func sharedCluster() throws -> PostgresCluster {
+    package static func sharedCluster() throws -> PostgresCluster {
         if shared == nil { shared = Result { try PostgresCluster() } }
         return try shared!.get()
     }
 
-    static func stopShared() {
+    package static func stopShared() {
         if case let .success(cluster)? = shared { cluster.stop() }
         shared = nil
     }
@@ -44,8 +42,7 @@ final class PostgresCluster {
             try "local all \(Self.passwordUser) scram-sha-256\nlocal all all trust\n".write(to: data.appendingPathComponent("pg_hba.conf"), atomically: false, encoding: .utf8)
             try run("pg_ctl", ["-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
                                "-o", "-c listen_addresses='' -c unix_socket_directories='\(folder.path)' -c fsync=off -c max_connections=60", "start"])
-            let admin = try HistoryTestDB.connect(url(database: "postgres"))
-            try admin.query("CREATE ROLE \(Self.passwordUser) LOGIN PASSWORD '\(Self.password)'")
+            try sql("CREATE ROLE \(Self.passwordUser) LOGIN PASSWORD '\(Self.password)'")
         } catch {
             stop()
             throw error
@@ -55,20 +52,27 @@ final class PostgresCluster {
     private var data: URL { folder.appendingPathComponent("data") }
 
     /// A libpq URL of `database` on the socket, as `user` (the superuser by default).
-    func url(database: String, user: String = PostgresCluster.superuser, password: String? = nil) -> URL {
+    package func url(database: String, user: String = PostgresCluster.superuser, password: String? = nil) -> URL {
         let info = password.map { "\(user):\($0)" } ?? user
         return URL(string: "postgresql://\(info)@/\(database)?host=\(folder.path)")!
     }
 
     /// A new empty database (each test its own) and its URL.
-    func createDatabase(owner: String = PostgresCluster.superuser) throws -> URL {
+    package func createDatabase() throws -> URL {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try HistoryTestDB.connect(url(database: "postgres")).query("CREATE DATABASE \(name) OWNER \(owner)")
+        try sql("CREATE DATABASE \(name)")
         return url(database: name)
     }
 
+    /// Runs SQL as the superuser with psql (set-up only: the code under test has its own client).
+    package func sql(_ statement: String, database: String = "postgres") throws {
+        let result = try ProcessRunner.run(bin.appendingPathComponent("psql"), ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", folder.path, "-U", Self.superuser,
+                                                                                 "-d", database, "-c", statement])
+        guard result.succeeded else { throw ClusterError("psql failed: \(result.stderrText)") }
+    }
+
     /// Stops the server (immediate: nothing to keep) and removes the folder.
-    func stop() {
+    package func stop() {
         if FileManager.default.fileExists(atPath: data.appendingPathComponent("postmaster.pid").path) {
             try? run("pg_ctl", ["-D", data.path, "-m", "immediate", "-w", "stop"])
         }
@@ -100,19 +104,7 @@ final class PostgresCluster {
 }
 
 /// Why the throwaway server could not be made.
-struct ClusterError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// Direct SQL for the tests' set-up and checks (through the same libpq client as the store).
-enum HistoryTestDB {
-    static func connect(_ url: URL) throws -> PostgresConnection {
-        guard let pq = LibPQ.shared else { throw ClusterError("libpq could not be loaded (\(LibPQ.defaultPaths()))") }
-        return try PostgresConnection(pq, conninfo: url.absoluteString, defaults: [])
-    }
-
-    static func count(_ url: URL, _ sql: String) throws -> Int {
-        Int(try connect(url).query(sql).first?.first.flatMap { $0 } ?? "") ?? -1
-    }
+package struct ClusterError: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

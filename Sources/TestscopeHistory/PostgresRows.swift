@@ -33,18 +33,24 @@ enum PostgresRows {
         return true
     }
 
-    /// The ids of `names`, inserting the new ones. In sorted order: two writers adding the same new names
-    /// lock them in the same order (no deadlock; the second waits for the first's commit).
+    /// The ids of `names`, inserting the new ones (looked up first: after the first runs, every name is
+    /// there and nothing is locked). In sorted order: two writers adding the same new names lock them in
+    /// the same order (no deadlock; the second waits for the first's commit, then finds them).
     static func testIDs(_ names: Set<String>, _ db: PostgresConnection) throws -> [String: String] {
-        let sorted = names.sorted()
         var ids: [String: String] = [:]
-        for chunk in chunks(sorted, size: parameterBudget) {
-            let chunk = chunk.map { Optional($0) }
-            try db.query("INSERT INTO test(name) VALUES \(tuples(rows: chunk.count, columns: 1)) ON CONFLICT (name) DO NOTHING", chunk)
-            for row in try db.query("SELECT id, name FROM test WHERE name IN (\(placeholders(chunk.count)))", chunk) {
-                if let id = row[0], let name = row[1] { ids[name] = id }
+        func find(_ names: [String]) throws {
+            for chunk in chunks(names, size: parameterBudget) {
+                for row in try db.query("SELECT id, name FROM test WHERE name IN (\(placeholders(chunk.count)))", chunk.map { Optional($0) }) {
+                    if let id = row[0], let name = row[1] { ids[name] = id }
+                }
             }
         }
+        try find(names.sorted())
+        let missing = names.filter { ids[$0] == nil }.sorted()
+        for chunk in chunks(missing, size: parameterBudget) {
+            try db.query("INSERT INTO test(name) VALUES \(tuples(rows: chunk.count, columns: 1)) ON CONFLICT (name) DO NOTHING", chunk.map { Optional($0) })
+        }
+        try find(missing)
         return ids
     }
 

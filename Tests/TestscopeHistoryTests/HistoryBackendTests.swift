@@ -20,7 +20,10 @@ final class SQLiteBackendTests: XCTestCase {
 
     func testRoundTripWithInjectionValues() throws { _ = try scenarios.roundTrip() }
     func testMergeWithImpactMaps() throws { _ = try scenarios.mergeWithImpactMaps() }
-    func testConcurrentWriters() throws { _ = try scenarios.concurrentWriters(writers: 16, runs: 3, tests: 50) }
+    func testConcurrentWriters() throws {
+        let load = HistoryScenarios.load(default: (16, 3, 50))
+        _ = try scenarios.concurrentWriters(writers: load.writers, runs: load.runs, tests: load.tests, backend: "SQLite")
+    }
 }
 
 /// `HistoryScenarios` on a real PostgreSQL server (a throwaway cluster, one database per store), compared
@@ -55,9 +58,10 @@ final class PostgresBackendTests: XCTestCase {
     }
 
     /// 16 writers at once on a new database (they also race to create the schema): every run stored once.
-    func testSixteenConcurrentWriters() throws {
-        let records = try scenarios.concurrentWriters(writers: 16, runs: 4, tests: 200)
-        XCTAssertEqual(records.count, 64)
+    func testConcurrentWriters() throws {
+        let load = HistoryScenarios.load(default: (16, 4, 200))
+        let records = try scenarios.concurrentWriters(writers: load.writers, runs: load.runs, tests: load.tests, backend: "PostgreSQL")
+        XCTAssertEqual(records.count, load.writers * load.runs)
     }
 
     /// The injection value as a test name and a branch name is stored as data: the tables are all there.

@@ -85,11 +85,19 @@ struct HistoryScenarios {
         return try store.records()
     }
 
+    /// The load of `concurrentWriters`: its defaults, or `TESTSCOPE_HISTORY_LOAD=WxRxT` (scripts/history-load:
+    /// issue 44's 16x50x1000).
+    static func load(default value: (Int, Int, Int)) -> (writers: Int, runs: Int, tests: Int) {
+        let parts = ProcessInfo.processInfo.environment["TESTSCOPE_HISTORY_LOAD"]?.split(separator: "x").compactMap { Int($0) } ?? []
+        return parts.count == 3 ? (parts[0], parts[1], parts[2]) : value
+    }
+
     /// `writers` threads at once, each opening the (new) store and appending `runs` runs of `tests` tests
     /// (the same test names: the writers race to add them), each run sent twice; every run stored once.
-    func concurrentWriters(writers: Int, runs: Int, tests: Int) throws -> [HistoryRecord] {
+    /// Prints the first appends' time per run (p50, p95).
+    func concurrentWriters(writers: Int, runs: Int, tests: Int, backend: String) throws -> [HistoryRecord] {
         let url = try newStore()
-        let failures = Locked<[String]>([])
+        let failures = Locked<[String]>([]), seconds = Locked<[Double]>([])
         let gate = DispatchSemaphore(value: 0), done = DispatchGroup()
         for writer in 0..<writers {
             done.enter()
@@ -103,7 +111,10 @@ struct HistoryScenarios {
                                              finishedAt: Date(timeIntervalSince1970: Double(writer * 1000 + index + 1)), exitStatus: 0)
                         run.branch = "w\(writer)"
                         let record = HistoryRecord(run: run, executions: (0..<tests).map { HistoryExecution(test: "M.C/test\($0)", outcome: "passed", duration: 0.01) })
+                        let start = Date()
                         XCTAssertTrue(try store.append(record))
+                        let elapsed = Date().timeIntervalSince(start)
+                        seconds.withLock { $0.append(elapsed) }
                         XCTAssertFalse(try store.append(record))
                     }
                     try store.close()
@@ -116,6 +127,9 @@ struct HistoryScenarios {
         for _ in 0..<writers { gate.signal() }
         done.wait()
         XCTAssertEqual(failures.withLock { $0 }, [])
+        let sorted = seconds.withLock { $0 }.sorted()
+        func percentile(_ p: Double) -> String { sorted.isEmpty ? "–" : String(format: "%.1f ms", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000) }
+        print("history load \(backend): \(writers) writers × \(runs) runs × \(tests) tests: append time per run p50 \(percentile(0.5)), p95 \(percentile(0.95))")
         let records = try HistoryStore(url: url, mode: .read).records()
         XCTAssertEqual(records.count, writers * runs, "every run stored once")
         XCTAssertEqual(Set(records.map(\.run.uuid)).count, writers * runs)

@@ -29,11 +29,13 @@ final class PostgresHistory: HistoryBackend {
             let db = try PostgresConnection(pq, conninfo: url.absoluteString,
                                             defaults: [("connect_timeout", String(Self.connectTimeout)), ("fallback_application_name", "testscope")])
             connection = db
-            // Our schema first; notices ("already exists, skipping") are not the user's business.
+            // Our schema first; notices ("already exists, skipping") are not the user's business. At least
+            // 1 s per statement: TESTSCOPE_HISTORY_TIMEOUT=0 (SQLite: do not wait for a lock) would otherwise
+            // be PostgreSQL's 0, no limit at all.
             try db.query("""
                 SELECT set_config('search_path', 'testscope', false), set_config('client_min_messages', 'warning', false),
                        set_config('statement_timeout', $1, false)
-                """, [String(Int(max(1, min(busyTimeout * 1000, 2_000_000_000))))])
+                """, [String(Int(max(1000, min(busyTimeout * 1000, 2_000_000_000))))])
             try prepareSchema(db)
         } catch {
             connection?.close()

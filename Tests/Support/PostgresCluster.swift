@@ -26,7 +26,8 @@ package final class PostgresCluster {
         shared = nil
     }
 
-    init() throws {
+    /// A server of its own (`sharedCluster` for most tests): for a test that stops it.
+    package init() throws {
         bin = try Self.binFolder()
         asUser = getuid() == 0 ? "postgres" : nil
         // Short: a socket's path is limited to about 100 bytes.

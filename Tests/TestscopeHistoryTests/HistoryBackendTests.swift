@@ -121,6 +121,21 @@ final class PostgresBackendTests: XCTestCase {
         XCTAssertEqual(try HistoryTestDB.count(newer, "SELECT count(*) FROM testscope.run"), 1)
     }
 
+    /// The server stopped under an open store (an immediate shutdown: the postmaster and its backends gone):
+    /// the append fails as "server away" — the case in which a run keeps its record locally — in one line.
+    func testServerStoppedUnderAnOpenStoreIsServerAway() throws {
+        let own = try PostgresCluster()
+        defer { own.stop() }
+        let store = try HistoryStore(url: try own.createDatabase(), mode: .write)
+        XCTAssertTrue(try store.append(HistoryScenarios.record(0)))
+        own.stop()
+        XCTAssertThrowsError(try store.append(HistoryScenarios.record(1))) { error in
+            guard let error = error as? HistoryError, case .unreachable = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(error.serverAway)
+            XCTAssertFalse(error.localizedDescription.contains("\n"), error.localizedDescription)
+        }
+    }
+
     /// Reading a database Testscope never wrote: one clear error, nothing created.
     func testReadingAnEmptyDatabaseCreatesNothing() throws {
         let url = try cluster.createDatabase()
@@ -190,6 +205,15 @@ final class PostgresPrivilegeTests: XCTestCase {
             XCTAssertThrowsError(try HistoryTestDB.connect(ci).query(statement), statement) {
                 XCTAssertEqual(($0 as? PostgresFailure)?.sqlState, "42501", "\($0)")
             }
+        }
+        XCTAssertEqual(try HistoryTestDB.count(owner, "SELECT count(*) FROM testscope.run"), 2)
+
+        // A read-only role refuses the write: one line, and a run would keep its record locally.
+        try cluster.sql("REVOKE INSERT ON ALL TABLES IN SCHEMA testscope FROM \(role)", database: database)
+        XCTAssertThrowsError(try HistoryStore(url: ci, mode: .write).append(HistoryScenarios.record(2))) { error in
+            guard let error = error as? HistoryError else { return XCTFail("\(error)") }
+            XCTAssertTrue(error.serverAway)
+            XCTAssertTrue(error.localizedDescription.contains("permission denied"), error.localizedDescription)
         }
         XCTAssertEqual(try HistoryTestDB.count(owner, "SELECT count(*) FROM testscope.run"), 2)
     }

@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "testscope",
             dependencies: [
-                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness", "TestscopeTestResults",
+                "TestscopeKit", "TestscopeCoverage", "TestscopeReports", "TestscopeExecution", "TestscopeFlakiness", "TestscopeTestResults", "TestscopeHistory",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -84,7 +84,7 @@ let package = Package(
             dependencies: ["testscope"]
         ),
         // Helpers shared by the test targets (golden files, seeded mutations).
-        .target(name: "TestscopeTestSupport", path: "Tests/Support"),
+        .target(name: "TestscopeTestSupport", dependencies: ["TestscopeExecution"], path: "Tests/Support"),
         // Three layers by cost. `Testscope<Module>Tests`: one per module, hermetic (recorded inputs only; no
         // swift build/test, no llvm tools, no fixture builds), seconds: `swift test --filter '^Testscope'`.
         .testTarget(name: "TestscopeExecutionTests", dependencies: ["TestscopeExecution"]),
@@ -109,9 +109,9 @@ let package = Package(
             exclude: ["Goldens"]
         ),
 .testTarget(name: "TestscopeKitTests", dependencies: [
-            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports", "TestscopeTestSupport",
+            "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports", "TestscopeTestSupport", "TestscopeHistory",
         ]),
-        .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution"]),
+        .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution", "TestscopeTestSupport"]),
         .testTarget(name: "TestscopeImpactTests", dependencies: ["TestscopeImpact", "TestscopeCoverage", "TestscopeHistory", "TestscopeExecution", "TestscopeTestResults"]),
         // `FixtureTests`: the libraries in-process on real builds of the fixture packages (each built once per
         // run) and the toolchain's llvm tools as oracles, minutes.

@@ -12,6 +12,10 @@ package enum HistoryError: LocalizedError, Equatable {
     case full(path: String, detail: String)
     case unreadable(path: String, detail: String)
     case readOnly(path: String)
+    /// A `postgresql://` history on a machine without libpq.
+    case noLibpq(location: String)
+    /// The PostgreSQL server could not be reached or refused the connection (a wrong password, no such database).
+    case unreachable(location: String, detail: String)
 
     package var errorDescription: String? {
         switch self {
@@ -31,6 +35,21 @@ package enum HistoryError: LocalizedError, Equatable {
             return "history \(path) cannot be used (\(detail)); it was left as it was"
         case let .readOnly(path):
             return "history \(path) cannot be written (read-only file or folder); nothing was written — pass a writable path"
+        case let .noLibpq(location):
+            return "--history \(location) needs libpq (Debian/Ubuntu: apt-get install libpq5; macOS: brew install libpq)"
+        case let .unreachable(location, detail):
+            return "history \(location) cannot be reached (\(detail)); nothing was written — check the URL, the server and the credentials (PGPASSWORD, ~/.pgpass)"
+        }
+    }
+}
+
+extension HistoryError {
+    /// The server could not be reached, timed out, ran out of space or refused the write: a run's record
+    /// is kept locally instead (not for a wrong schema, another program's tables or a missing libpq).
+    package var serverAway: Bool {
+        switch self {
+        case .unreachable, .locked, .full, .unreadable, .readOnly: return true
+        case .notSQLite, .foreign, .newerSchema, .missing, .noLibpq: return false
         }
     }
 }

@@ -41,9 +41,9 @@ package struct HistoryImpactCoverage: Equatable, Sendable {
     }
 }
 
-extension HistoryStore {
+extension SQLiteHistory {
     /// Stores `map` with the stored run `runUUID` (in one transaction; a second map for the run replaces the first).
-    package func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws {
+    func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws {
         let db = try db()
         do {
             try db.transaction {
@@ -101,7 +101,7 @@ extension HistoryStore {
     }
 
     /// The maps recorded at any of `commits`, newest run first; none in a file older than schema 2.
-    package func impactMaps(commits: [String]) throws -> [HistoryImpactMap] {
+    func impactMaps(commits: [String]) throws -> [HistoryImpactMap] {
         let db = try db()
         do {
             guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'impact_map'") > 0 else { return [] }
@@ -129,7 +129,7 @@ extension HistoryStore {
 
     /// The per-test lines stored with the map of run `runUUID`; nil when there are none (a map recorded
     /// before schema 3, or a file older than it).
-    package func impactCoverage(runUUID: String) throws -> HistoryImpactCoverage? {
+    func impactCoverage(runUUID: String) throws -> HistoryImpactCoverage? {
         let db = try db()
         do {
             guard try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'impact_coverage'") > 0 else { return nil }

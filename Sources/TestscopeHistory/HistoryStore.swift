@@ -1,14 +1,28 @@
-import CSQLite
 import Foundation
 
-/// A history file (`--history FILE.sqlite`): opened, checked (SQLite? Testscope's? which version?),
-/// migrated, appended to in one transaction per run, read back; closed with the WAL checkpointed
-/// into the file, so the file alone is the history (no `-wal` to carry between CI runs).
-///
-/// Safety: a file that is not SQLite is refused from its first 16 bytes, before SQLite opens it; another
-/// program's SQLite file (no Testscope `application_id` but tables) and a newer schema are refused
-/// before anything is written; every write is one `BEGIN IMMEDIATE` transaction (a crash or a full disk
-/// rolls it back; the runs already stored stay); concurrent writers wait up to `busyTimeout`.
+/// What a history backend does: the operations `run`, `flaky`, `merge`, `testscope history` and the impact
+/// maps use. Two backends: an SQLite file (`SQLiteHistory`) and a PostgreSQL database (`PostgresHistory`).
+protocol HistoryBackend: AnyObject {
+    /// Stores `record` in one transaction; false when a run with its uuid is already stored.
+    func append(_ record: HistoryRecord) throws -> Bool
+    /// Stores the records not yet there and the impact maps of their runs, all in one transaction; how many records were added.
+    func append(all records: [HistoryRecord], impactMaps: [(runUUID: String, map: HistoryImpactMap)]) throws -> Int
+    /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
+    func records(since: Date?, branch: String?) throws -> [HistoryRecord]
+    /// Stores `map` with the stored run `runUUID` (a second map for the run replaces the first).
+    func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws
+    /// The maps recorded at any of `commits`, newest run first.
+    func impactMaps(commits: [String]) throws -> [HistoryImpactMap]
+    /// The per-test lines stored with the map of run `runUUID`, if any.
+    func impactCoverage(runUUID: String) throws -> HistoryImpactCoverage?
+    /// Every stored map with its run's uuid (what a merge copies).
+    func allImpactMaps() throws -> [(runUUID: String, map: HistoryImpactMap)]
+    func close() throws
+}
+
+/// The run history behind `--history`: an SQLite file, or a PostgreSQL database when the location is a
+/// `postgresql://` (or `postgres://`) URL. Opened and checked (identity, schema version; migrated in
+/// write mode), appended to in one transaction per run, read back, closed.
 package final class HistoryStore {
     package enum Mode: Sendable { case read, write }
 
@@ -17,156 +31,43 @@ package final class HistoryStore {
     package static let defaultBusyTimeout: TimeInterval = 30
 
     package let url: URL
-    let mode: Mode
-    let busyTimeout: TimeInterval
-    private var connection: SQLiteConnection?
+    private let backend: any HistoryBackend
 
     package init(url: URL, mode: Mode, busyTimeout: TimeInterval = HistoryStore.defaultBusyTimeout) throws {
         self.url = url
-        self.mode = mode
-        self.busyTimeout = busyTimeout
-        let path = url.path
-        let exists = FileManager.default.fileExists(atPath: path)
-        if mode == .read, !exists { throw HistoryError.missing(path: path) }
-        if exists { try Self.checkHeader(path) }
-        if mode == .write {
-            // Past RLIMIT_FSIZE, write(2) fails with EFBIG instead of the process dying of SIGXFSZ,
-            // so a full file is SQLite's SQLITE_FULL: rolled back, reported in one line.
-            signal(SIGXFSZ, SIG_IGN)
-        }
-        // Reading opens read-write when it may (nothing is written): then the last connection to close
-        // removes the `-wal`/`-shm` files a read-only one would leave beside the file.
-        let readOnly = mode == .read && !(FileManager.default.isWritableFile(atPath: path)
-            && FileManager.default.isWritableFile(atPath: url.deletingLastPathComponent().path))
-        let deadline = Date().addingTimeInterval(busyTimeout)
-        var attempt = 0
-        while true {
-            do {
-                let connection = try SQLiteConnection(path: path, create: mode == .write, readOnly: readOnly, busyTimeout: busyTimeout)
-                self.connection = connection
-                try prepareSchema(connection)
-                return
-            } catch let failure as SQLiteFailure where (failure.primary == SQLITE_BUSY || failure.primary == SQLITE_LOCKED) && Date() < deadline {
-                // Processes creating one new history at once: switching the new file to WAL needs a lock
-                // another's read holds, and SQLite fails one side at once instead of deadlocking (its busy
-                // handler is not called then; seen in CI: "locked … (waited 30 s)" after 1.5 s). Opened
-                // again after a pause, the file is in WAL and the tables exist or are made under the lock.
-                connection?.close()
-                connection = nil
-                attempt += 1
-                usleep(UInt32(min(200_000, 5_000 * attempt)))
-            } catch {
-                connection = nil
-                throw translate(error)
-            }
-        }
-    }
-
-    deinit { try? close() }
-
-    /// The file's first bytes are SQLite's magic, or it is empty (a new history).
-    static func checkHeader(_ path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw HistoryError.unreadable(path: path, detail: "cannot be opened for reading") }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 16)) ?? Data()
-        if head.isEmpty { return }
-        if head != Data("SQLite format 3\0".utf8) { throw HistoryError.notSQLite(path: path) }
-    }
-
-    /// Checks the identity and version; creates or migrates the tables in write mode.
-    private func prepareSchema(_ db: SQLiteConnection) throws {
-        // The three values from one snapshot: read one statement at a time, another process's creation
-        // could commit in between and leave "tables but no application id", which is a foreign file.
-        func inspect() throws -> (id: Int64, version: Int, tables: Int64) {
-            try db.readTransaction {
-                (try db.integer("PRAGMA application_id"), Int(try db.integer("PRAGMA user_version")),
-                 try db.integer("SELECT count(*) FROM sqlite_master"))
-            }
-        }
-        let path = url.path
-        func check(_ state: (id: Int64, version: Int, tables: Int64)) throws -> Bool {
-            if state.id == 0 && state.tables == 0 { return true }
-            guard state.id == HistorySchema.applicationID else { throw HistoryError.foreign(path: path) }
-            if state.version > HistorySchema.currentVersion {
-                throw HistoryError.newerSchema(path: path, version: state.version, supported: HistorySchema.currentVersion)
-            }
-            return state.version < HistorySchema.currentVersion
-        }
-        let state = try inspect()
-        let needsWork = try check(state)
-        guard mode == .write else {
-            // An older schema reads as it is (later versions only add tables; their readers check).
-            if needsWork && (state.id == 0 || state.tables == 0) {
-                throw HistoryError.unreadable(path: path, detail: "an empty history: record a run into it with --history first")
-            }
-            return
-        }
-        try db.execute("PRAGMA foreign_keys = ON")
-        // WAL: readers do not block the writer; the checkpoint on close folds it back into the file. Set
-        // once and kept (switching back and forth rewrites the header: a failed or empty merge would
-        // then change the file's bytes).
-        if try db.prepare("PRAGMA journal_mode").text0() != "wal" { _ = try db.integer("PRAGMA journal_mode = WAL") }
-        try db.transaction {
-            // Again inside the write lock: another process may have created the tables meanwhile.
-            let state = try inspect()
-            guard try check(state) else { return }
-            let from = state.tables == 0 ? 0 : state.version
-            for migration in HistorySchema.migrations[from...] { try db.execute(migration) }
-            try db.execute("PRAGMA application_id = \(HistorySchema.applicationID); PRAGMA user_version = \(HistorySchema.currentVersion)")
-        }
-    }
-
-    func db() throws -> SQLiteConnection {
-        guard let connection else { throw HistoryError.unreadable(path: url.path, detail: "already closed") }
-        return connection
+        backend = url.isPostgresHistory
+            ? try PostgresHistory(url: url, mode: mode, busyTimeout: busyTimeout)
+            : try SQLiteHistory(url: url, mode: mode, busyTimeout: busyTimeout)
     }
 
     /// Stores `record` in one transaction; false when a run with its uuid is already stored (merge is idempotent).
     @discardableResult
-    package func append(_ record: HistoryRecord) throws -> Bool {
-        let db = try db()
-        do {
-            return try db.transaction { try HistoryRows.insert(record, into: db) }
-        } catch {
-            throw translate(error)
-        }
-    }
-
-    /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
-    package func records(since: Date? = nil, branch: String? = nil) throws -> [HistoryRecord] {
-        do {
-            return try HistoryRows.load(from: try db(), since: since, branch: branch)
-        } catch {
-            throw translate(error)
-        }
-    }
-
-    /// Checkpoints the WAL into the file (TRUNCATE: the `-wal` file is emptied) and closes.
-    package func close() throws {
-        guard let connection else { return }
-        defer { connection.close(); self.connection = nil }
-        if mode == .write {
-            // The WAL folded into the file, so the file is the whole history (no `-wal` to carry between
-            // CI runs; the last connection to close also removes the empty `-wal` and the `-shm`). Fails
-            // (ignored) while another process uses the file: the last one to close does it.
-            sqlite3_busy_timeout(connection.handle, 0)
-            try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        }
-    }
+    package func append(_ record: HistoryRecord) throws -> Bool { try backend.append(record) }
 
     /// Stores the records not yet there (by uuid) in one transaction: all or none; how many were added.
     @discardableResult
-    package func append(all records: [HistoryRecord]) throws -> Int {
-        let db = try db()
-        do {
-            return try db.transaction { try records.reduce(0) { $0 + (try HistoryRows.insert($1, into: db) ? 1 : 0) } }
-        } catch {
-            throw translate(error)
-        }
-    }
+    package func append(all records: [HistoryRecord]) throws -> Int { try backend.append(all: records, impactMaps: []) }
 
-    /// Stores every run of `sources` not yet in `target` (by uuid), in one transaction (a full disk or a
-    /// crash adds none of them); the counts added and already there.
+    /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
+    package func records(since: Date? = nil, branch: String? = nil) throws -> [HistoryRecord] { try backend.records(since: since, branch: branch) }
+
+    /// Stores `map` with the stored run `runUUID` (in one transaction; a second map for the run replaces the first).
+    package func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws { try backend.saveImpactMap(map, runUUID: runUUID) }
+
+    /// The maps recorded at any of `commits`, newest run first; none in a file older than schema 2.
+    package func impactMaps(commits: [String]) throws -> [HistoryImpactMap] { try backend.impactMaps(commits: commits) }
+
+    /// The per-test lines stored with the map of run `runUUID`; nil when there are none.
+    package func impactCoverage(runUUID: String) throws -> HistoryImpactCoverage? { try backend.impactCoverage(runUUID: runUUID) }
+
+    func allImpactMaps() throws -> [(runUUID: String, map: HistoryImpactMap)] { try backend.allImpactMaps() }
+
+    /// Ends the connection (SQLite: with the WAL checkpointed into the file).
+    package func close() throws { try backend.close() }
+
+    /// Stores every run of `sources` not yet in `target` (by uuid), with their impact maps, in one
+    /// transaction (a full disk or a crash adds none of them); the counts added and already there.
+    /// Any backend to any backend: `history merge a.sqlite --into postgresql://…` moves a file into PostgreSQL.
     package static func merge(_ sources: [URL], into target: URL, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (added: Int, present: Int) {
         // Every source is checked before the target is touched.
         var loaded: [HistoryRecord] = []
@@ -178,40 +79,39 @@ package final class HistoryStore {
             try store.close()
         }
         let store = try HistoryStore(url: target, mode: .write, busyTimeout: busyTimeout)
-        let db = try store.db()
-        // The runs and their impact maps in one transaction: all or none.
-        let added: Int
-        do {
-            added = try db.transaction {
-                let count = try loaded.reduce(0) { $0 + (try HistoryRows.insert($1, into: db) ? 1 : 0) }
-                for (uuid, map) in maps { try insertImpactMap(map, runUUID: uuid, replacing: false, into: db) }
-                return count
-            }
-        } catch {
-            throw store.translate(error)
-        }
+        let added = try store.backend.append(all: loaded, impactMaps: maps)
         try store.close()
         return (added, loaded.count - added)
     }
+}
 
-    /// SQLite's failures in Testscope's words.
-    func translate(_ error: Error) -> Error {
-        guard let failure = error as? SQLiteFailure else { return error }
-        let path = url.path
-        let errno = failure.systemErrno
-        switch failure.primary {
-        case SQLITE_NOTADB: return HistoryError.notSQLite(path: path)
-        case SQLITE_BUSY, SQLITE_LOCKED: return HistoryError.locked(path: path, seconds: busyTimeout)
-        case SQLITE_FULL: return HistoryError.full(path: path, detail: failure.message)
-        case SQLITE_IOERR where errno == ENOSPC || errno == EFBIG: return HistoryError.full(path: path, detail: String(cString: strerror(errno)))
-        // A failed write(2): SQLite keeps the errno of the WAL's file to itself (measured: errno 0 past
-        // RLIMIT_FSIZE), and space or the size limit is what runs out in practice.
-        case SQLITE_IOERR where failure.code == SQLITE_IOERR | (3 << 8):  // SQLITE_IOERR_WRITE (a macro Swift does not import)
-            return HistoryError.full(path: path, detail: "a write failed")
-        case SQLITE_READONLY: return HistoryError.readOnly(path: path)
-        case SQLITE_CANTOPEN where mode == .write: return HistoryError.readOnly(path: path)
-        case SQLITE_CORRUPT: return HistoryError.unreadable(path: path, detail: "the database is damaged: \(failure.message)")
-        default: return HistoryError.unreadable(path: path, detail: failure.message)
+extension URL {
+    /// A PostgreSQL history (`postgresql://…` or `postgres://…`): libpq's URL, given to libpq as it is.
+    package var isPostgresHistory: Bool { scheme == "postgresql" || scheme == "postgres" }
+
+    /// How messages and pages name the history: a file's path, or the URL with its password hidden.
+    package var historyDisplay: String { isPostgresHistory ? HistoryLocation.redacted(absoluteString) : path }
+}
+
+/// Naming a history without its secrets.
+package enum HistoryLocation {
+    /// `url` with the password of its user info and of a `password=` parameter replaced by `***`
+    /// (`postgresql://user:***@host/db`). The user info ends at the last `@`: a stray `@` further on
+    /// hides more than needed, never less.
+    package static func redacted(_ url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        var text = url
+        let rest = text[scheme.upperBound...]
+        if let at = rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
         }
+        // `?password=…&…`: up to the next `&` (or the end).
+        var searchFrom = text.startIndex
+        while let key = text.range(of: "password=", options: .caseInsensitive, range: searchFrom..<text.endIndex) {
+            let end = text[key.upperBound...].firstIndex(of: "&") ?? text.endIndex
+            text.replaceSubrange(key.upperBound..<end, with: "***")
+            searchFrom = text.index(key.upperBound, offsetBy: 3)
+        }
+        return text
     }
 }

@@ -74,7 +74,7 @@ package struct HistoryImpactStore: ImpactMapStore {
         let store = try HistoryStore(url: url, mode: .read, busyTimeout: busyTimeout)
         let rows = try store.impactMaps(commits: commits)
         try store.close()
-        let path = url.path
+        let path = url.historyDisplay
         // One clear error; reading changed nothing in the file.
         func damaged(_ row: HistoryImpactMap, _ error: Error) -> HistoryError {
             .unreadable(path: path, detail: "its impact map of commit \(row.commit.prefix(12)) is damaged (\(error.localizedDescription))")
@@ -110,7 +110,7 @@ package struct HistoryImpactStore: ImpactMapStore {
             let json = try Zlib.uncompress(stored.bytes, expectedSize: UInt64(max(stored.size, 0)))
             return try JSONDecoder().decode(RecordedCoverage.self, from: Data(json))
         } catch {
-            throw HistoryError.unreadable(path: url.path, detail: "the per-test coverage of its impact map of commit \(map.commit.prefix(12)) is damaged (\(error.localizedDescription))")
+            throw HistoryError.unreadable(path: url.historyDisplay, detail: "the per-test coverage of its impact map of commit \(map.commit.prefix(12)) is damaged (\(error.localizedDescription))")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeHistory
 import TestscopeImpact
 import TestscopeTestResults
 
@@ -50,7 +51,7 @@ extension Pipeline {
             AffectedSelection(decisions: SelectionRules(map: nil, impact: ChangeImpact(), layout: layout, noMapReason: reason).decide(tests ?? []),
                               map: nil, impact: ChangeImpact(), layout: layout, fullRunReason: reason)
         }
-        guard FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
+        guard history.isPostgresHistory || FileManager.default.fileExists(atPath: history.path) else { return full("no history at \(history.path) yet (this run records one)") }
         guard let git = try? GitRepository.containing(packageRoot, environment: environment) else {
             return full("the package is not in a git repository")
         }
@@ -64,7 +65,14 @@ extension Pipeline {
         let fingerprint = ImpactRecording.environment(swift: swift, packageRoot: packageRoot, configuration: configuration, buildArguments: buildArguments,
                                                         scratchPath: scratchPath)
         let map: ImpactMap
-        switch try HistoryImpactStore(url: history, busyTimeout: historyTimeout).newestMap(ancestors: ancestors, environment: fingerprint) {
+        let lookup: MapLookup
+        do {
+            lookup = try HistoryImpactStore(url: history, busyTimeout: historyTimeout).newestMap(ancestors: ancestors, environment: fingerprint)
+        } catch let error as HistoryError where history.isPostgresHistory && error.serverAway {
+            // A server away (or a database not written yet) is no reason to fail the run: every test runs.
+            return full(error.localizedDescription)
+        }
+        switch lookup {
         case let .found(found): map = found
         case let .none(reason): return full(git.isShallow ? reason + " (this is a shallow clone: fetch more history, e.g. fetch-depth: 0)" : reason)
         }

@@ -114,10 +114,10 @@ extension Pipeline {
         try proposeFixes(&report, request: request, swift: swift, work: work, excluded: [output.url, scratch], buildArguments: extra)
         var outcome = try finishFlaky(report, request: request, output: output)
         if let history {
-            try recordHistory(outcome, command: "flaky", packageRoot: root, history: history.url, startedAt: history.startedAt,
-                              seed: String(seed), toolchain: swift.path)
+            let store = try recordHistory(outcome, command: "flaky", packageRoot: root, history: history.url, output: output, startedAt: history.startedAt,
+                                          seed: String(seed), toolchain: swift.path).store
             if Outputs(request.settings, flaky: true).writesPages {
-                try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "flaky", into: &outcome)
+                try writeHistoryPage(history: store, packageRoot: root, output: output, command: "flaky", into: &outcome)
             }
         }
         return outcome

@@ -33,7 +33,7 @@ extension Pipeline {
         let store = try HistoryStore(url: request.file, mode: .read, busyTimeout: historyTimeout)
         let records = try store.records(since: request.since, branch: request.branch)
         try store.close()
-        terminal.print(HistoryText(path: request.file.path, since: request.since, branch: request.branch).render(records))
+        terminal.print(HistoryText(path: request.file.historyDisplay, since: request.since, branch: request.branch).render(records))
         var outcome = Outcome()
         if let folder = request.output {
             let output = OutputFolder(folder.absoluteURL)
@@ -41,7 +41,7 @@ extension Pipeline {
             let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: "history", in: output)
             var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current,
                                        packageRoot: FileManager.default.currentDirectoryPath)
-            (page.navigation, page.historyPath) = (pages.navigation, request.file.path)
+            (page.navigation, page.historyPath) = (pages.navigation, request.file.historyDisplay)
             outcome.written.append(try page.write(records, into: output))
             try pages.write(into: output)
             terminal.note("HTML history: \(outcome.written[0])")
@@ -53,7 +53,7 @@ extension Pipeline {
     /// uuid (merging the same file twice adds nothing). Every source is checked before FILE is opened.
     public func mergeHistory(_ sources: [URL], into target: URL) throws -> Outcome {
         let (added, present) = try HistoryStore.merge(sources, into: target, busyTimeout: historyTimeout)
-        terminal.printLine("merged \(sources.count) file\(sources.count == 1 ? "" : "s") into \(target.path): \(added) run\(added == 1 ? "" : "s") added, \(present) already there")
+        terminal.printLine("merged \(sources.count) file\(sources.count == 1 ? "" : "s") into \(target.historyDisplay): \(added) run\(added == 1 ? "" : "s") added, \(present) already there")
         return Outcome()
     }
 }

@@ -30,13 +30,24 @@ struct HistoryRecording {
     var earlier: [HistoryRecord]
 
     /// Opens (creating) and checks the file, and reads what it holds; closes it again (the run may last minutes).
+    /// A PostgreSQL server that cannot be reached does not stop the run (its record is kept at the end,
+    /// `recordHistory`); a wrong schema, another program's tables or no libpq do, before the build.
     static func prepare(_ url: URL?, command: String, timeout: TimeInterval) throws -> HistoryRecording? {
         guard let url else { return nil }
-        let store = try HistoryStore(url: url, mode: .write, busyTimeout: timeout)
-        let records = try store.records()
-        try store.close()
+        var records: [HistoryRecord] = []
+        do {
+            let store = try HistoryStore(url: url, mode: .write, busyTimeout: timeout)
+            records = try store.records()
+            try store.close()
+        } catch let error as HistoryError where url.isPostgresHistory && error.serverAway {
+            // The earlier runs are unknown (no sparklines); the run goes on.
+        }
         return HistoryRecording(url: url, command: command, startedAt: Date(), earlier: records)
     }
+
+    /// Where a run is kept when its PostgreSQL history cannot take it: an SQLite history in the output
+    /// folder, which `history merge` (or the next run with the same output folder) sends.
+    static func pendingFile(in output: OutputFolder) -> URL { output.url.appendingPathComponent("history-pending.sqlite") }
 
     /// The outcomes of the last `count` runs of every test, this run's last (`current`).
     func timelines(current: TestRunResults, count: Int = 20) -> [String: [HistoryTimelinePoint]] {
@@ -75,10 +86,11 @@ extension Pipeline {
     /// Appends one command's outcome to the history at `history` (what `run`, `flaky` and a future
     /// `merge` of shards call): the run's facts from git and the CI's variables, every test execution
     /// (each of flaky's orders is an iteration), coverage totals and per-file lines, flaky findings.
-    /// Returns the stored record.
+    /// Returns the record and where it was stored: `history`, or — a PostgreSQL server away or refusing
+    /// the write — `history-pending.sqlite` in `output`, with one warning naming it (the run succeeds).
     @discardableResult
-    package func recordHistory(_ outcome: Outcome, command: String, packageRoot: URL, history: URL, startedAt: Date,
-                              seed: String? = nil, toolchain: String? = nil) throws -> HistoryRecord {
+    package func recordHistory(_ outcome: Outcome, command: String, packageRoot: URL, history: URL, output: OutputFolder, startedAt: Date,
+                              seed: String? = nil, toolchain: String? = nil) throws -> (record: HistoryRecord, store: URL) {
         var run = HistoryRun(command: command, startedAt: startedAt, finishedAt: Date(), exitStatus: Int(outcome.status.exitStatus))
         HistoryEnvironment(environment: environment).describe(&run, packageRoot: packageRoot)
         (run.seed, run.toolchain, run.host, run.testscopeVersion) = (seed, toolchain, ProcessInfo.processInfo.hostName, TestscopeVersion.current)
@@ -109,10 +121,32 @@ extension Pipeline {
             (record.run.lines, record.run.functions, record.run.regions) = (ratio(coverage.totals.lines), ratio(coverage.totals.functions), ratio(coverage.totals.regions))
             record.coverageFiles = coverage.files.map { HistoryFileCoverage(path: $0.relativePath, lines: ratio($0.summary.lines)) }
         }
-        let store = try HistoryStore(url: history, mode: .write, busyTimeout: historyTimeout)
-        try store.append(record)
-        try store.close()
-        return record
+        let pending = HistoryRecording.pendingFile(in: output)
+        do {
+            let store = try HistoryStore(url: history, mode: .write, busyTimeout: historyTimeout)
+            try store.append(record)
+            try store.close()
+        } catch let error as HistoryError where history.isPostgresHistory && error.serverAway {
+            let store = try HistoryStore(url: pending, mode: .write, busyTimeout: historyTimeout)
+            try store.append(record)
+            try store.close()
+            terminal.emit(.warning("this run is kept in \(pending.path) (\(error.localizedDescription)); the next run with this output folder sends it, or: testscope history merge \(pending.path) --into \(history.historyDisplay)"))
+            return (record, pending)
+        }
+        sendPending(pending, to: history)
+        return (record, history)
+    }
+
+    /// Runs kept by earlier runs (the server was away) sent now that it answered; the file removed once they are in.
+    private func sendPending(_ pending: URL, to history: URL) {
+        guard history.isPostgresHistory, FileManager.default.fileExists(atPath: pending.path) else { return }
+        do {
+            let (added, _) = try HistoryStore.merge([pending], into: history, busyTimeout: historyTimeout)
+            try FileManager.default.removeItem(at: pending)
+            terminal.note("sent \(added) run\(added == 1 ? "" : "s") kept in \(pending.path) to \(history.historyDisplay)")
+        } catch {
+            terminal.emit(.warning("the runs kept in \(pending.path) were not sent (\(error.localizedDescription)); they stay there for the next run"))
+        }
     }
 
     /// After `recordHistory`: `history.html` in the output folder from the whole file, and the manifest entry that links it.
@@ -123,11 +157,11 @@ extension Pipeline {
         let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: command, in: output)
         var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
         page.navigation = pages.navigation
-        page.historyPath = history.path
+        page.historyPath = history.historyDisplay
         let path = try page.write(records, into: output)
         try pages.write(into: output)
         outcome.written.append(path)
-        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(records.count) run\(records.count == 1 ? "" : "s") in \(history.path))") }
+        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(records.count) run\(records.count == 1 ? "" : "s") in \(history.historyDisplay))") }
     }
 }
 

@@ -44,9 +44,9 @@ extension Pipeline {
         try SummaryReporting(outputs: outputs, terminal: terminal, environment: environment)
             .write(&outcome, packageRoot: root, output: output)
         if let history {
-            try recordHistory(outcome, command: command, packageRoot: root, history: history.recording.url,
-                              startedAt: history.recording.startedAt, toolchain: history.toolchain)
-            if outputs.writesPages { try writeHistoryPage(history: history.recording.url, packageRoot: root, output: output, command: command, into: &outcome) }
+            let store = try recordHistory(outcome, command: command, packageRoot: root, history: history.recording.url, output: output,
+                                          startedAt: history.recording.startedAt, toolchain: history.toolchain).store
+            if outputs.writesPages { try writeHistoryPage(history: store, packageRoot: root, output: output, command: command, into: &outcome) }
         }
         try FinalScreen(terminal: terminal, settings: settings).show(outcome, packageRoot: root, output: output)
         return outcome

@@ -29,12 +29,12 @@ extension Pipeline {
             .write(&outcome, packageRoot: root, output: output)
         // Nothing ran (the build failed): no run to remember.
         if let history, outcome.tests != nil || outcome.coverage != nil {
-            let record = try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, startedAt: history.startedAt,
+            let (record, store) = try recordHistory(outcome, command: "run", packageRoot: root, history: history.url, output: output, startedAt: history.startedAt,
                                            toolchain: outcome.tests?.properties.first { $0.name == "swift" }?.value)
             // Only a run of every test records a map: a selective run's would hold only what it ran (the next
             // selection diffs from the full run's map again, which still sees this change).
-            if let map = outcome.impactMap, request.testSelection == nil { saveImpactMap(map, runUUID: record.run.uuid, history: history.url) }
-            if setup.outputs.writesPages { try writeHistoryPage(history: history.url, packageRoot: root, output: output, command: "run", into: &outcome) }
+            if let map = outcome.impactMap, request.testSelection == nil { saveImpactMap(map, runUUID: record.run.uuid, history: store) }
+            if setup.outputs.writesPages { try writeHistoryPage(history: store, packageRoot: root, output: output, command: "run", into: &outcome) }
         }
         if outcome.tests != nil || outcome.coverage != nil {
             var screen = FinalScreen(terminal: terminal, settings: setup.settings)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestscopeCoverage
 import TestscopeExecution
+import TestscopeHistory
 import TestscopeKit
 import TestscopeReports
 
@@ -30,7 +31,7 @@ struct OutputOptions: ParsableArguments {
     func settings(supported: [ReportFormat] = ReportFormat.coverageFormats,
                   history: HistoryOption? = nil) throws -> ReportSettings {
         var settings = ReportSettings(formats: try formats(supported: supported), output: output.map(absoluteURL))
-        settings.history = history?.history.map(absoluteURL)
+        settings.history = try history?.history.map(historyURL)
         return settings
     }
 
@@ -39,7 +40,7 @@ struct OutputOptions: ParsableArguments {
 
 /// `--history FILE.sqlite` of `run`, `flaky` and `merge` (docs/history.md).
 struct HistoryOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Append this run to a history file (SQLite, created if missing) and draw history.html from it (docs/history.md).", valueName: "file.sqlite"))
+    @Option(name: .long, help: ArgumentHelp("Append this run to a history file (SQLite, created if missing) or a PostgreSQL database (postgresql://…), and draw history.html from it (docs/history.md).", valueName: "file.sqlite|url"))
     var history: String?
 }
 
@@ -128,6 +129,15 @@ func usage<Result>(_ check: () throws -> Result) throws -> Result {
     } catch {
         throw ValidationError(error.localizedDescription)
     }
+}
+
+/// A `--history` location: a `postgresql://` (or `postgres://`) URL as it is (libpq reads it), else a file path.
+func historyURL(_ text: String) throws -> URL {
+    guard text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") else { return absoluteURL(text) }
+    guard let url = URL(string: text) else {
+        throw ValidationError("--history \(HistoryLocation.redacted(text)) is not a URL libpq and Testscope both read; percent-encode special characters (postgresql://user:password@host:5432/db?sslmode=verify-full)")
+    }
+    return url
 }
 
 /// Resolves a user-given path against the working directory.

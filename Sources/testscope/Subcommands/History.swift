@@ -15,7 +15,7 @@ extension Testscope {
             static let configuration = CommandConfiguration(
                 commandName: "show",
                 abstract: "Per test: runs, failures, flip rate, same-code disagreements, duration trend; what changed recently; the coverage trend; a quarantine file.")
-            @Argument(help: ArgumentHelp("The history file (written by run/flaky --history).", valueName: "file.sqlite")) var file: String
+            @Argument(help: ArgumentHelp("The history file or postgresql:// URL (written by run/flaky --history).", valueName: "file.sqlite|url")) var file: String
             @Option(name: .long, help: ArgumentHelp("Only runs started on or after this date (YYYY-MM-DD, UTC) or instant (ISO 8601).", valueName: "date")) var since: String?
             @Option(name: .long, help: ArgumentHelp("Only runs on this branch.", valueName: "name")) var branch: String?
             @Option(name: .long, help: ArgumentHelp("Also write history.html into this folder.", valueName: "dir")) var output: String?
@@ -27,7 +27,7 @@ extension Testscope {
 
             func run() throws {
                 try execute(terminal: Terminal.detect(quiet: quiet, noColor: true)) { pipeline in
-                    var request = HistoryRequest(file: absoluteURL(file))
+                    var request = HistoryRequest(file: try historyURL(file))
                     request.since = try since.map(HistoryRequest.since)
                     (request.branch, request.output) = (branch, output.map(absoluteURL))
                     return try pipeline.history(request)
@@ -39,15 +39,15 @@ extension Testscope {
             static let configuration = CommandConfiguration(
                 commandName: "merge",
                 abstract: "Add the runs of history files to another (a run already there is not added again).")
-            @Argument(help: ArgumentHelp("History files to read.", valueName: "file.sqlite")) var sources: [String]
-            @Option(name: .long, help: ArgumentHelp("The history file to add them to (created if missing).", valueName: "file.sqlite")) var into: String
+            @Argument(help: ArgumentHelp("History files (or postgresql:// URLs) to read.", valueName: "file.sqlite|url")) var sources: [String]
+            @Option(name: .long, help: ArgumentHelp("The history file (created if missing) or postgresql:// URL to add them to.", valueName: "file.sqlite|url")) var into: String
 
             func validate() throws {
                 if sources.isEmpty { throw ValidationError("history merge needs at least one file to read") }
             }
 
             func run() throws {
-                try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in try pipeline.mergeHistory(sources.map(absoluteURL), into: absoluteURL(into)) }
+                try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in try pipeline.mergeHistory(sources.map(historyURL), into: historyURL(into)) }
             }
         }
     }

@@ -1,0 +1,167 @@
+import Foundation
+
+/// PostgreSQL's C client (libpq), loaded with `dlopen` the first time a `postgresql://` history is used:
+/// nothing is added to the build (no headers, no Swift package), and a machine without libpq only
+/// notices when it asks for PostgreSQL (docs/history.md, "Team history on PostgreSQL").
+struct LibPQ: @unchecked Sendable {
+    typealias Conn = OpaquePointer
+    typealias Result = OpaquePointer
+    typealias Strings = UnsafePointer<UnsafePointer<CChar>?>
+
+    let connectdbParams: @convention(c) (Strings?, Strings?, Int32) -> Conn?
+    let status: @convention(c) (Conn?) -> Int32
+    let errorMessage: @convention(c) (Conn?) -> UnsafePointer<CChar>?
+    let finish: @convention(c) (Conn?) -> Void
+    let execParams: @convention(c) (Conn?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt32>?, Strings?,
+                                    UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> Result?
+    let resultStatus: @convention(c) (Result?) -> Int32
+    let resultErrorMessage: @convention(c) (Result?) -> UnsafePointer<CChar>?
+    let resultErrorField: @convention(c) (Result?, Int32) -> UnsafePointer<CChar>?
+    let ntuples: @convention(c) (Result?) -> Int32
+    let nfields: @convention(c) (Result?) -> Int32
+    let getvalue: @convention(c) (Result?, Int32, Int32) -> UnsafePointer<CChar>?
+    let getisnull: @convention(c) (Result?, Int32, Int32) -> Int32
+    let clear: @convention(c) (Result?) -> Void
+
+    /// libpq's `CONNECTION_OK`, `PGRES_COMMAND_OK`, `PGRES_TUPLES_OK` and `PG_DIAG_SQLSTATE` ('C').
+    static let connectionOK: Int32 = 0, commandOK: Int32 = 1, tuplesOK: Int32 = 2, sqlStateField = Int32(UInt8(ascii: "C"))
+
+    /// Where libpq is looked for: `TESTSCOPE_LIBPQ` (a path: only there) or the platform's usual names.
+    static func defaultPaths(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        #if os(macOS)
+        let system = ["libpq.5.dylib", "/opt/homebrew/opt/libpq/lib/libpq.5.dylib", "/usr/local/opt/libpq/lib/libpq.5.dylib"]
+        #else
+        let system = ["libpq.so.5"]
+        #endif
+        return environment["TESTSCOPE_LIBPQ"].map { [$0] } ?? system
+    }
+
+    /// The process's libpq, loaded once (nil: none of `defaultPaths` could be loaded).
+    static let shared: LibPQ? = try? load(from: defaultPaths())
+
+    /// Loads the first of `paths` that opens and has every function used; throws `LibPQMissing` otherwise.
+    static func load(from paths: [String]) throws -> LibPQ {
+        for path in paths {
+            guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else { continue }
+            // The handle stays open for the life of the process: the function pointers point into it.
+            func symbol<T>(_ name: String, _ type: T.Type) throws -> T {
+                guard let pointer = dlsym(handle, name) else { throw LibPQMissing(detail: "\(path) has no \(name)") }
+                return unsafeBitCast(pointer, to: type)
+            }
+            do {
+                return LibPQ(
+                    connectdbParams: try symbol("PQconnectdbParams", (@convention(c) (Strings?, Strings?, Int32) -> Conn?).self),
+                    status: try symbol("PQstatus", (@convention(c) (Conn?) -> Int32).self),
+                    errorMessage: try symbol("PQerrorMessage", (@convention(c) (Conn?) -> UnsafePointer<CChar>?).self),
+                    finish: try symbol("PQfinish", (@convention(c) (Conn?) -> Void).self),
+                    execParams: try symbol("PQexecParams", (@convention(c) (Conn?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt32>?, Strings?,
+                                                                           UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> Result?).self),
+                    resultStatus: try symbol("PQresultStatus", (@convention(c) (Result?) -> Int32).self),
+                    resultErrorMessage: try symbol("PQresultErrorMessage", (@convention(c) (Result?) -> UnsafePointer<CChar>?).self),
+                    resultErrorField: try symbol("PQresultErrorField", (@convention(c) (Result?, Int32) -> UnsafePointer<CChar>?).self),
+                    ntuples: try symbol("PQntuples", (@convention(c) (Result?) -> Int32).self),
+                    nfields: try symbol("PQnfields", (@convention(c) (Result?) -> Int32).self),
+                    getvalue: try symbol("PQgetvalue", (@convention(c) (Result?, Int32, Int32) -> UnsafePointer<CChar>?).self),
+                    getisnull: try symbol("PQgetisnull", (@convention(c) (Result?, Int32, Int32) -> Int32).self),
+                    clear: try symbol("PQclear", (@convention(c) (Result?) -> Void).self))
+            } catch {
+                dlclose(handle)
+                continue
+            }
+        }
+        throw LibPQMissing(detail: "none of \(paths.joined(separator: ", ")) could be loaded")
+    }
+}
+
+/// No usable libpq on this machine (which paths were tried).
+struct LibPQMissing: Error {
+    var detail: String
+}
+
+/// A failed statement or connection: libpq's message (one line) and the SQLSTATE when the server sent one.
+struct PostgresFailure: Error {
+    var message: String
+    var sqlState: String?
+    /// Lost or never made: the connection failed (SQLSTATE class 08, or no server answer at all).
+    var isConnection: Bool { sqlState == nil || sqlState!.hasPrefix("08") || sqlState == "57P01" }
+}
+
+/// One connection to a PostgreSQL server. Every value is a parameter (`$1`, text format): user data
+/// (test names, messages, branch names) never becomes SQL. Not shared between threads.
+final class PostgresConnection {
+    private let pq: LibPQ
+    private var conn: LibPQ.Conn?
+
+    /// Connects with `conninfo` (a URL or `key=value` string, expanded by libpq, which also reads
+    /// PGHOST, PGPASSWORD, ~/.pgpass and service files) and `defaults` (used unless the conninfo sets them).
+    init(_ pq: LibPQ, conninfo: String, defaults: [(String, String)]) throws {
+        self.pq = pq
+        let pairs = defaults + [("dbname", conninfo)]
+        // Keywords before `dbname` are overridden by what the expanded conninfo says (libpq's rule).
+        let conn = Self.withCStrings(pairs.map(\.0)) { keywords in
+            Self.withCStrings(pairs.map(\.1)) { values in pq.connectdbParams(keywords, values, 1) }
+        }
+        self.conn = conn
+        guard let conn, pq.status(conn) == LibPQ.connectionOK else {
+            let message = Self.oneLine(conn.flatMap { pq.errorMessage($0) }.map { String(cString: $0) } ?? "out of memory")
+            pq.finish(conn)
+            self.conn = nil
+            throw PostgresFailure(message: message, sqlState: nil)
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let conn { pq.finish(conn) }
+        conn = nil
+    }
+
+    /// Runs `sql` with `parameters` bound as `$1…`; the rows as text (nil for NULL).
+    @discardableResult
+    func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
+        guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
+        let result = Self.withCStrings(parameters) { values in
+            pq.execParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        defer { pq.clear(result) }
+        let status = pq.resultStatus(result)
+        guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
+            let text = result.flatMap { pq.resultErrorMessage($0) }.map { String(cString: $0) } ?? ""
+            let message = text.isEmpty ? pq.errorMessage(conn).map { String(cString: $0) } ?? "no result" : text
+            throw PostgresFailure(message: Self.oneLine(message), sqlState: result.flatMap { pq.resultErrorField($0, LibPQ.sqlStateField) }.map { String(cString: $0) })
+        }
+        let (rows, columns) = (pq.ntuples(result), pq.nfields(result))
+        return (0..<rows).map { row in
+            (0..<columns).map { column in
+                pq.getisnull(result, row, column) != 0 ? nil : pq.getvalue(result, row, column).map { String(cString: $0) }
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction (committed, or rolled back when it throws).
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try query("BEGIN")
+        do {
+            let value = try body()
+            try query("COMMIT")
+            return value
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// libpq's messages span lines ("connection to server … failed: FATAL:  …\n"): one line, spaces collapsed.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// `strings` as a C array of C strings (nil entries stay NULL) for the length of `body`.
+    private static func withCStrings<T>(_ strings: [String?], _ body: (LibPQ.Strings?) -> T) -> T {
+        let copies = strings.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}

@@ -298,6 +298,38 @@ final class HistoryCommandTests: XCTestCase {
         }
     }
 
+    /// docs/ci's team-history examples parse (PyYAML), run PostgreSQL as a service, record into the URL they
+    /// show, and keep the password out of it (PGPASSWORD from a secret: a URL shows in `ps`).
+    func testCIPostgresExamplesRecordIntoAServiceWithThePasswordOutOfTheURL() throws {
+        let python = try XCTUnwrap(Toolchain.findInPath("python3", environment: ProcessInfo.processInfo.environment))
+        let ci = TestscopeProcess.repoRoot.appendingPathComponent("docs/ci")
+        let script = """
+            import re, sys, yaml
+            d = yaml.safe_load(open(sys.argv[1]))
+            if 'jobs' in d:
+                job = d['jobs']['test']
+                env, runs = job['env'], [s['run'] for s in job['steps'] if 'run' in s]
+                images = [s['image'] for s in job['services'].values()]
+            else:
+                job = d['test-with-team-history']
+                env, runs = job['variables'], job['script'] + job['after_script']
+                images = [s['name'] for s in job['services']]
+            assert any(i.startswith('postgres:') for i in images), images
+            url = env['TESTSCOPE_HISTORY_URL']
+            assert re.match(r'postgresql://[^:@/]+@[^/]+/\\w+$', url), url
+            assert 'secrets.' in env['PGPASSWORD'] or env['PGPASSWORD'].startswith('$'), env['PGPASSWORD']
+            record = [r for r in runs if r.startswith('testscope run ')]
+            assert len(record) == 1 and '--history "$TESTSCOPE_HISTORY_URL"' in record[0], record
+            assert any(r.startswith('testscope history "$TESTSCOPE_HISTORY_URL"') for r in runs), runs
+            print(url)
+            """
+        for name in ["github-actions-history-postgres.yml", "gitlab-ci-history-postgres.yml"] {
+            let result = try ProcessRunner.run(python, ["-c", script, ci.appendingPathComponent(name).path])
+            XCTAssertTrue(result.succeeded, "\(name): \(result.stderrText)")
+            XCTAssertEqual(result.stdoutText, "postgresql://testscope@postgres:5432/history\n", name)
+        }
+    }
+
     func python(_ code: String) throws {
         let python = try XCTUnwrap(Toolchain.findInPath("python3", environment: ProcessInfo.processInfo.environment))
         let result = try ProcessRunner.run(python, ["-c", code])

@@ -41,8 +41,7 @@ package final class PostgresCluster {
             try run("initdb", ["-D", data.path, "-U", Self.superuser, "--auth=trust", "--no-sync", "--no-locale", "-E", "UTF8"])
             // A role that must give its password (the wrong-password test); everyone else is trusted on the socket.
             try "local all \(Self.passwordUser) scram-sha-256\nlocal all all trust\n".write(to: data.appendingPathComponent("pg_hba.conf"), atomically: false, encoding: .utf8)
-            try run("pg_ctl", ["-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
-                               "-o", "-c listen_addresses='' -c unix_socket_directories='\(folder.path)' -c fsync=off -c max_connections=60", "start"])
+            try start()
             try sql("CREATE ROLE \(Self.passwordUser) LOGIN PASSWORD '\(Self.password)'")
         } catch {
             stop()
@@ -51,6 +50,28 @@ package final class PostgresCluster {
     }
 
     private var data: URL { folder.appendingPathComponent("data") }
+
+    /// The running postmaster's process id (the first line of `postmaster.pid`).
+    package func postmasterPID() throws -> pid_t {
+        let text = try String(contentsOf: data.appendingPathComponent("postmaster.pid"), encoding: .utf8)
+        guard let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }) else { throw ClusterError("no pid in postmaster.pid") }
+        return pid
+    }
+
+    /// Starts the server again after a crash (crash recovery replays the WAL). The killed postmaster's
+    /// `postmaster.pid` and socket lock are removed first: unreaped (a zombie), its pid still looks alive to a new postmaster.
+    package func restartAfterCrash() throws {
+        for stale in [data.appendingPathComponent("postmaster.pid"), folder.appendingPathComponent(".s.PGSQL.5432.lock"),
+                      folder.appendingPathComponent(".s.PGSQL.5432")] {
+            try? FileManager.default.removeItem(at: stale)
+        }
+        try start()
+    }
+
+    private func start() throws {
+        try run("pg_ctl", ["-D", data.path, "-l", folder.appendingPathComponent("server.log").path, "-w", "-t", "60",
+                           "-o", "-c listen_addresses='' -c unix_socket_directories='\(folder.path)' -c fsync=off -c max_connections=60", "start"])
+    }
 
     /// A libpq URL of `database` on the socket, as `user` (the superuser by default).
     package func url(database: String, user: String = PostgresCluster.superuser, password: String? = nil) -> URL {

@@ -76,13 +76,21 @@ final class PostgresFaultTests: XCTestCase {
         // The kernel completes the handshake (the backlog); nobody reads the startup packet.
         let url = URL(string: "postgresql://ci:hunter2-secret@127.0.0.1:\(UInt16(bigEndian: address.sin_port))/hist")!
         let started = Date()
-        XCTAssertThrowsError(try HistoryStore(url: url, mode: .write)) { error in
-            guard let error = error as? HistoryError, case .unreachable = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(error.serverAway)
-            let line = error.localizedDescription
-            XCTAssertFalse(line.contains("\n") || line.contains("hunter2"), line)
-            XCTAssertTrue(line.contains("timeout"), line)
+        // On a thread of its own: without a connect timeout libpq would wait forever, and the test must fail, not hang
+        // (closing the listener at the end lets such a thread go).
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<HistoryStore, Error>?
+        Thread.detachNewThread {
+            outcome = Result { try HistoryStore(url: url, mode: .write) }
+            done.signal()
         }
+        XCTAssertEqual(done.wait(timeout: .now() + .seconds(PostgresHistory.connectTimeout + 5)), .success, "no answer within the connect timeout")
+        guard case let .failure(error)? = outcome else { return XCTFail("connected to a server that never answers: \(String(describing: outcome))") }
+        guard let error = error as? HistoryError, case .unreachable = error else { return XCTFail("\(error)") }
+        XCTAssertTrue(error.serverAway)
+        let line = error.localizedDescription
+        XCTAssertFalse(line.contains("\n") || line.contains("hunter2"), line)
+        XCTAssertTrue(line.contains("timeout"), line)
         let waited = Date().timeIntervalSince(started)
         XCTAssertGreaterThanOrEqual(waited, Double(PostgresHistory.connectTimeout) - 1)
         XCTAssertLessThan(waited, Double(PostgresHistory.connectTimeout) + 5)

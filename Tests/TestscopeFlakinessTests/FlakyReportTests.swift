@@ -135,6 +135,9 @@ final class FlakyReportTests: XCTestCase {
         XCTAssertTrue(html.contains("test&lt;script&gt;alert(1)&lt;/script&gt;"))
         XCTAssertTrue(html.contains("<a href=\"flaky.html\" aria-current=\"page\">Flaky</a>"), "the Flaky page is current in the nav")
         XCTAssertTrue(html.contains("<a href=\"index.html\">Coverage</a>"))
+        let confidence = try XCTUnwrap(report.stableConfidence)
+        XCTAssertTrue(html.contains("<p class=\"note\" data-role=\"stable-confidence\">Stable tests \(confidence.replacingOccurrences(of: "<", with: "&lt;"))</p>"),
+                      "what the stable tests' passes rule out, as on the terminal")
         XCTAssertFalse(html.contains("<link rel=\"stylesheet\""), "self-contained: CSS inlined")
         XCTAssertFalse(html.contains("http://") || html.contains("https://"), "offline")
         // The outcome matrix: one row per test, one cell per run.

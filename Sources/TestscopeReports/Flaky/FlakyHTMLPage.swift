@@ -73,7 +73,7 @@ package struct FlakyHTMLPage: ReportRenderer, PageWriter {
         return FlakyPageModel(package: package, facts: facts,
                               counts: FlakyClassification.allCases.map { FlakyPageModel.Count(name: $0.rawValue, count: String(report.count($0))) },
                               findings: shown.map { finding(report, $0, anchor: anchors[$0.id]!) },
-                              runs: runs, matrix: matrix, seed: String(report.seed))
+                              runs: runs, matrix: matrix, seed: String(report.seed), stableConfidence: report.stableConfidence)
     }
 
     func finding(_ report: FlakyReport, _ f: TestFinding, anchor: String) -> FindingModel {

@@ -74,10 +74,13 @@ struct FlakyPageModel: HTMLViewModel {
     var runs: [Run]
     var matrix: [MatrixRow]
     var seed: String
+    /// What the stable tests' passes rule out (`FlakyReport.stableConfidence`), the terminal's words.
+    var stableConfidence: String?
 
     func child(named name: String) -> Any? {
         switch name {
         case "package": return package
+        case "stableConfidence": return stableConfidence
         case "facts": return facts
         case "counts": return counts
         case "findings": return findings

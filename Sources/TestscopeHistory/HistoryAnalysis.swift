@@ -40,10 +40,10 @@ package struct HistoryAnalysis: Sendable {
         /// Median durations of the earlier and of the last `recentRuns` executions (seconds).
         package var earlierDuration: Double?
         package var recentDuration: Double?
-        /// Durations, oldest first (one per execution that had one).
-        package var durations: [Double]
-        /// Outcomes oldest first (true passed, false failed; skipped left out).
-        package var timeline: [Bool]
+        /// The median of every duration (seconds); nil when no execution had one.
+        package var medianDuration: Double?
+        /// The last `HistoryAnalysis.pointRuns` runs of the test, oldest first (the sparklines and the slowest tests' chart).
+        package var points: [HistoryTimelinePoint]
         package var state: State
         package var reason: String
         /// The state on the runs before the recent ones.
@@ -65,38 +65,100 @@ package struct HistoryAnalysis: Sendable {
         package var percent: Double
     }
 
-    package var runs: Int
+    /// A test's points kept for the pages: the last this many runs (history.html charts the last 100 runs).
+    package static let pointRuns = 100
+
+    /// The selected runs, oldest first, with their findings (their executions are not kept: the tests' figures say them).
+    package var runs: [HistoryRecord]
     package var tests: [TestStats]
     package var coverage: [CoveragePoint]
 
-    package init(_ records: [HistoryRecord]) {
-        runs = records.count
-        coverage = records.compactMap { r in r.run.lines?.percent.map { CoveragePoint(run: r.run.uuid, date: r.run.startedAt, percent: $0) } }
-        let recentStart = max(0, records.count - Self.recentRuns)
-        var byTest: [String: [(run: Int, code: String, execution: HistoryExecution)]] = [:]
-        for (index, record) in records.enumerated() {
-            for e in record.executions { byTest[e.test, default: []].append((index, record.run.codeKey ?? "run " + record.run.uuid, e)) }
+    /// The analysis of `runs` (oldest first; their executions are not read) whose executions `readTests`
+    /// hands over one test at a time (rows in any order; `HistoryTestRow.run` is the place in `runs`), so
+    /// that memory holds the runs and one test's executions, never the whole history (`HistoryStore.analysis`).
+    package init(runs: [HistoryRecord], readTests: (_ consume: (String, [HistoryTestRow]) -> Void) throws -> Void) rethrows {
+        self.runs = runs.map { HistoryRecord(run: $0.run, coverageFiles: $0.coverageFiles, findings: $0.findings) }
+        coverage = runs.compactMap { r in r.run.lines?.percent.map { CoveragePoint(run: r.run.uuid, date: r.run.startedAt, percent: $0) } }
+        // Same-code disagreements compare runs by their code: each run's tree (else commit, else itself) as a number.
+        var codeNumbers: [String: Int] = [:]
+        let codes = runs.map { r in
+            let key = r.run.codeKey ?? "run " + r.run.uuid
+            if let n = codeNumbers[key] { return n }
+            codeNumbers[key] = codeNumbers.count
+            return codeNumbers.count - 1
         }
-        tests = byTest.map { test, entries in Self.stats(test, entries, recentStart: recentStart) }
-            .sorted { ($0.state, -($0.flipRate ?? 0), -$0.failures, $0.test) < ($1.state, -($1.flipRate ?? 0), -$1.failures, $1.test) }
+        let context = Context(runs: runs.map(\.run), codes: codes, codeCount: codeNumbers.count, recentStart: max(0, runs.count - Self.recentRuns))
+        var tests: [TestStats] = []
+        try readTests { test, rows in tests.append(Self.stats(test, rows, context)) }
+        self.tests = tests.sorted { ($0.state, -($0.flipRate ?? 0), -$0.failures, $0.test) < ($1.state, -($1.flipRate ?? 0), -$1.failures, $1.test) }
     }
 
-    static func stats(_ test: String, _ entries: [(run: Int, code: String, execution: HistoryExecution)], recentStart: Int) -> TestStats {
-        let decided = entries.compactMap { e in e.execution.passed.map { (e.run, e.code, $0) } }
-        let timeline = decided.map(\.2)
-        let earlierTimeline = decided.filter { $0.0 < recentStart }.map(\.2)
-        let disagreements = Dictionary(grouping: decided, by: \.1).values.filter { Set($0.map(\.2)).count == 2 }.count
-        let earlierDisagreements = Dictionary(grouping: decided.filter { $0.0 < recentStart }, by: \.1).values.filter { Set($0.map(\.2)).count == 2 }.count
-        let (state, reason) = verdict(timeline, disagreements: disagreements)
-        let timed = entries.compactMap { e in e.execution.duration.map { (e.run, $0) } }
-        let earlier = timed.filter { $0.0 < recentStart }.map(\.1), recent = timed.filter { $0.0 >= recentStart }.map(\.1)
+    /// The analysis of records in memory (their executions grouped by test, then as above).
+    package init(_ records: [HistoryRecord]) {
+        var byTest: [String: [HistoryTestRow]] = [:]
+        for (index, record) in records.enumerated() {
+            for e in record.executions {
+                byTest[e.test, default: []].append(HistoryTestRow(run: index, iteration: e.iteration, outcome: e.outcome, duration: e.duration, message: e.message))
+            }
+        }
+        self.init(runs: records) { consume in byTest.forEach(consume) }
+    }
+
+    /// What every test's figures need of the runs.
+    struct Context {
+        var runs: [HistoryRun]
+        /// Each run's code (tree, else commit) as a number below `codeCount`.
+        var codes: [Int]
+        var codeCount: Int
+        var recentStart: Int
+
+        /// The codes on which `decided` both passed and failed (a flag pair per code, not a dictionary:
+        /// this runs for every test of every history read).
+        func disagreements(_ decided: ArraySlice<(run: Int, passed: Bool)>) -> Int {
+            var seen = [UInt8](repeating: 0, count: codeCount)
+            var both = 0
+            for e in decided {
+                let code = codes[e.run], before = seen[code]
+                seen[code] |= e.passed ? 1 : 2
+                if before != 3 && seen[code] == 3 { both += 1 }
+            }
+            return both
+        }
+    }
+
+    static func stats(_ test: String, _ unordered: [HistoryTestRow], _ context: Context) -> TestStats {
+        // Oldest first; the stores hand most tests' rows in that order already (runs stored as they ran).
+        let before = { (a: HistoryTestRow, b: HistoryTestRow) in (a.run, a.iteration) < (b.run, b.iteration) }
+        let rows = zip(unordered, unordered.dropFirst()).allSatisfy { !before($1, $0) } ? unordered : unordered.sorted(by: before)
+        let recentStart = context.recentStart
+        let decided = rows.compactMap { r in HistoryExecution.passed(r.outcome).map { (run: r.run, passed: $0) } }
+        let timeline = decided.map(\.passed)
+        let earlier = decided.prefix { $0.run < recentStart }
+        let sameCode = context.disagreements(decided[...])
+        let (state, reason) = verdict(timeline, disagreements: sameCode)
+        let timed = rows.compactMap { r in r.duration.map { (run: r.run, seconds: $0) } }
+        let earlierTimes = timed.prefix { $0.run < recentStart }.map(\.seconds).sorted(), recentTimes = timed.drop { $0.run < recentStart }.map(\.seconds).sorted()
+        // All of them sorted: the few recent ones put into the earlier ones' order (one sort of each test's durations, not two).
+        var allTimes = earlierTimes
+        for time in recentTimes { allTimes.insert(time, at: allTimes.firstIndex { $0 > time } ?? allTimes.endIndex) }
+        // One point per run for the last `pointRuns` runs (a run's rows are next to each other once sorted).
+        var points: [HistoryTimelinePoint] = []
+        var end = rows.endIndex
+        while end > rows.startIndex, points.count < pointRuns {
+            let run = rows[end - 1].run
+            var start = end - 1
+            while start > rows.startIndex, rows[start - 1].run == run { start -= 1 }
+            points.append(HistoryTimelines.point(run: context.runs[run].uuid, date: context.runs[run].startedAt, rows[start..<end]))
+            end = start
+        }
         return TestStats(
             test: test, runs: timeline.count, failures: timeline.filter { !$0 }.count, flips: flips(timeline),
-            sameCodeDisagreements: disagreements,
-            earlierDuration: earlier.count >= 3 ? median(earlier) : nil, recentDuration: recent.count >= 3 ? median(recent) : nil,
-            durations: timed.map(\.1), timeline: timeline, state: state, reason: reason,
-            earlierState: verdict(earlierTimeline, disagreements: earlierDisagreements).0,
-            lastFailure: entries.last { $0.execution.passed == false }?.execution.message)
+            sameCodeDisagreements: sameCode,
+            earlierDuration: earlierTimes.count >= 3 ? median(sorted: earlierTimes) : nil, recentDuration: recentTimes.count >= 3 ? median(sorted: recentTimes) : nil,
+            medianDuration: allTimes.isEmpty ? nil : median(sorted: allTimes),
+            points: points.reversed(), state: state, reason: reason,
+            earlierState: verdict(earlier.map(\.passed), disagreements: context.disagreements(earlier)).0,
+            lastFailure: rows.last { HistoryExecution.passed($0.outcome) == false }?.message)
     }
 
     /// Flaky when the sample is large enough and something points to flakiness; else broken when the
@@ -124,9 +186,9 @@ package struct HistoryAnalysis: Sendable {
 
     static func flips(_ timeline: [Bool]) -> Int { zip(timeline, timeline.dropFirst()).filter { $0 != $1 }.count }
 
-    package static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    /// The median of values in ascending order.
+    static func median(sorted: [Double]) -> Double {
+        sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     package var flaky: [TestStats] { tests.filter { $0.state == .flaky } }

@@ -97,7 +97,10 @@ package struct HistoryExecution: Sendable, Equatable {
     package static func key(id: String, arguments: String?) -> String { arguments.map { "\(id) [\($0)]" } ?? id }
 
     /// Pass or fail for flakiness; nil for skipped (a skipped run says nothing, as in Mergify's rules).
-    package var passed: Bool? {
+    package var passed: Bool? { Self.passed(outcome) }
+
+    /// Pass or fail of an outcome; nil for skipped.
+    package static func passed(_ outcome: String) -> Bool? {
         switch outcome {
         case "passed", "expected-failure": return true
         case "failed", "crashed", "timed-out": return false
@@ -120,6 +123,19 @@ package struct HistoryExecution: Sendable, Equatable {
     package static func head(_ message: String) -> String {
         let line = message.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? ""
         return line.count > messageLimit ? String(line.prefix(messageLimit - 1)) + "…" : line
+    }
+}
+
+/// One execution as the analysis reads it, test by test: the place of its run among the selected runs
+/// (oldest 0), the iteration, the outcome, the duration and the failure's message.
+package struct HistoryTestRow: Sendable, Equatable {
+    package var run: Int
+    package var iteration: Int
+    package var outcome: String
+    package var duration: Double?
+    package var message: String?
+    package init(run: Int, iteration: Int, outcome: String, duration: Double?, message: String?) {
+        (self.run, self.iteration, self.outcome, self.duration, self.message) = (run, iteration, outcome, duration, message)
     }
 }
 

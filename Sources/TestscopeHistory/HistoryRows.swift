@@ -48,12 +48,34 @@ enum HistoryRows {
 
     /// The runs (oldest first) matching the filters, with their executions, files and findings.
     static func load(from db: SQLiteConnection, since: Date?, branch: String?) throws -> [HistoryRecord] {
+        var (ids, records) = try runs(from: db, since: since, branch: branch)
+        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        let executions = try db.prepare("""
+            SELECT run_id, name, iteration, outcome, duration, fingerprint, message FROM execution JOIN test ON test.id = test_id
+            ORDER BY run_id, iteration, name
+            """)
+        while try executions.step() {
+            guard let i = index[executions.int(0)] else { continue }
+            records[i].executions.append(HistoryExecution(
+                test: executions.text(1) ?? "", iteration: Int(executions.int(2)), outcome: executions.text(3) ?? "",
+                duration: executions.double(4), fingerprint: executions.text(5), message: executions.text(6)))
+        }
+        let files = try db.prepare("SELECT run_id, path, lines_covered, lines_total FROM coverage_file ORDER BY run_id, path")
+        while try files.step() {
+            guard let i = index[files.int(0)] else { continue }
+            records[i].coverageFiles.append(HistoryFileCoverage(path: files.text(1) ?? "", lines: HistoryRatio(covered: Int(files.int(2)), total: Int(files.int(3)))))
+        }
+        return records
+    }
+
+    /// The runs (oldest first) matching the filters with their findings, not their executions; and their ids.
+    static func runs(from db: SQLiteConnection, since: Date?, branch: String?) throws -> (ids: [Int64], records: [HistoryRecord]) {
         var conditions: [String] = [], values: [SQLValue?] = []
         if let since { conditions.append("started_at >= ?"); values.append(.double(since.timeIntervalSince1970)) }
         if let branch { conditions.append("branch = ?"); values.append(.text(branch)) }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let runs = try db.prepare("SELECT id, \(runColumns) FROM run\(filter) ORDER BY started_at, id").bind(values)
-        var records: [HistoryRecord] = [], index: [Int64: Int] = [:]
+        var ids: [Int64] = [], records: [HistoryRecord] = []
         while try runs.step() {
             var run = HistoryRun(uuid: runs.text(1) ?? "", command: runs.text(2) ?? "",
                                  startedAt: Date(timeIntervalSince1970: runs.double(3) ?? 0),
@@ -66,34 +88,38 @@ enum HistoryRows {
             }
             (run.lines, run.functions, run.regions) = (ratio(16), ratio(18), ratio(20))
             (run.testCount, run.failedCount, run.suiteSeconds) = (Int(runs.int(22)), Int(runs.int(23)), runs.double(24))
-            index[runs.int(0)] = records.count
+            ids.append(runs.int(0))
             records.append(HistoryRecord(run: run))
         }
-        let selected = "run_id IN (SELECT id FROM run\(filter))"
-        let executions = try db.prepare("""
-            SELECT run_id, name, iteration, outcome, duration, fingerprint, message FROM execution JOIN test ON test.id = test_id
-            WHERE \(selected) ORDER BY run_id, iteration, name
-            """).bind(values)
-        while try executions.step() {
-            guard let i = index[executions.int(0)] else { continue }
-            records[i].executions.append(HistoryExecution(
-                test: executions.text(1) ?? "", iteration: Int(executions.int(2)), outcome: executions.text(3) ?? "",
-                duration: executions.double(4), fingerprint: executions.text(5), message: executions.text(6)))
-        }
-        let files = try db.prepare("SELECT run_id, path, lines_covered, lines_total FROM coverage_file WHERE \(selected) ORDER BY run_id, path").bind(values)
-        while try files.step() {
-            guard let i = index[files.int(0)] else { continue }
-            records[i].coverageFiles.append(HistoryFileCoverage(path: files.text(1) ?? "", lines: HistoryRatio(covered: Int(files.int(2)), total: Int(files.int(3)))))
-        }
+        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
         let findings = try db.prepare("""
-            SELECT run_id, name, classification, runs, failed_runs FROM flaky_finding JOIN test ON test.id = test_id
-            WHERE \(selected) ORDER BY run_id, name
-            """).bind(values)
+            SELECT run_id, name, classification, runs, failed_runs FROM flaky_finding JOIN test ON test.id = test_id ORDER BY run_id, name
+            """)
         while try findings.step() {
             guard let i = index[findings.int(0)] else { continue }
             records[i].findings.append(HistoryFinding(test: findings.text(1) ?? "", classification: findings.text(2) ?? "",
                                                       runs: Int(findings.int(3)), failedRuns: Int(findings.int(4))))
         }
-        return records
+        return (ids, records)
+    }
+
+    /// The executions of the runs in `place` (id → place among the selected runs), one test at a time:
+    /// the table is kept in test order (schema 5), so this is one pass holding one test's rows.
+    static func executionsByTest(from db: SQLiteConnection, runs place: [Int64: Int], _ consume: (String, [HistoryTestRow]) -> Void) throws {
+        var names: [Int64: String] = [:]
+        let tests = try db.prepare("SELECT id, name FROM test")
+        while try tests.step() { names[tests.int(0)] = tests.text(1) ?? "" }
+        let rows = try db.prepare("SELECT test_id, run_id, iteration, outcome, duration, message FROM execution ORDER BY test_id, run_id, iteration")
+        var current: Int64 = -1, group: [HistoryTestRow] = []
+        while try rows.step() {
+            let test = rows.int(0)
+            if test != current {
+                if !group.isEmpty { consume(names[current] ?? "", group) }
+                (current, group) = (test, [])
+            }
+            guard let run = place[rows.int(1)] else { continue }
+            group.append(HistoryTestRow(run: run, iteration: Int(rows.int(2)), outcome: rows.text(3) ?? "", duration: rows.double(4), message: rows.text(5)))
+        }
+        if !group.isEmpty { consume(names[current] ?? "", group) }
     }
 }

@@ -75,5 +75,21 @@ enum HistorySchema {
         """
         ALTER TABLE impact_map ADD COLUMN map_size INTEGER;
         """,
+        // 5: executions kept in test order (the analysis reads one test at a time in one pass: 2 million
+        // rows in half a second, against seconds of lookups through an index), found by run through an index.
+        """
+        CREATE TABLE execution_by_test(
+          run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+          test_id INTEGER NOT NULL REFERENCES test(id),
+          iteration INTEGER NOT NULL,
+          outcome TEXT NOT NULL,
+          duration REAL, fingerprint TEXT, message TEXT,
+          PRIMARY KEY(test_id, run_id, iteration)
+        ) WITHOUT ROWID;
+        INSERT INTO execution_by_test SELECT run_id, test_id, iteration, outcome, duration, fingerprint, message FROM execution;
+        DROP TABLE execution;
+        ALTER TABLE execution_by_test RENAME TO execution;
+        CREATE INDEX execution_run ON execution(run_id);
+        """,
     ]
 }

@@ -9,6 +9,9 @@ protocol HistoryBackend: AnyObject {
     func append(all records: [HistoryRecord], impactMaps: [(runUUID: String, map: HistoryImpactMap)]) throws -> Int
     /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
     func records(since: Date?, branch: String?) throws -> [HistoryRecord]
+    /// What the history says of the runs since a date and on one branch (`HistoryAnalysis`), read one test at a
+    /// time from one snapshot: memory holds the selected runs and one test's executions, not every row.
+    func analysis(since: Date?, branch: String?) throws -> HistoryAnalysis
     /// Stores `map` with the stored run `runUUID` (a second map for the run replaces the first).
     func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws
     /// The maps recorded at any of `commits`, newest run first.
@@ -50,6 +53,9 @@ package final class HistoryStore {
 
     /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
     package func records(since: Date? = nil, branch: String? = nil) throws -> [HistoryRecord] { try backend.records(since: since, branch: branch) }
+
+    /// What the history says of the runs since a date and on one branch, read one test at a time (bounded memory).
+    package func analysis(since: Date? = nil, branch: String? = nil) throws -> HistoryAnalysis { try backend.analysis(since: since, branch: branch) }
 
     /// Stores `map` with the stored run `runUUID` (in one transaction; a second map for the run replaces the first).
     package func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws { try backend.saveImpactMap(map, runUUID: runUUID) }

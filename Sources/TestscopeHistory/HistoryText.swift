@@ -15,8 +15,8 @@ package struct HistoryText: Sendable {
         self.branch = branch
     }
 
-    package func render(_ records: [HistoryRecord]) -> String {
-        let analysis = HistoryAnalysis(records)
+    package func render(_ analysis: HistoryAnalysis) -> String {
+        let records = analysis.runs
         var out: [String] = []
         var selection = [since.map { "since \(Self.day($0))" }, branch.map { "on branch \($0)" }].compactMap { $0 }.joined(separator: ", ")
         if !selection.isEmpty { selection = " (" + selection + ")" }
@@ -76,8 +76,7 @@ package struct HistoryText: Sendable {
             let change = earlier > 0 && abs(recent - earlier) >= 0.005 ? String(format: " (%+.0f%%)", (recent - earlier) * 100 / earlier) : ""
             return "\(seconds(earlier)) → \(seconds(recent))\(change)"
         }
-        guard !stats.durations.isEmpty else { return "–" }
-        return "median " + seconds(HistoryAnalysis.median(stats.durations))
+        return stats.medianDuration.map { "median " + seconds($0) } ?? "–"
     }
 
     package static func coverageTrend(_ points: [HistoryAnalysis.CoveragePoint]) -> String {

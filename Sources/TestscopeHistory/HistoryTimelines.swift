@@ -10,24 +10,27 @@ package struct HistoryTimelinePoint: Sendable, Equatable {
     package var duration: Double?
 }
 
-/// The per-test timelines of the last runs: what the Tests page's sparklines draw.
+/// How a run of a test becomes a sparkline's point (the Tests page's and history.html's).
 package enum HistoryTimelines {
     /// Outcome severity: a run with several iterations shows its worst.
     static let severity = ["crashed": 6, "timed-out": 5, "failed": 4, "expected-failure": 2, "passed": 1, "skipped": 0]
 
-    /// By test key, the points of the last `last` runs that ran it, oldest first.
-    package static func build(_ records: [HistoryRecord], last: Int) -> [String: [HistoryTimelinePoint]] {
-        var timelines: [String: [HistoryTimelinePoint]] = [:]
-        for record in records {
-            var worst: [String: HistoryTimelinePoint] = [:]
-            for e in record.executions {
-                var point = worst[e.test] ?? HistoryTimelinePoint(run: record.run.uuid, date: record.run.startedAt, outcome: e.outcome, duration: e.duration)
-                if (severity[e.outcome] ?? 3) > (severity[point.outcome] ?? 3) { point.outcome = e.outcome }
-                if let d = e.duration { point.duration = max(point.duration ?? 0, d) }
-                worst[e.test] = point
-            }
-            for (test, point) in worst { timelines[test, default: []].append(point) }
+    /// The point of one run of a test from its iterations.
+    static func point(run: String, date: Date, _ iterations: ArraySlice<HistoryTestRow>) -> HistoryTimelinePoint {
+        var point = HistoryTimelinePoint(run: run, date: date, outcome: iterations.first?.outcome ?? "skipped", duration: nil)
+        for row in iterations {
+            if row.outcome != point.outcome, (severity[row.outcome] ?? 3) > (severity[point.outcome] ?? 3) { point.outcome = row.outcome }
+            if let duration = row.duration { point.duration = max(point.duration ?? 0, duration) }
         }
-        return timelines.mapValues { Array($0.suffix(last)) }
+        return point
+    }
+
+    /// The point of every test of `record` (the run being made, on the Tests page).
+    package static func points(_ record: HistoryRecord) -> [String: HistoryTimelinePoint] {
+        Dictionary(grouping: record.executions, by: \.test).mapValues { executions in
+            point(run: record.run.uuid, date: record.run.startedAt, executions.map {
+                HistoryTestRow(run: 0, iteration: $0.iteration, outcome: $0.outcome, duration: $0.duration, message: nil)
+            }[...])
+        }
     }
 }

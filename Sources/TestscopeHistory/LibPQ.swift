@@ -21,6 +21,7 @@ struct LibPQ: @unchecked Sendable {
     let nfields: @convention(c) (Result?) -> Int32
     let getvalue: @convention(c) (Result?, Int32, Int32) -> UnsafePointer<CChar>?
     let getisnull: @convention(c) (Result?, Int32, Int32) -> Int32
+    let getlength: @convention(c) (Result?, Int32, Int32) -> Int32
     let clear: @convention(c) (Result?) -> Void
 
     /// libpq's `CONNECTION_OK`, `PGRES_COMMAND_OK`, `PGRES_TUPLES_OK` and `PG_DIAG_SQLSTATE` ('C').
@@ -63,6 +64,7 @@ struct LibPQ: @unchecked Sendable {
                     nfields: try symbol("PQnfields", (@convention(c) (Result?) -> Int32).self),
                     getvalue: try symbol("PQgetvalue", (@convention(c) (Result?, Int32, Int32) -> UnsafePointer<CChar>?).self),
                     getisnull: try symbol("PQgetisnull", (@convention(c) (Result?, Int32, Int32) -> Int32).self),
+                    getlength: try symbol("PQgetlength", (@convention(c) (Result?, Int32, Int32) -> Int32).self),
                     clear: try symbol("PQclear", (@convention(c) (Result?) -> Void).self))
             } catch {
                 dlclose(handle)
@@ -120,23 +122,45 @@ final class PostgresConnection {
     /// Runs `sql` with `parameters` bound as `$1…`; the rows as text (nil for NULL).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
-        guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
-        let result = Self.withCStrings(parameters) { values in
-            pq.execParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, 0)
-        }
+        let result = try execute(sql, parameters)
         defer { pq.clear(result) }
-        let status = pq.resultStatus(result)
-        guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
-            let text = result.flatMap { pq.resultErrorMessage($0) }.map { String(cString: $0) } ?? ""
-            let message = text.isEmpty ? pq.errorMessage(conn).map { String(cString: $0) } ?? "no result" : text
-            throw PostgresFailure(message: Self.oneLine(message), sqlState: result.flatMap { pq.resultErrorField($0, LibPQ.sqlStateField) }.map { String(cString: $0) })
-        }
         let (rows, columns) = (pq.ntuples(result), pq.nfields(result))
         return (0..<rows).map { row in
             (0..<columns).map { column in
                 pq.getisnull(result, row, column) != 0 ? nil : pq.getvalue(result, row, column).map { String(cString: $0) }
             }
         }
+    }
+
+    /// Runs the query `sql` through a cursor inside the caller's transaction and hands `body` its rows,
+    /// fetched `batch` at a time in binary format (no number printed by the server and parsed here):
+    /// memory holds one batch, however many rows there are.
+    func forEachRow(_ sql: String, _ parameters: [String?] = [], batch: Int = 10_000, _ body: (PostgresRow) throws -> Void) throws {
+        try query("DECLARE testscope_rows NO SCROLL CURSOR FOR \(sql)", parameters)
+        while true {
+            let result = try execute("FETCH FORWARD \(batch) FROM testscope_rows", [], binary: true)
+            defer { pq.clear(result) }
+            let count = pq.ntuples(result)
+            for row in 0..<count { try body(PostgresRow(pq: pq, result: result, row: row)) }
+            if count < batch { break }
+        }
+        try query("CLOSE testscope_rows")
+    }
+
+    /// Runs `sql`; its result (the caller clears it), or the failure.
+    private func execute(_ sql: String, _ parameters: [String?], binary: Bool = false) throws -> LibPQ.Result {
+        guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
+        let result = Self.withCStrings(parameters) { values in
+            pq.execParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binary ? 1 : 0)
+        }
+        let status = pq.resultStatus(result)
+        guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
+            defer { pq.clear(result) }
+            let text = result.flatMap { pq.resultErrorMessage($0) }.map { String(cString: $0) } ?? ""
+            let message = text.isEmpty ? pq.errorMessage(conn).map { String(cString: $0) } ?? "no result" : text
+            throw PostgresFailure(message: Self.oneLine(message), sqlState: result.flatMap { pq.resultErrorField($0, LibPQ.sqlStateField) }.map { String(cString: $0) })
+        }
+        return result
     }
 
     /// Runs `body` in one transaction (committed, or rolled back when it throws).
@@ -163,5 +187,37 @@ final class PostgresConnection {
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { $0.map { UnsafePointer($0) } } + [nil]
         return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}
+
+/// One row of a `forEachRow` batch in PostgreSQL's binary format, read in place: integers and float8
+/// big-endian, text as its UTF-8 bytes.
+struct PostgresRow {
+    let pq: LibPQ
+    let result: LibPQ.Result
+    let row: Int32
+
+    func isNull(_ column: Int32) -> Bool { pq.getisnull(result, row, column) != 0 }
+
+    func text(_ column: Int32) -> String? {
+        guard !isNull(column), let value = pq.getvalue(result, row, column) else { return nil }
+        let length = Int(pq.getlength(result, row, column))
+        return value.withMemoryRebound(to: UInt8.self, capacity: length) { String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self) }
+    }
+
+    /// A bigint or an integer (8 or 4 bytes, sign-extended).
+    func int(_ column: Int32) -> Int64 {
+        let length = Int(pq.getlength(result, row, column))
+        let bits = bigEndian(column)
+        return length == 4 ? Int64(Int32(truncatingIfNeeded: bits)) : Int64(bitPattern: bits)
+    }
+
+    func double(_ column: Int32) -> Double? { isNull(column) ? nil : Double(bitPattern: bigEndian(column)) }
+
+    private func bigEndian(_ column: Int32) -> UInt64 {
+        guard let value = pq.getvalue(result, row, column) else { return 0 }
+        var bits: UInt64 = 0
+        for i in 0..<min(8, Int(pq.getlength(result, row, column))) { bits = bits << 8 | UInt64(UInt8(bitPattern: value[i])) }
+        return bits
     }
 }

@@ -115,7 +115,27 @@ final class PostgresHistory: HistoryBackend {
     }
 
     func records(since: Date?, branch: String?) throws -> [HistoryRecord] {
-        do { return try PostgresRows.load(from: try db(), since: since, branch: branch) } catch { throw translate(error) }
+        do {
+            let db = try db()
+            return try db.transaction { try PostgresRows.load(from: db, since: since, branch: branch) }
+        } catch {
+            throw translate(error)
+        }
+    }
+
+    /// The selected runs and, one test at a time, their executions, from one snapshot (a read-only transaction).
+    func analysis(since: Date?, branch: String?) throws -> HistoryAnalysis {
+        let db = try db()
+        do {
+            return try db.transaction {
+                try db.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                let (ids, records) = try PostgresRows.runs(from: db, since: since, branch: branch)
+                let place = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+                return try HistoryAnalysis(runs: records) { consume in try PostgresRows.executionsByTest(from: db, runs: place, consume) }
+            }
+        } catch {
+            throw translate(error)
+        }
     }
 
     func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws {

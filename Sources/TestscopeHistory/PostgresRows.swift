@@ -63,11 +63,31 @@ enum PostgresRows {
 
     /// The runs (oldest first) matching the filters, with their executions, files and findings.
     static func load(from db: PostgresConnection, since: Date?, branch: String?) throws -> [HistoryRecord] {
+        var (ids, records) = try runs(from: db, since: since, branch: branch)
+        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        // COLLATE "C": bytewise, as SQLite's BINARY orders names, whatever the database's locale.
+        try db.forEachRow("""
+            SELECT run_id, name, iteration, outcome, duration, fingerprint, message FROM execution JOIN test ON test.id = test_id
+            ORDER BY run_id, iteration, name COLLATE "C"
+            """) { row in
+            guard let i = index[row.int(0)] else { return }
+            records[i].executions.append(HistoryExecution(test: row.text(1) ?? "", iteration: Int(row.int(2)), outcome: row.text(3) ?? "",
+                                                          duration: row.double(4), fingerprint: row.text(5), message: row.text(6)))
+        }
+        for row in try db.query("SELECT run_id, path, lines_covered, lines_total FROM coverage_file ORDER BY run_id, path COLLATE \"C\"") {
+            guard let i = index[Int64(row[0] ?? "") ?? -1] else { continue }
+            records[i].coverageFiles.append(HistoryFileCoverage(path: row[1] ?? "", lines: HistoryRatio(covered: Int(row[2] ?? "") ?? 0, total: Int(row[3] ?? "") ?? 0)))
+        }
+        return records
+    }
+
+    /// The runs (oldest first) matching the filters with their findings, not their executions; and their ids.
+    static func runs(from db: PostgresConnection, since: Date?, branch: String?) throws -> (ids: [Int64], records: [HistoryRecord]) {
         var conditions: [String] = [], values: [String?] = []
         if let since { values.append(text(since.timeIntervalSince1970)); conditions.append("started_at >= $\(values.count)") }
         if let branch { values.append(branch); conditions.append("branch = $\(values.count)") }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        var records: [HistoryRecord] = [], index: [String: Int] = [:]
+        var ids: [Int64] = [], records: [HistoryRecord] = []
         for row in try db.query("SELECT id, \(HistoryRows.runColumns) FROM run\(filter) ORDER BY started_at, id", values) {
             func int(_ column: Int) -> Int { Int(row[column] ?? "") ?? 0 }
             var run = HistoryRun(uuid: row[1] ?? "", command: row[2] ?? "", startedAt: Date(timeIntervalSince1970: double(row[3]) ?? 0),
@@ -80,34 +100,37 @@ enum PostgresRows {
             }
             (run.lines, run.functions, run.regions) = (ratio(16), ratio(18), ratio(20))
             (run.testCount, run.failedCount, run.suiteSeconds) = (int(22), int(23), double(row[24]))
-            index[row[0] ?? ""] = records.count
+            ids.append(Int64(row[0] ?? "") ?? -1)
             records.append(HistoryRecord(run: run))
         }
-        let selected = "run_id IN (SELECT id FROM run\(filter))"
-        // COLLATE "C": bytewise, as SQLite's BINARY orders names, whatever the database's locale.
-        for row in try db.query("""
-            SELECT run_id, name, iteration, outcome, duration, fingerprint, message FROM execution JOIN test ON test.id = test_id
-            WHERE \(selected) ORDER BY run_id, iteration, name COLLATE "C"
-            """, values) {
-            guard let i = index[row[0] ?? ""] else { continue }
-            records[i].executions.append(HistoryExecution(test: row[1] ?? "", iteration: Int(row[2] ?? "") ?? 0, outcome: row[3] ?? "",
-                                                          duration: double(row[4]), fingerprint: row[5], message: row[6]))
-        }
-        for row in try db.query("""
-            SELECT run_id, path, lines_covered, lines_total FROM coverage_file WHERE \(selected) ORDER BY run_id, path COLLATE "C"
-            """, values) {
-            guard let i = index[row[0] ?? ""] else { continue }
-            records[i].coverageFiles.append(HistoryFileCoverage(path: row[1] ?? "", lines: HistoryRatio(covered: Int(row[2] ?? "") ?? 0, total: Int(row[3] ?? "") ?? 0)))
-        }
+        let index = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
         for row in try db.query("""
             SELECT run_id, name, classification, runs, failed_runs FROM flaky_finding JOIN test ON test.id = test_id
-            WHERE \(selected) ORDER BY run_id, name COLLATE "C"
-            """, values) {
-            guard let i = index[row[0] ?? ""] else { continue }
+            ORDER BY run_id, name COLLATE "C"
+            """) {
+            guard let i = index[Int64(row[0] ?? "") ?? -1] else { continue }
             records[i].findings.append(HistoryFinding(test: row[1] ?? "", classification: row[2] ?? "", runs: Int(row[3] ?? "") ?? 0,
                                                       failedRuns: Int(row[4] ?? "") ?? 0))
         }
-        return records
+        return (ids, records)
+    }
+
+    /// The executions of the runs in `place` (id → place among the selected runs), one test at a time,
+    /// through a cursor in test order: memory holds one batch and one test's rows.
+    static func executionsByTest(from db: PostgresConnection, runs place: [Int64: Int], _ consume: (String, [HistoryTestRow]) -> Void) throws {
+        var names: [Int64: String] = [:]
+        for row in try db.query("SELECT id, name FROM test") { names[Int64(row[0] ?? "") ?? -1] = row[1] ?? "" }
+        var current: Int64 = -1, group: [HistoryTestRow] = []
+        try db.forEachRow("SELECT test_id, run_id, iteration, outcome, duration, message FROM execution ORDER BY test_id") { row in
+            let test = row.int(0)
+            if test != current {
+                if !group.isEmpty { consume(names[current] ?? "", group) }
+                (current, group) = (test, [])
+            }
+            guard let run = place[row.int(1)] else { return }
+            group.append(HistoryTestRow(run: run, iteration: Int(row.int(2)), outcome: row.text(3) ?? "", duration: row.double(4), message: row.text(5)))
+        }
+        if !group.isEmpty { consume(names[current] ?? "", group) }
     }
 
     /// Inserts a map (and its per-test lines) for the stored run `runUUID`; false when there is no such run.

@@ -135,6 +135,20 @@ final class SQLiteHistory: HistoryBackend {
         }
     }
 
+    /// The selected runs and, one test at a time, their executions, from one snapshot of the file.
+    func analysis(since: Date?, branch: String?) throws -> HistoryAnalysis {
+        let db = try db()
+        do {
+            return try db.readTransaction {
+                let (ids, records) = try HistoryRows.runs(from: db, since: since, branch: branch)
+                let place = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+                return try HistoryAnalysis(runs: records) { consume in try HistoryRows.executionsByTest(from: db, runs: place, consume) }
+            }
+        } catch {
+            throw translate(error)
+        }
+    }
+
     /// Checkpoints the WAL into the file (TRUNCATE: the `-wal` file is emptied) and closes.
     func close() throws {
         guard let connection else { return }

@@ -31,9 +31,9 @@ extension Pipeline {
     /// Prints the history of `request.file` (read only: the file is opened read-only and never changed).
     public func history(_ request: HistoryRequest) throws -> Outcome {
         let store = try HistoryStore(url: request.file, mode: .read, busyTimeout: historyTimeout)
-        let records = try store.records(since: request.since, branch: request.branch)
+        let analysis = try store.analysis(since: request.since, branch: request.branch)
         try store.close()
-        terminal.print(HistoryText(path: request.file.historyDisplay, since: request.since, branch: request.branch).render(records))
+        terminal.print(HistoryText(path: request.file.historyDisplay, since: request.since, branch: request.branch).render(analysis))
         var outcome = Outcome()
         if let folder = request.output {
             let output = OutputFolder(folder.absoluteURL)
@@ -42,7 +42,7 @@ extension Pipeline {
             var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current,
                                        packageRoot: FileManager.default.currentDirectoryPath)
             (page.navigation, page.historyPath) = (pages.navigation, request.file.historyDisplay)
-            outcome.written.append(try page.write(records, into: output))
+            outcome.written.append(try page.write(analysis, into: output))
             try pages.write(into: output)
             terminal.note("HTML history: \(outcome.written[0])")
         }

@@ -14,7 +14,7 @@ struct HistoryRecording {
     func flakyEvidence(_ tests: [String]) -> [String: String] {
         let wanted = Set(tests)
         var evidence: [String: String] = [:]
-        for stats in HistoryAnalysis(earlier).tests where wanted.contains(stats.test) && stats.failures > 0 {
+        for stats in earlier.tests where wanted.contains(stats.test) && stats.failures > 0 {
             evidence[stats.test] = stats.sameCodeDisagreements > 0
                 ? "passed and failed on the same code \(stats.sameCodeDisagreements) time\(stats.sameCodeDisagreements == 1 ? "" : "s") in \(stats.runs) earlier runs"
                 : "failed \(stats.failures) of \(stats.runs) earlier runs (\(stats.flips) flip\(stats.flips == 1 ? "" : "s"))"
@@ -26,23 +26,23 @@ struct HistoryRecording {
     var url: URL
     var command: String
     var startedAt: Date
-    /// The runs already stored, oldest first (for the sparklines).
-    var earlier: [HistoryRecord]
+    /// What the runs already stored say (the sparklines, the evidence of flakiness).
+    var earlier: HistoryAnalysis
 
     /// Opens (creating) and checks the file, and reads what it holds; closes it again (the run may last minutes).
     /// A PostgreSQL server that cannot be reached does not stop the run (its record is kept at the end,
     /// `recordHistory`); a wrong schema, another program's tables or no libpq do, before the build.
     static func prepare(_ url: URL?, command: String, timeout: TimeInterval) throws -> HistoryRecording? {
         guard let url else { return nil }
-        var records: [HistoryRecord] = []
+        var earlier = HistoryAnalysis([])
         do {
             let store = try HistoryStore(url: url, mode: .write, busyTimeout: timeout)
-            records = try store.records()
+            earlier = try store.analysis()
             try store.close()
         } catch let error as HistoryError where url.isPostgresHistory && error.serverAway {
             // The earlier runs are unknown (no sparklines); the run goes on.
         }
-        return HistoryRecording(url: url, command: command, startedAt: Date(), earlier: records)
+        return HistoryRecording(url: url, command: command, startedAt: Date(), earlier: earlier)
     }
 
     /// Where a run is kept when its PostgreSQL history cannot take it: an SQLite history in the output
@@ -53,7 +53,11 @@ struct HistoryRecording {
     func timelines(current: TestRunResults, count: Int = 20) -> [String: [HistoryTimelinePoint]] {
         var now = HistoryRun(command: command, startedAt: startedAt, finishedAt: Date(), exitStatus: 0)
         now.uuid = "current"
-        return HistoryTimelines.build(earlier + [HistoryRecord(run: now, executions: HistoryRecording.executions(current))], last: count)
+        var timelines = Dictionary(uniqueKeysWithValues: earlier.tests.map { ($0.test, $0.points) })
+        for (test, point) in HistoryTimelines.points(HistoryRecord(run: now, executions: HistoryRecording.executions(current))) {
+            timelines[test, default: []].append(point)
+        }
+        return timelines.mapValues { Array($0.suffix(count)) }
     }
 
     /// Every result as an execution row: its key (`id [arguments]`), outcome, duration, failure fingerprint and message head.
@@ -152,16 +156,16 @@ extension Pipeline {
     /// After `recordHistory`: `history.html` in the output folder from the whole file, and the manifest entry that links it.
     func writeHistoryPage(history: URL, packageRoot: URL, output: OutputFolder, command: String, into outcome: inout Outcome) throws {
         let store = try HistoryStore(url: history, mode: .read, busyTimeout: historyTimeout)
-        let records = try store.records()
+        let analysis = try store.analysis()
         try store.close()
         let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: command, in: output)
         var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current, packageRoot: packageRoot.path)
         page.navigation = pages.navigation
         page.historyPath = history.historyDisplay
-        let path = try page.write(records, into: output)
+        let path = try page.write(analysis, into: output)
         try pages.write(into: output)
         outcome.written.append(path)
-        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(records.count) run\(records.count == 1 ? "" : "s") in \(history.historyDisplay))") }
+        if !terminal.quiet { terminal.printLine("HTML history: \(path) (\(analysis.runs.count) run\(analysis.runs.count == 1 ? "" : "s") in \(history.historyDisplay))") }
     }
 }
 

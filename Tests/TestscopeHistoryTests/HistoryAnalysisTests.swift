@@ -64,7 +64,7 @@ final class HistoryTextTests: XCTestCase {
             return HistoryRecord(run: run, executions: (0..<200).map { HistoryExecution(test: "M.C/test\($0)", outcome: "passed", duration: 0.01) }
                                  + [HistoryExecution(test: "M.C/testFails", outcome: "failed", duration: 0.01, message: "boom")])
         }
-        let text = HistoryText(path: "h.sqlite").render(records)
+        let text = HistoryText(path: "h.sqlite").render(HistoryAnalysis(records))
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.filter { $0.hasPrefix("  too-few-runs ") }.count, 1, "only the failing test keeps its row:\n\(text)")
         XCTAssertTrue(lines.contains { $0.hasPrefix("  too-few-runs ") && $0.hasSuffix(" M.C/testFails") }, text)

@@ -55,7 +55,13 @@ struct HistoryScenarios {
         XCTAssertEqual(try read.records(since: written[5].run.startedAt), Array(written[5...]))
         XCTAssertEqual(try read.records(branch: Self.injection), [written[3], written[4]], "the injection value is a branch name like any other")
         XCTAssertEqual(try read.records(branch: "main' OR '1'='1"), [])
-        return (all, HistoryText(path: "h", since: nil, branch: nil).render(all))
+        // The store's analysis (read one test at a time) says what the analysis of the records in memory says.
+        let text = HistoryText(path: "h", since: nil, branch: nil)
+        XCTAssertEqual(text.render(try read.analysis()), text.render(HistoryAnalysis(written)))
+        XCTAssertEqual(text.render(try read.analysis(since: written[5].run.startedAt)), text.render(HistoryAnalysis(Array(written[5...]))))
+        XCTAssertEqual(text.render(try read.analysis(branch: Self.injection)), text.render(HistoryAnalysis([written[3], written[4]])))
+        XCTAssertEqual(try read.analysis().tests.map(\.points), HistoryAnalysis(written).tests.map(\.points))
+        return (all, text.render(try read.analysis()))
     }
 
     /// Two stores merged into a third (twice: nothing added the second time), with an impact map each.

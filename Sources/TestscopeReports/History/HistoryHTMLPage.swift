@@ -30,9 +30,9 @@ package struct HistoryHTMLPage: ReportRenderer {
         self.paths = PathDisplay(root: packageRoot)
     }
 
-    package func render<Output: TextOutput>(_ records: [HistoryRecord], to out: inout Output) throws {
+    package func render<Output: TextOutput>(_ analysis: HistoryAnalysis, to out: inout Output) throws {
         let package = URL(fileURLWithPath: paths.root).lastPathComponent
-        let body = try templates.render("history", model(records, package: package))
+        let body = try templates.render("history", model(analysis, package: package))
         let common = PageCommon(root: "", package: package, packageRoot: paths.root, generator: "testscope \(generatorVersion)",
                                 createdAt: UTCTimestamp.iso8601(Date()),
                                 nav: navigation.map { NavigationLink(title: $0.title, href: $0.href, current: $0 == .history) })
@@ -40,8 +40,8 @@ package struct HistoryHTMLPage: ReportRenderer {
                                                                  body: body, inline: true, templates: templates)))
     }
 
-    func model(_ records: [HistoryRecord], package: String) -> HistoryPageModel {
-        let analysis = HistoryAnalysis(records)
+    func model(_ analysis: HistoryAnalysis, package: String) -> HistoryPageModel {
+        let records = analysis.runs
         let shown = Array(records.suffix(chartRuns))
         let labels = Self.axisLabels(shown.map(\.run.startedAt))
         func point(_ index: Int, _ value: Double, _ text: String) -> HistoryCharts.Point {
@@ -59,16 +59,16 @@ package struct HistoryHTMLPage: ReportRenderer {
         let duration = [series("suite", "--accent", { $0.run.suiteSeconds }, HistoryText.seconds)]
         let failing = [series("failed", "--lo", { Double($0.run.failedCount) }, { String(Int($0)) }),
                        series("flaky findings", "--mid", { r in Double(r.findings.filter { !["stable", "consistent-failure", "skipped"].contains($0.classification) }.count) }, { String(Int($0)) })]
-        let slowest = analysis.tests.filter { !$0.durations.isEmpty }
-            .sorted { (HistoryAnalysis.median($0.durations), $1.test) > (HistoryAnalysis.median($1.durations), $0.test) }.prefix(5)
+        let slowest = analysis.tests.compactMap { stats in stats.medianDuration.map { (stats, $0) } }
+            .sorted { ($0.1, $1.0.test) > ($1.1, $0.0.test) }.prefix(5).map(\.0)
         let palette = ["--accent", "--lo", "--mid", "--hi", "--k"]
         let slow = slowest.enumerated().map { k, stats in
-            series(stats.test, palette[k], { r in r.executions.filter { $0.test == stats.test }.compactMap(\.duration).max() }, HistoryText.seconds)
+            let longest = Dictionary(stats.points.map { ($0.run, $0.duration) }, uniquingKeysWith: { a, _ in a })
+            return series(stats.test, palette[k], { r in longest[r.run.uuid] ?? nil }, HistoryText.seconds)
         }
         func chart(_ key: String, _ title: String, _ svg: String, _ s: [HistoryCharts.Series]) -> HistoryPageModel.Chart {
             HistoryPageModel.Chart(key: key, title: title, svg: svg, legend: s.filter { !$0.points.isEmpty }.map { ($0.name, $0.color) })
         }
-        let timelines = HistoryTimelines.build(records, last: 30)
         let ci = { (r: HistoryRun) in [r.ciProvider, r.ciJob, r.ciRunID].compactMap { $0 }.joined(separator: " ") }
         return HistoryPageModel(
             package: package,
@@ -92,7 +92,7 @@ package struct HistoryHTMLPage: ReportRenderer {
             tests: analysis.tests.prefix(testLimit).map { stats in
                 HistoryPageModel.TestRow(
                     test: stats.test, state: stats.state.rawValue, reason: stats.reason,
-                    sparkline: HistoryCharts.sparkline(timelines[stats.test] ?? [], label: "last runs of \(stats.test)"),
+                    sparkline: HistoryCharts.sparkline(Array(stats.points.suffix(30)), label: "last runs of \(stats.test)"),
                     runs: String(stats.runs), failures: String(stats.failures), flipRate: stats.flipRate.map { String(format: "%.2f", $0) } ?? "–",
                     sameCode: String(stats.sameCodeDisagreements), duration: HistoryText.durationTrend(stats))
             },

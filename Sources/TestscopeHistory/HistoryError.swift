@@ -14,6 +14,8 @@ package enum HistoryError: LocalizedError, Equatable {
     case readOnly(path: String)
     /// A `postgresql://` history on a machine without libpq.
     case noLibpq(location: String)
+    /// A PostgreSQL database whose schema `testscope` holds another program's tables.
+    case foreignSchema(location: String)
     /// The PostgreSQL server could not be reached or refused the connection (a wrong password, no such database).
     case unreachable(location: String, detail: String)
 
@@ -37,6 +39,8 @@ package enum HistoryError: LocalizedError, Equatable {
             return "history \(path) cannot be written (read-only file or folder); nothing was written — pass a writable path"
         case let .noLibpq(location):
             return "--history \(location) needs libpq (Debian/Ubuntu: apt-get install libpq5; macOS: brew install libpq)"
+        case let .foreignSchema(location):
+            return "history \(location) has a schema testscope with another program's tables (not a Testscope history); it was left untouched — use another database, or drop that schema"
         case let .unreachable(location, detail):
             return "history \(location) cannot be reached (\(detail)); nothing was written — check the URL, the server and the credentials (PGPASSWORD, ~/.pgpass)"
         }
@@ -49,7 +53,7 @@ extension HistoryError {
     package var serverAway: Bool {
         switch self {
         case .unreachable, .locked, .full, .unreadable, .readOnly: return true
-        case .notSQLite, .foreign, .newerSchema, .missing, .noLibpq: return false
+        case .notSQLite, .foreign, .foreignSchema, .newerSchema, .missing, .noLibpq: return false
         }
     }
 }

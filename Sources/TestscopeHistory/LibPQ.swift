@@ -23,9 +23,18 @@ struct LibPQ: @unchecked Sendable {
     let getisnull: @convention(c) (Result?, Int32, Int32) -> Int32
     let getlength: @convention(c) (Result?, Int32, Int32) -> Int32
     let clear: @convention(c) (Result?) -> Void
+    // The asynchronous calls `PostgresConnection.query` waits with (a bounded wait for a server that stops answering).
+    let sendQueryParams: @convention(c) (Conn?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt32>?, Strings?,
+                                         UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> Int32
+    let setnonblocking: @convention(c) (Conn?, Int32) -> Int32
+    let flush: @convention(c) (Conn?) -> Int32
+    let socket: @convention(c) (Conn?) -> Int32
+    let consumeInput: @convention(c) (Conn?) -> Int32
+    let isBusy: @convention(c) (Conn?) -> Int32
+    let getResult: @convention(c) (Conn?) -> Result?
 
-    /// libpq's `CONNECTION_OK`, `PGRES_COMMAND_OK`, `PGRES_TUPLES_OK` and `PG_DIAG_SQLSTATE` ('C').
-    static let connectionOK: Int32 = 0, commandOK: Int32 = 1, tuplesOK: Int32 = 2, sqlStateField = Int32(UInt8(ascii: "C"))
+    /// libpq's `CONNECTION_OK`, `PGRES_COMMAND_OK`, `PGRES_TUPLES_OK`, `PGRES_FATAL_ERROR` and `PG_DIAG_SQLSTATE` ('C').
+    static let connectionOK: Int32 = 0, commandOK: Int32 = 1, tuplesOK: Int32 = 2, fatalError: Int32 = 7, sqlStateField = Int32(UInt8(ascii: "C"))
 
     /// Where libpq is looked for: `TESTSCOPE_LIBPQ` (a path: only there) or the platform's usual names.
     static func defaultPaths(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
@@ -65,7 +74,15 @@ struct LibPQ: @unchecked Sendable {
                     getvalue: try symbol("PQgetvalue", (@convention(c) (Result?, Int32, Int32) -> UnsafePointer<CChar>?).self),
                     getisnull: try symbol("PQgetisnull", (@convention(c) (Result?, Int32, Int32) -> Int32).self),
                     getlength: try symbol("PQgetlength", (@convention(c) (Result?, Int32, Int32) -> Int32).self),
-                    clear: try symbol("PQclear", (@convention(c) (Result?) -> Void).self))
+                    clear: try symbol("PQclear", (@convention(c) (Result?) -> Void).self),
+                    sendQueryParams: try symbol("PQsendQueryParams", (@convention(c) (Conn?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt32>?, Strings?,
+                                                                                     UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> Int32).self),
+                    setnonblocking: try symbol("PQsetnonblocking", (@convention(c) (Conn?, Int32) -> Int32).self),
+                    flush: try symbol("PQflush", (@convention(c) (Conn?) -> Int32).self),
+                    socket: try symbol("PQsocket", (@convention(c) (Conn?) -> Int32).self),
+                    consumeInput: try symbol("PQconsumeInput", (@convention(c) (Conn?) -> Int32).self),
+                    isBusy: try symbol("PQisBusy", (@convention(c) (Conn?) -> Int32).self),
+                    getResult: try symbol("PQgetResult", (@convention(c) (Conn?) -> Result?).self))
             } catch {
                 dlclose(handle)
                 continue
@@ -94,10 +111,15 @@ final class PostgresConnection {
     private let pq: LibPQ
     private var conn: LibPQ.Conn?
 
+    /// How long a statement may go without its result before the connection is given up (the server's own
+    /// `statement_timeout` cannot end a statement when the server has stopped, or the network between us has).
+    let answerTimeout: TimeInterval
+
     /// Connects with `conninfo` (a URL or `key=value` string, expanded by libpq, which also reads
     /// PGHOST, PGPASSWORD, ~/.pgpass and service files) and `defaults` (used unless the conninfo sets them).
-    init(_ pq: LibPQ, conninfo: String, defaults: [(String, String)]) throws {
+    init(_ pq: LibPQ, conninfo: String, defaults: [(String, String)], answerTimeout: TimeInterval = 60) throws {
         self.pq = pq
+        self.answerTimeout = answerTimeout
         let pairs = defaults + [("dbname", conninfo)]
         // Keywords before `dbname` are overridden by what the expanded conninfo says (libpq's rule).
         let conn = Self.withCStrings(pairs.map(\.0)) { keywords in
@@ -110,6 +132,8 @@ final class PostgresConnection {
             self.conn = nil
             throw PostgresFailure(message: message, sqlState: nil)
         }
+        // Sending never blocks either (`query` waits for the socket with a bound instead).
+        _ = pq.setnonblocking(conn, 1)
     }
 
     deinit { close() }
@@ -122,7 +146,7 @@ final class PostgresConnection {
     /// Runs `sql` with `parameters` bound as `$1…`; the rows as text (nil for NULL).
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
-        let result = try execute(sql, parameters)
+        let result = try succeeded(sql, parameters)
         defer { pq.clear(result) }
         let (rows, columns) = (pq.ntuples(result), pq.nfields(result))
         return (0..<rows).map { row in
@@ -138,7 +162,7 @@ final class PostgresConnection {
     func forEachRow(_ sql: String, _ parameters: [String?] = [], batch: Int = 10_000, _ body: (PostgresRow) throws -> Void) throws {
         try query("DECLARE testscope_rows NO SCROLL CURSOR FOR \(sql)", parameters)
         while true {
-            let result = try execute("FETCH FORWARD \(batch) FROM testscope_rows", [], binary: true)
+            let result = try succeeded("FETCH FORWARD \(batch) FROM testscope_rows", [], binary: true)
             defer { pq.clear(result) }
             let count = pq.ntuples(result)
             for row in 0..<count { try body(PostgresRow(pq: pq, result: result, row: row)) }
@@ -147,12 +171,10 @@ final class PostgresConnection {
         try query("CLOSE testscope_rows")
     }
 
-    /// Runs `sql`; its result (the caller clears it), or the failure.
-    private func execute(_ sql: String, _ parameters: [String?], binary: Bool = false) throws -> LibPQ.Result {
+    /// Runs `sql`: its result (the caller clears it), or the failure (the server's message and SQLSTATE).
+    private func succeeded(_ sql: String, _ parameters: [String?], binary: Bool = false) throws -> LibPQ.Result {
         guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
-        let result = Self.withCStrings(parameters) { values in
-            pq.execParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binary ? 1 : 0)
-        }
+        let result = try execute(conn, sql, parameters, binary: binary)
         let status = pq.resultStatus(result)
         guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
             defer { pq.clear(result) }
@@ -161,6 +183,64 @@ final class PostgresConnection {
             throw PostgresFailure(message: Self.oneLine(message), sqlState: result.flatMap { pq.resultErrorField($0, LibPQ.sqlStateField) }.map { String(cString: $0) })
         }
         return result
+    }
+
+    /// PQexecParams with a bound on the wait: sent, flushed and read as the socket allows, each wait at most
+    /// `answerTimeout`; a server that stays silent longer loses the connection (a "server away" failure).
+    /// The statement's result: its first error, else its last result (PQexec's choice); nil when libpq had none.
+    private func execute(_ conn: LibPQ.Conn, _ sql: String, _ parameters: [String?], binary: Bool) throws -> LibPQ.Result? {
+        let sent = Self.withCStrings(parameters) { values in
+            pq.sendQueryParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binary ? 1 : 0)
+        }
+        guard sent == 1 else { throw connectionFailure(conn) }
+        let deadline = Date().addingTimeInterval(answerTimeout)
+        var unsent = pq.flush(conn)
+        while unsent != 0 {
+            guard unsent > 0 else { throw connectionFailure(conn) }
+            // libpq's rule: while sending, also read (the server may be answering and waiting for us to read).
+            if try wait(conn, for: Int16(POLLIN | POLLOUT), until: deadline) & Int16(POLLIN) != 0, pq.consumeInput(conn) == 0 {
+                throw connectionFailure(conn)
+            }
+            unsent = pq.flush(conn)
+        }
+        var kept: LibPQ.Result?
+        do {
+            while true {
+                while pq.isBusy(conn) != 0 {
+                    _ = try wait(conn, for: Int16(POLLIN), until: deadline)
+                    guard pq.consumeInput(conn) == 1 else { throw connectionFailure(conn) }
+                }
+                guard let next = pq.getResult(conn) else { return kept }
+                if let first = kept, pq.resultStatus(first) == LibPQ.fatalError {
+                    pq.clear(next)
+                } else {
+                    pq.clear(kept)
+                    kept = next
+                }
+            }
+        } catch {
+            pq.clear(kept)
+            throw error
+        }
+    }
+
+    /// Waits until the socket is ready for `events` (the ready ones); past `deadline`, closes the connection and throws.
+    private func wait(_ conn: LibPQ.Conn, for events: Int16, until deadline: Date) throws -> Int16 {
+        var descriptor = pollfd(fd: pq.socket(conn), events: events, revents: 0)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { break }
+            let ready = poll(&descriptor, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
+            if ready > 0 { return descriptor.revents }
+            if ready < 0 && errno != EINTR { throw connectionFailure(conn) }
+        }
+        close()
+        throw PostgresFailure(message: "the server did not answer within \(Int(answerTimeout)) s", sqlState: nil)
+    }
+
+    /// The connection's own message (lost, or the statement could not be sent): a failure without SQLSTATE, "server away".
+    private func connectionFailure(_ conn: LibPQ.Conn) -> PostgresFailure {
+        PostgresFailure(message: Self.oneLine(pq.errorMessage(conn).map { String(cString: $0) } ?? "the connection failed"), sqlState: nil)
     }
 
     /// Runs `body` in one transaction (committed, or rolled back when it throws).

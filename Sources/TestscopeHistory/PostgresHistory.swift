@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Safety: a `testscope` schema with tables but no `schema_version` is another program's and is refused;
 /// a newer version is refused before anything is written; a run's uuid is UNIQUE, so a run sent twice
-/// (a retried job, two merges) is stored once; a statement waits at most `busyTimeout` (`statement_timeout`).
+/// (a retried job, two merges) is stored once; a statement waits at most `busyTimeout` on the server (`statement_timeout`)
+/// and `answerTimeout` on the client.
 final class PostgresHistory: HistoryBackend {
     let url: URL
     let mode: HistoryStore.Mode
@@ -16,6 +17,12 @@ final class PostgresHistory: HistoryBackend {
 
     /// Seconds libpq waits for the server to answer a connection, unless the URL sets `connect_timeout`.
     static let connectTimeout = 10
+    /// The server's `statement_timeout` in seconds: `busyTimeout`, at least 1 s (PostgreSQL's 0 is no limit at all).
+    static func statementTimeout(busyTimeout: TimeInterval) -> TimeInterval { max(1, min(busyTimeout, 2_000_000)) }
+    /// How long the client waits for a statement's answer before it gives the connection up: the server's
+    /// limit and `connectTimeout` more (the server ends a slow statement itself first; this is for a server
+    /// that stopped answering at all: stopped, frozen, or cut off by the network).
+    static func answerTimeout(busyTimeout: TimeInterval) -> TimeInterval { statementTimeout(busyTimeout: busyTimeout) + TimeInterval(connectTimeout) }
     /// The key of the advisory lock a migration holds ("TsHi", as SQLite's application id).
     static let migrationLock = "1416841321"
 
@@ -27,7 +34,8 @@ final class PostgresHistory: HistoryBackend {
         guard let pq = LibPQ.shared else { throw HistoryError.noLibpq(location: location) }
         do {
             let db = try PostgresConnection(pq, conninfo: url.absoluteString,
-                                            defaults: [("connect_timeout", String(Self.connectTimeout)), ("fallback_application_name", "testscope")])
+                                            defaults: [("connect_timeout", String(Self.connectTimeout)), ("fallback_application_name", "testscope")],
+                                            answerTimeout: Self.answerTimeout(busyTimeout: busyTimeout))
             connection = db
             // Our schema first; notices ("already exists, skipping") are not the user's business. At least
             // 1 s per statement: TESTSCOPE_HISTORY_TIMEOUT=0 (SQLite: do not wait for a lock) would otherwise
@@ -35,7 +43,7 @@ final class PostgresHistory: HistoryBackend {
             try db.query("""
                 SELECT set_config('search_path', 'testscope', false), set_config('client_min_messages', 'warning', false),
                        set_config('statement_timeout', $1, false)
-                """, [String(Int(max(1000, min(busyTimeout * 1000, 2_000_000_000))))])
+                """, [String(Int(Self.statementTimeout(busyTimeout: busyTimeout) * 1000))])
             try prepareSchema(db)
         } catch {
             connection?.close()
@@ -63,7 +71,7 @@ final class PostgresHistory: HistoryBackend {
                    (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'testscope')
             """)[0]
         if row[0] == "t" { return try db.query("SELECT max(version) FROM schema_version")[0][0].flatMap { Int($0) } ?? 0 }
-        if row[1] != "0" { throw HistoryError.foreign(path: location) }
+        if row[1] != "0" { throw HistoryError.foreignSchema(location: location) }
         return nil
     }
 

@@ -46,7 +46,7 @@ struct HistoryRecording {
     }
 
     /// Where a run is kept when its PostgreSQL history cannot take it: an SQLite history in the output
-    /// folder, which `history merge` (or the next run with the same output folder) sends.
+    /// folder, which `history push` (or the next run with the same output folder) sends.
     static func pendingFile(in output: OutputFolder) -> URL { output.url.appendingPathComponent("history-pending.sqlite") }
 
     /// The outcomes of the last `count` runs of every test, this run's last (`current`).
@@ -134,7 +134,7 @@ extension Pipeline {
             let store = try HistoryStore(url: pending, mode: .write, busyTimeout: historyTimeout)
             try store.append(record)
             try store.close()
-            terminal.emit(.warning("this run is kept in \(pending.path) (\(error.localizedDescription)); the next run with this output folder sends it, or: testscope history merge \(pending.path) --into \(history.historyDisplay)"))
+            terminal.emit(.warning("this run is kept in \(pending.path) (\(error.localizedDescription)); the next run with this output folder sends it, or: testscope history push --output \(output.url.path) --into \(history.historyDisplay)"))
             return (record, pending)
         }
         sendPending(pending, to: history)
@@ -143,14 +143,37 @@ extension Pipeline {
 
     /// Runs kept by earlier runs (the server was away) sent now that it answered; the file removed once they are in.
     private func sendPending(_ pending: URL, to history: URL) {
-        guard history.isPostgresHistory, FileManager.default.fileExists(atPath: pending.path) else { return }
+        guard history.isPostgresHistory else { return }
         do {
-            let (added, _) = try HistoryStore.merge([pending], into: history, busyTimeout: historyTimeout)
-            try FileManager.default.removeItem(at: pending)
-            terminal.note("sent \(added) run\(added == 1 ? "" : "s") kept in \(pending.path) to \(history.historyDisplay)")
+            if let sent = try sendKept(pending, to: history) { terminal.note(sent) }
         } catch {
             terminal.emit(.warning("the runs kept in \(pending.path) were not sent (\(error.localizedDescription)); they stay there for the next run"))
         }
+    }
+
+    /// `testscope history push`: the runs kept in `output`'s `history-pending.sqlite` sent to `history`, as the
+    /// next run would send them; one line either way. A history that cannot take them is an error (the file stays).
+    /// Without `output`: `.testscope` under the package around the current folder (as `run`), else in the current folder.
+    public func pushHistory(output: URL?, into history: URL) throws -> Outcome {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let folder = output ?? (PackageLayout.root(containing: here) ?? here).appendingPathComponent(".testscope")
+        let pending = HistoryRecording.pendingFile(in: OutputFolder(folder.absoluteURL))
+        do {
+            terminal.printLine(try sendKept(pending, to: history) ?? "nothing to send: no \(pending.path)")
+        } catch let error as HistoryError {
+            throw KeptRunsNotSent(reason: error, file: pending.path)
+        }
+        return Outcome()
+    }
+
+    /// The one way kept runs are sent (by `run`, `flaky`, `merge` and `history push`): merged into `history` by
+    /// uuid (a run already there is not added again), then the file removed. The line saying so; nil when there is no file.
+    private func sendKept(_ pending: URL, to history: URL) throws -> String? {
+        guard FileManager.default.fileExists(atPath: pending.path) else { return nil }
+        let (added, present) = try HistoryStore.merge([pending], into: history, busyTimeout: historyTimeout)
+        try FileManager.default.removeItem(at: pending)
+        return "sent \(added) run\(added == 1 ? "" : "s") kept in \(pending.path) to \(history.historyDisplay)"
+            + (present > 0 ? " (\(present) already there)" : "")
     }
 
     /// After `recordHistory`: `history.html` in the output folder from the whole file, and the manifest entry that links it.
@@ -179,4 +202,13 @@ extension Outcome.Status {
         case .flaky: return 3
         }
     }
+}
+
+/// `history push` could not send the kept runs (the server away, a refusal, an unreadable file): the
+/// history's own reason, status 65 as for any history that cannot be written, and the file left in place.
+struct KeptRunsNotSent: LocalizedError, ClassifiedError {
+    var reason: HistoryError
+    var file: String
+    var errorDescription: String? { "\(reason.localizedDescription); the runs stay in \(file)" }
+    var errorClass: ErrorClass { reason.errorClass }
 }

@@ -38,6 +38,54 @@ final class PostgresHistoryCommandTests: XCTestCase {
         XCTAssertEqual(try HistoryStore(url: URL(string: url)!, mode: .read).records(), try HistoryStore(url: pending, mode: .read).records())
     }
 
+    /// `history push`: the kept runs sent to the server once it answers, the file removed; a server still away is
+    /// one line and status 65 with the file kept; no file is one line and 0; a run already there is not sent twice.
+    func testHistoryPushSendsTheKeptRunsOnce() throws {
+        let package = TestscopeProcess.samples.appendingPathComponent("packages/Flaky")
+        let output = folder.appendingPathComponent("out")
+        let pending = output.appendingPathComponent("history-pending.sqlite")
+        let away = "postgresql://ci:hunter2-secret@/hist?host=\(folder.path)"
+        let run = try TestscopeProcess.run(["run", "--package-path", package.path, "--output", output.path, "--history", away, "--quiet"])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        let kept = try HistoryStore(url: pending, mode: .read).records()
+        XCTAssertEqual(kept.count, 1)
+
+        let stillAway = try TestscopeProcess.run(["history", "push", "--output", output.path, "--into", away])
+        XCTAssertEqual(stillAway.status, 65, stillAway.stderr)
+        XCTAssertEqual(stillAway.stdout, "")
+        XCTAssertEqual(stillAway.errorLines.count, 1, stillAway.stderr)
+        XCTAssertTrue(stillAway.stderr.hasPrefix("testscope: error: history postgresql://ci:***@/hist?host=\(folder.path) cannot be reached ("), stillAway.stderr)
+        XCTAssertTrue(stillAway.stderr.hasSuffix("; the runs stay in \(pending.path)\n"), stillAway.stderr)
+        XCTAssertFalse(stillAway.stderr.contains("hunter2"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: pending.path), "kept")
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        try FileManager.default.copyItem(at: pending, to: copy)
+
+        let url = try PostgresCluster.sharedCluster().createDatabase()
+        let push = try TestscopeProcess.run(["history", "push", "--output", output.path, "--into", url.absoluteString])
+        XCTAssertEqual(push.status, 0, push.stderr)
+        XCTAssertEqual(push.stdout, "sent 1 run kept in \(pending.path) to \(url.historyDisplay)\n")
+        XCTAssertEqual(push.stderr, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pending.path), "removed once the runs are in")
+        XCTAssertEqual(try HistoryStore(url: url, mode: .read).records(), kept)
+
+        let again = try TestscopeProcess.run(["history", "push", "--output", output.path, "--into", url.absoluteString])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.stdout, "nothing to send: no \(pending.path)\n")
+
+        // The same runs kept again (a push that sent them but could not remove the file): not stored twice.
+        try FileManager.default.copyItem(at: copy, to: pending)
+        let twice = try TestscopeProcess.run(["history", "push", "--output", output.path, "--into", url.absoluteString])
+        XCTAssertEqual(twice.stdout, "sent 0 runs kept in \(pending.path) to \(url.historyDisplay) (1 already there)\n", twice.stderr)
+        XCTAssertEqual(try HistoryStore(url: url, mode: .read).records(), kept)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: pending.path))
+
+        // Without --output: .testscope under the package around the current folder (here none: the folder's own).
+        let here = try TestscopeProcess.run(["history", "push", "--into", url.absoluteString], in: folder)
+        XCTAssertEqual(here.status, 0, here.stderr)
+        XCTAssertEqual(here.stdout, "nothing to send: no \(folder.appendingPathComponent(".testscope/history-pending.sqlite").path)\n")
+    }
+
     func testNoLibpqIsOneLine() throws {
         let result = try TestscopeProcess.run(["history", "postgresql://ci:hunter2-secret@db.invalid/hist"],
                                               environment: ["TESTSCOPE_LIBPQ": folder.appendingPathComponent("libpq.so.5").path])

@@ -107,7 +107,7 @@ final class PostgresBackendTests: XCTestCase {
         let foreign = try cluster.createDatabase()
         try HistoryTestDB.connect(foreign).query("CREATE SCHEMA testscope")
         try HistoryTestDB.connect(foreign).query("CREATE TABLE testscope.run(x int)")
-        XCTAssertThrowsError(try HistoryStore(url: foreign, mode: .write)) { XCTAssertEqual($0 as? HistoryError, .foreign(path: foreign.historyDisplay)) }
+        XCTAssertThrowsError(try HistoryStore(url: foreign, mode: .write)) { XCTAssertEqual($0 as? HistoryError, .foreignSchema(location: foreign.historyDisplay)) }
         XCTAssertEqual(try HistoryTestDB.count(foreign, "SELECT count(*) FROM pg_tables WHERE schemaname = 'testscope'"), 1)
 
         let newer = try cluster.createDatabase()

@@ -96,6 +96,41 @@ final class PostgresFaultTests: XCTestCase {
         XCTAssertLessThan(waited, Double(PostgresHistory.connectTimeout) + 5)
     }
 
+    /// A server that stops answering once the connection is made (the postmaster and every backend SIGSTOPped,
+    /// so its own `statement_timeout` cannot fire): the statement gives up after the client's bound
+    /// (`answerTimeout`) as "server away", in one line, and the store is closed. Bounded: the test waits
+    /// at most the bound and 10 s more, and the processes are continued before the server is removed.
+    func testAServerThatStopsAnsweringMidStatementTimesOut() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.stop() }
+        let url = try cluster.createDatabase()
+        nonisolated(unsafe) let store = try HistoryStore(url: URL(string: url.absoluteString.replacingOccurrences(of: "@/", with: ":hunter2-secret@/"))!,
+                                                         mode: .write, busyTimeout: 1)
+        let stopped = try cluster.processes()
+        XCTAssertGreaterThan(stopped.count, 1, "the postmaster and its backends")
+        defer { for pid in stopped { kill(pid, SIGCONT) } }
+        for pid in stopped { XCTAssertEqual(kill(pid, SIGSTOP), 0) }
+        let bound = PostgresHistory.answerTimeout(busyTimeout: 1)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Bool, Error>?
+        let started = Date()
+        Thread.detachNewThread {
+            outcome = Result { try store.append(HistoryScenarios.record(0)) }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + bound + 10), .success, "no answer within the client's bound (\(bound) s)")
+        let waited = Date().timeIntervalSince(started)
+        guard case let .failure(error)? = outcome else { return XCTFail("appended to a stopped server: \(String(describing: outcome))") }
+        guard let error = error as? HistoryError, case .unreachable = error else { return XCTFail("\(error)") }
+        XCTAssertTrue(error.serverAway)
+        let line = error.localizedDescription
+        XCTAssertFalse(line.contains("\n") || line.contains("hunter2"), line)
+        XCTAssertTrue(line.contains("did not answer within \(Int(bound)) s"), line)
+        XCTAssertGreaterThanOrEqual(waited, bound - 1)
+        XCTAssertLessThan(waited, bound + 5)
+        XCTAssertThrowsError(try store.append(HistoryScenarios.record(1)), "the connection was given up")
+    }
+
     /// A full disk on the server (the database in a tablespace on a 12 MB tmpfs; root, as in CI): the append
     /// is "server away" (SQLSTATE 53100, "full") in one line, and no run is stored.
     func testAFullDiskOnTheServerStoresNoRun() throws {

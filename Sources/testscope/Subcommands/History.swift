@@ -4,12 +4,12 @@ import TestscopeExecution
 import TestscopeKit
 
 extension Testscope {
-    /// `testscope history FILE` and `testscope history merge A B … --into FILE` (docs/history.md).
+    /// `testscope history FILE`, `testscope history merge A B … --into FILE` and `testscope history push --into URL` (docs/history.md).
     struct History: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "history",
             abstract: "Show what a --history file says (flaky, broken and slower tests, coverage trend), or merge history files.",
-            subcommands: [Show.self, Merge.self], defaultSubcommand: Show.self)
+            subcommands: [Show.self, Merge.self, Push.self], defaultSubcommand: Show.self)
 
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
@@ -48,6 +48,20 @@ extension Testscope {
 
             func run() throws {
                 try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in try pipeline.mergeHistory(sources.map(historyURL), into: historyURL(into)) }
+            }
+        }
+
+        struct Push: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "push",
+                abstract: "Send the runs kept in OUTPUT/history-pending.sqlite (the server was away) to the history; the file is removed once they are in.")
+            @Option(name: .long, help: ArgumentHelp("The output folder the runs were kept in (default: .testscope under the package).", valueName: "dir")) var output: String?
+            @Option(name: .long, help: ArgumentHelp("The postgresql:// URL (or history file) to send them to.", valueName: "url|file.sqlite")) var into: String
+
+            func run() throws {
+                try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in
+                    try pipeline.pushHistory(output: output.map(absoluteURL), into: historyURL(into))
+                }
             }
         }
     }

@@ -158,37 +158,38 @@ final class PostgresConnection {
 
     /// Runs the query `sql` through a cursor inside the caller's transaction and hands `body` its rows,
     /// fetched `batch` at a time in binary format (no number printed by the server and parsed here):
-    /// memory holds one batch, however many rows there are.
-    func forEachRow(_ sql: String, _ parameters: [String?] = [], batch: Int = 10_000, _ body: (PostgresRow) throws -> Void) throws {
+    /// memory holds one batch, however many rows there are. Each batch is asked for before the one before
+    /// it is read, so the server makes it meanwhile (a batch fits in the socket's buffer): server and client
+    /// work at once instead of in turn.
+    func forEachRow(_ sql: String, _ parameters: [String?] = [], batch: Int = 2_000, _ body: (PostgresRow) throws -> Void) throws {
         try query("DECLARE testscope_rows NO SCROLL CURSOR FOR \(sql)", parameters)
+        let fetch = "FETCH FORWARD \(batch) FROM testscope_rows"
+        var deadline = try send(fetch, [], binary: true)
         while true {
-            let result = try succeeded("FETCH FORWARD \(batch) FROM testscope_rows", [], binary: true)
+            let result = try answer(until: deadline)
             defer { pq.clear(result) }
-            let count = pq.ntuples(result)
-            for row in 0..<count { try body(PostgresRow(pq: pq, result: result, row: row)) }
-            if count < batch { break }
+            let count = pq.ntuples(result), more = count == batch
+            if more { deadline = try send(fetch, [], binary: true) }
+            do {
+                for row in 0..<count { try body(PostgresRow(pq: pq, result: result, row: row)) }
+            } catch {
+                if more { pq.clear(try? answer(until: deadline)) }
+                throw error
+            }
+            if !more { break }
         }
         try query("CLOSE testscope_rows")
     }
 
     /// Runs `sql`: its result (the caller clears it), or the failure (the server's message and SQLSTATE).
     private func succeeded(_ sql: String, _ parameters: [String?], binary: Bool = false) throws -> LibPQ.Result {
-        guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
-        let result = try execute(conn, sql, parameters, binary: binary)
-        let status = pq.resultStatus(result)
-        guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
-            defer { pq.clear(result) }
-            let text = result.flatMap { pq.resultErrorMessage($0) }.map { String(cString: $0) } ?? ""
-            let message = text.isEmpty ? pq.errorMessage(conn).map { String(cString: $0) } ?? "no result" : text
-            throw PostgresFailure(message: Self.oneLine(message), sqlState: result.flatMap { pq.resultErrorField($0, LibPQ.sqlStateField) }.map { String(cString: $0) })
-        }
-        return result
+        try answer(until: try send(sql, parameters, binary: binary))
     }
 
-    /// PQexecParams with a bound on the wait: sent, flushed and read as the socket allows, each wait at most
-    /// `answerTimeout`; a server that stays silent longer loses the connection (a "server away" failure).
-    /// The statement's result: its first error, else its last result (PQexec's choice); nil when libpq had none.
-    private func execute(_ conn: LibPQ.Conn, _ sql: String, _ parameters: [String?], binary: Bool) throws -> LibPQ.Result? {
+    /// Sends `sql` (PQsendQueryParams) and flushes it as the socket allows; the deadline of its answer
+    /// (`answerTimeout` from now: a server that stays silent longer loses the connection, "server away").
+    private func send(_ sql: String, _ parameters: [String?], binary: Bool) throws -> Date {
+        guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
         let sent = Self.withCStrings(parameters) { values in
             pq.sendQueryParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binary ? 1 : 0)
         }
@@ -203,6 +204,27 @@ final class PostgresConnection {
             }
             unsent = pq.flush(conn)
         }
+        return deadline
+    }
+
+    /// The answer to the statement sent last: its result (the caller clears it), or the failure (the
+    /// server's message and SQLSTATE).
+    private func answer(until deadline: Date) throws -> LibPQ.Result {
+        guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
+        let result = try results(conn, until: deadline)
+        let status = pq.resultStatus(result)
+        guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
+            defer { pq.clear(result) }
+            let text = result.flatMap { pq.resultErrorMessage($0) }.map { String(cString: $0) } ?? ""
+            let message = text.isEmpty ? pq.errorMessage(conn).map { String(cString: $0) } ?? "no result" : text
+            throw PostgresFailure(message: Self.oneLine(message), sqlState: result.flatMap { pq.resultErrorField($0, LibPQ.sqlStateField) }.map { String(cString: $0) })
+        }
+        return result
+    }
+
+    /// The results of the statement sent, read as they come, each wait bounded by `deadline`: its first
+    /// error, else its last result (PQexec's choice); nil when libpq had none.
+    private func results(_ conn: LibPQ.Conn, until deadline: Date) throws -> LibPQ.Result? {
         var kept: LibPQ.Result?
         do {
             while true {

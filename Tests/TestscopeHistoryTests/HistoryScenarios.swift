@@ -138,6 +138,10 @@ struct HistoryScenarios {
         print("history load \(backend): \(writers) writers × \(runs) runs × \(tests) tests: append time per run p50 \(percentile(0.5)), p95 \(percentile(0.95))")
         let records = try HistoryStore(url: url, mode: .read).records()
         XCTAssertEqual(records.count, writers * runs, "every run stored once")
+        // Read test by test (on PostgreSQL in several batches of the cursor): every execution, each test once.
+        let analysis = try HistoryStore(url: url, mode: .read).analysis()
+        XCTAssertEqual(analysis.tests.map(\.runs), Array(repeating: writers * runs, count: tests))
+        XCTAssertEqual(Set(analysis.tests.map(\.test)).count, tests)
         XCTAssertEqual(Set(records.map(\.run.uuid)).count, writers * runs)
         XCTAssertTrue(records.allSatisfy { $0.executions.count == tests })
         return records

@@ -92,6 +92,43 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: newer), newerBytes)
     }
 
+    /// A history written before schema 5 (executions in run order) is rebuilt in test order when next opened
+    /// for writing: the same records and analysis, the read by test a plain scan of the table (no lookups).
+    func testSchema4FileIsMigratedToTestOrder() throws {
+        let url = folder.appendingPathComponent("v4.sqlite")
+        let written = (0..<6).map { record($0, outcomes: ["M.C/testA": "passed", "M.C/testB": $0 % 2 == 0 ? "failed" : "passed", "M.C/testC": "skipped"]) }
+        let old = try SQLiteConnection(path: url.path, create: true, readOnly: false, busyTimeout: 1)
+        try old.transaction {
+            for migration in HistorySchema.migrations.prefix(4) { try old.execute(migration) }
+            try old.execute("PRAGMA application_id = \(HistorySchema.applicationID); PRAGMA user_version = 4")
+            for r in written { _ = try HistoryRows.insert(r, into: old) }
+        }
+        old.close()
+        let plan = "EXPLAIN QUERY PLAN SELECT test_id, run_id, iteration, outcome, duration, message FROM execution ORDER BY test_id, run_id, iteration"
+        try XCTAssertEqual(sqlite(url, "PRAGMA user_version"), "4")
+        try XCTAssertTrue(sqlite(url, plan).contains("USING INDEX"), "schema 4 reads by test through an index")
+
+        try HistoryStore(url: url, mode: .write).close()
+        try XCTAssertEqual(sqlite(url, "PRAGMA user_version"), "5")
+        let migrated = try sqlite(url, plan)
+        XCTAssertFalse(migrated.contains("INDEX"), "schema 5 reads by test in one scan: \(migrated)")
+        let read = try HistoryStore(url: url, mode: .read)
+        defer { try? read.close() }
+        XCTAssertEqual(try read.records(), written)
+        let text = HistoryText(path: "h")
+        XCTAssertEqual(text.render(try read.analysis()), text.render(HistoryAnalysis(written)))
+        XCTAssertEqual(try read.analysis().tests.first { $0.test == "M.C/testB" }?.flips, 5)
+    }
+
+    /// Python's sqlite3 module's answer to `sql` on `url` (a reader independent of Testscope): its rows' values, space-separated.
+    func sqlite(_ url: URL, _ sql: String) throws -> String {
+        let python = try XCTUnwrap(Toolchain.findInPath("python3", environment: ProcessInfo.processInfo.environment))
+        let code = "import sqlite3, sys; print(' '.join(str(v) for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]) for v in row))"
+        let result = try ProcessRunner.run(python, ["-c", code, url.path, sql])
+        XCTAssertTrue(result.succeeded, result.stderrText)
+        return result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Another process holds the write lock past the timeout: one `locked` error, the stored runs unchanged.
     /// Several writers creating the same new history at once all succeed (switching a new file to WAL
     /// can fail one of them at once with SQLITE_BUSY, without SQLite's busy handler: seen in CI as

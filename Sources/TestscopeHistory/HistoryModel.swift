@@ -139,6 +139,30 @@ package struct HistoryTestRow: Sendable, Equatable {
     }
 }
 
+/// Both stores' test-by-test read: rows added in test order, each test's rows handed on (with its name)
+/// once the next test's first row comes, the last test's at `finish`.
+struct HistoryTestGroups {
+    let names: [Int64: String]
+    private var current: Int64 = -1
+    private var rows: [HistoryTestRow] = []
+
+    init(names: [Int64: String]) { self.names = names }
+
+    /// Adds a row of test `test` (nil: an execution of a run not selected).
+    mutating func add(_ test: Int64, _ row: HistoryTestRow?, to consume: (String, [HistoryTestRow]) -> Void) {
+        if test != current {
+            finish(consume)
+            current = test
+        }
+        if let row { rows.append(row) }
+    }
+
+    mutating func finish(_ consume: (String, [HistoryTestRow]) -> Void) {
+        if !rows.isEmpty { consume(names[current] ?? "", rows) }
+        rows = []
+    }
+}
+
 /// One file's line coverage in a run.
 package struct HistoryFileCoverage: Sendable, Equatable {
     package var path: String

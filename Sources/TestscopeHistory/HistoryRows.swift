@@ -110,16 +110,12 @@ enum HistoryRows {
         let tests = try db.prepare("SELECT id, name FROM test")
         while try tests.step() { names[tests.int(0)] = tests.text(1) ?? "" }
         let rows = try db.prepare("SELECT test_id, run_id, iteration, outcome, duration, message FROM execution ORDER BY test_id, run_id, iteration")
-        var current: Int64 = -1, group: [HistoryTestRow] = []
+        var groups = HistoryTestGroups(names: names)
         while try rows.step() {
-            let test = rows.int(0)
-            if test != current {
-                if !group.isEmpty { consume(names[current] ?? "", group) }
-                (current, group) = (test, [])
-            }
-            guard let run = place[rows.int(1)] else { continue }
-            group.append(HistoryTestRow(run: run, iteration: Int(rows.int(2)), outcome: rows.text(3) ?? "", duration: rows.double(4), message: rows.text(5)))
+            groups.add(rows.int(0), place[rows.int(1)].map {
+                HistoryTestRow(run: $0, iteration: Int(rows.int(2)), outcome: rows.text(3) ?? "", duration: rows.double(4), message: rows.text(5))
+            }, to: consume)
         }
-        if !group.isEmpty { consume(names[current] ?? "", group) }
+        groups.finish(consume)
     }
 }

@@ -120,17 +120,13 @@ enum PostgresRows {
     static func executionsByTest(from db: PostgresConnection, runs place: [Int64: Int], _ consume: (String, [HistoryTestRow]) -> Void) throws {
         var names: [Int64: String] = [:]
         for row in try db.query("SELECT id, name FROM test") { names[Int64(row[0] ?? "") ?? -1] = row[1] ?? "" }
-        var current: Int64 = -1, group: [HistoryTestRow] = []
+        var groups = HistoryTestGroups(names: names)
         try db.forEachRow("SELECT test_id, run_id, iteration, outcome, duration, message FROM execution ORDER BY test_id") { row in
-            let test = row.int(0)
-            if test != current {
-                if !group.isEmpty { consume(names[current] ?? "", group) }
-                (current, group) = (test, [])
-            }
-            guard let run = place[row.int(1)] else { return }
-            group.append(HistoryTestRow(run: run, iteration: Int(row.int(2)), outcome: row.text(3) ?? "", duration: row.double(4), message: row.text(5)))
+            groups.add(row.int(0), place[row.int(1)].map {
+                HistoryTestRow(run: $0, iteration: Int(row.int(2)), outcome: row.text(3) ?? "", duration: row.double(4), message: row.text(5))
+            }, to: consume)
         }
-        if !group.isEmpty { consume(names[current] ?? "", group) }
+        groups.finish(consume)
     }
 
     /// Inserts a map (and its per-test lines) for the stored run `runUUID`; false when there is no such run.

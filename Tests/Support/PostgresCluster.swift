@@ -103,17 +103,29 @@ package final class PostgresCluster {
 
     /// A port nobody listens on now (the kernel's choice for a socket bound to port 0).
     private static func freePort() throws -> Int {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
+        let (descriptor, port) = try localSocket(listening: false)
+        close(descriptor)
+        return port
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the kernel chooses (listening, with a backlog, when asked), and
+    /// that port; the caller closes it.
+    package static func localSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        let bound = descriptor >= 0 && withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && (!listening || listen(descriptor, 8) == 0) && getsockname(descriptor, $0, &length) == 0
+            }
         }
-        guard bound else { throw ClusterError("no free port on 127.0.0.1") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            if descriptor >= 0 { close(descriptor) }
+            throw ClusterError("no free port on 127.0.0.1")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// The running postmaster's process id (the first line of `postmaster.pid`).

@@ -56,24 +56,21 @@ package struct FlakyBuilder {
         // arguments after `--`), so that the two share the build.
         let common = ["--package-path", packageRoot.path, "--scratch-path", scratchPath.path]
             + InstrumentedBuild.atomicCounterArguments + extraBuildArguments
-        let builtElsewhere = Locked(false)
-        func runBuild() throws -> ProcessResult {
+        let build = try BuildArtifacts.build(
+            note: { note in
+                log?.write("testscope: " + note)
+                StandardStreams.write(STDERR_FILENO, "testscope: " + note + "\n")
+            },
+            binPath: { try? BuildArtifacts.binPath(swift: swift, buildArguments: common, environment: environment) }
+        ) { watch in
             try ProcessRunner.stream(
                 swift, ["build", "--build-tests", "--enable-code-coverage", "--experimental-test-entry-point-path", entryPoint.path] + common,
                 environment: environment, echo: false, onLine: { line in
                     log?.write(line)
                     if echo { StandardStreams.write(STDERR_FILENO, line + "\n") }
                     onLine?(line)
-                    if BuildArtifacts.saysBuiltElsewhere(line) { builtElsewhere.withLock { $0 = true } }
+                    watch(line)
                 })
-        }
-        var build = try runBuild()
-        if !build.succeeded, builtElsewhere.withLock({ $0 }),
-           let bin = try? BuildArtifacts.binPath(swift: swift, buildArguments: common, environment: environment) {
-            log?.write("testscope: " + BuildArtifacts.builtElsewhereNote)
-            StandardStreams.write(STDERR_FILENO, "testscope: " + BuildArtifacts.builtElsewhereNote + "\n")
-            BuildArtifacts.removeModuleCache(binPath: bin)
-            build = try runBuild()
         }
         guard build.succeeded else {
             throw FlakinessError.buildFailed(scratchPath: scratchPath.path, log: log?.path ?? "the output above")

@@ -6,16 +6,24 @@ import TestscopeExecution
 package enum BuildArtifacts {
     /// A failed build's line that says the build folder's module cache was made at another path: the package
     /// (with its `.build`) was moved or copied, and clang refuses every precompiled module it finds there.
-    package static func saysBuiltElsewhere(_ line: String) -> Bool { line.contains("was compiled with module cache path") }
+    static func saysBuiltElsewhere(_ line: String) -> Bool { line.contains("was compiled with module cache path") }
 
     /// What `run` and `flaky` say before building a moved build folder again.
     package static let builtElsewhereNote = "the build folder was made at another path (the package was moved or copied): "
         + "its module cache is removed and the build runs again"
 
-    /// Removes the module cache of the build whose bin folder is `binPath` (`<scratch>/<triple>/<configuration>/ModuleCache`):
-    /// the rest of a moved build folder still serves.
-    package static func removeModuleCache(binPath: URL) {
-        try? FileManager.default.removeItem(at: binPath.appendingPathComponent("ModuleCache"))
+    /// Runs a build (`build` hands each of its output lines to the closure it gets) and, when it failed because
+    /// the build folder was made at another path, says so (`note`), removes the module cache of the bin folder
+    /// `binPath` gives (`<scratch>/<triple>/<configuration>/ModuleCache`: the rest of a moved build folder
+    /// still serves) and runs it once more. `run` and `flaky` build through it.
+    package static func build(note: (String) -> Void, binPath: () -> URL?,
+                              _ build: (_ onLine: @escaping @Sendable (String) -> Void) throws -> ProcessResult) throws -> ProcessResult {
+        let builtElsewhere = Locked(false)
+        let first = try build { line in if saysBuiltElsewhere(line) { builtElsewhere.withLock { $0 = true } } }
+        guard !first.succeeded, builtElsewhere.withLock({ $0 }), let bin = binPath() else { return first }
+        note(builtElsewhereNote)
+        try? FileManager.default.removeItem(at: bin.appendingPathComponent("ModuleCache"))
+        return try build { _ in }
     }
 
     /// The bin folder of a build with these arguments (`--package-path`, `-c`, `--scratch-path`, …): the

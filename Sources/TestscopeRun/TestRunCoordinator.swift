@@ -142,21 +142,15 @@ package struct TestRunCoordinator: Sendable {
         let observer = self.observer
         // In the caller's environment, not the tests': SwiftPM plans the build again when its environment
         // changes (15 s on hummingbird), and `flaky` builds the same folder in the caller's environment.
-        let builtElsewhere = Locked(false)
         let buildCommand = ["build", "--build-tests", "--enable-code-coverage"] + entryPoint + request.buildArguments + buildExtra
-        var build = try ProcessRunner.stream(
-            request.swift, buildCommand, environment: ProcessInfo.processInfo.environment, echo: request.echo, onLine: { line in
+        let build = try BuildArtifacts.build(note: note, binPath: { binPathTask.wait(); return try? binPathQuery.withLock { $0 }?.get() }) { watch in
+            try ProcessRunner.stream(request.swift, buildCommand, environment: ProcessInfo.processInfo.environment, echo: request.echo, onLine: { line in
                 writeLine(line)
                 observer?.buildLine(line)
-                if BuildArtifacts.saysBuiltElsewhere(line) { builtElsewhere.withLock { $0 = true } }
+                watch(line)
             })
-        binPathTask.wait()
-        if !build.succeeded, builtElsewhere.withLock({ $0 }), let bin = try? binPathQuery.withLock({ $0 })?.get() {
-            note(BuildArtifacts.builtElsewhereNote)
-            BuildArtifacts.removeModuleCache(binPath: bin)
-            build = try ProcessRunner.stream(request.swift, buildCommand, environment: ProcessInfo.processInfo.environment, echo: request.echo,
-                                             onLine: { line in writeLine(line); observer?.buildLine(line) })
         }
+        binPathTask.wait()
         PhaseTimer.mark("build")
         guard build.succeeded else {
             return TestRunOutput(results: results, testBinaryStatus: build.status, testBinaryStderr: build.stderrText,

@@ -29,6 +29,15 @@ final class MovedPackageTests: XCTestCase {
         XCTAssertEqual(outcome.status, .success, console.diagnosticsText)
         XCTAssertTrue(console.diagnosticsText.contains(BuildArtifacts.builtElsewhereNote), console.diagnosticsText)
         XCTAssertFalse(try XCTUnwrap(outcome.tests).results.isEmpty)
+
+        // `flaky` builds through the same mechanism: moved once more, it builds and runs its orders.
+        let again = Self.work.appendingPathComponent("again/Shapes")
+        try fm.createDirectory(at: again.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try fm.moveItem(at: moved, to: again)
+        var request = FlakyRequest(packageRoot: again, settings: ReportSettings(formats: [.json], output: again.appendingPathComponent("out-flaky")))
+        (request.seed, request.runs, request.jobs, request.nodModes) = (1, 2, 1, [.plain])
+        let flaky = try pipeline.flaky(request)
+        XCTAssertFalse(try XCTUnwrap(flaky.flaky, console.diagnosticsText).findings.isEmpty)
         try? fm.removeItem(at: Self.work)
     }
 }

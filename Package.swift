@@ -110,6 +110,7 @@ let package = Package(
         ),
 .testTarget(name: "TestscopeKitTests", dependencies: [
             "TestscopeKit", "TestscopeCoverage", "TestscopeExecution", "TestscopeFlakiness", "TestscopeReports", "TestscopeTestSupport", "TestscopeHistory",
+            "TestscopeTestResults",
         ]),
         .testTarget(name: "TestscopeHistoryTests", dependencies: ["TestscopeHistory", "TestscopeExecution", "TestscopeTestSupport"]),
         .testTarget(name: "TestscopeImpactTests", dependencies: ["TestscopeImpact", "TestscopeCoverage", "TestscopeHistory", "TestscopeExecution", "TestscopeTestResults"]),

@@ -12,8 +12,6 @@ struct LibPQ: @unchecked Sendable {
     let status: @convention(c) (Conn?) -> Int32
     let errorMessage: @convention(c) (Conn?) -> UnsafePointer<CChar>?
     let finish: @convention(c) (Conn?) -> Void
-    let execParams: @convention(c) (Conn?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt32>?, Strings?,
-                                    UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> Result?
     let resultStatus: @convention(c) (Result?) -> Int32
     let resultErrorMessage: @convention(c) (Result?) -> UnsafePointer<CChar>?
     let resultErrorField: @convention(c) (Result?, Int32) -> UnsafePointer<CChar>?
@@ -64,8 +62,6 @@ struct LibPQ: @unchecked Sendable {
                     status: try symbol("PQstatus", (@convention(c) (Conn?) -> Int32).self),
                     errorMessage: try symbol("PQerrorMessage", (@convention(c) (Conn?) -> UnsafePointer<CChar>?).self),
                     finish: try symbol("PQfinish", (@convention(c) (Conn?) -> Void).self),
-                    execParams: try symbol("PQexecParams", (@convention(c) (Conn?, UnsafePointer<CChar>?, Int32, UnsafePointer<UInt32>?, Strings?,
-                                                                           UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> Result?).self),
                     resultStatus: try symbol("PQresultStatus", (@convention(c) (Result?) -> Int32).self),
                     resultErrorMessage: try symbol("PQresultErrorMessage", (@convention(c) (Result?) -> UnsafePointer<CChar>?).self),
                     resultErrorField: try symbol("PQresultErrorField", (@convention(c) (Result?, Int32) -> UnsafePointer<CChar>?).self),
@@ -164,16 +160,16 @@ final class PostgresConnection {
     func forEachRow(_ sql: String, _ parameters: [String?] = [], batch: Int = 2_000, _ body: (PostgresRow) throws -> Void) throws {
         try query("DECLARE testscope_rows NO SCROLL CURSOR FOR \(sql)", parameters)
         let fetch = "FETCH FORWARD \(batch) FROM testscope_rows"
-        var deadline = try send(fetch, [], binary: true)
+        try send(fetch, [], binary: true)
         while true {
-            let result = try answer(until: deadline)
+            let result = try answer()
             defer { pq.clear(result) }
             let count = pq.ntuples(result), more = count == batch
-            if more { deadline = try send(fetch, [], binary: true) }
+            if more { try send(fetch, [], binary: true) }
             do {
                 for row in 0..<count { try body(PostgresRow(pq: pq, result: result, row: row)) }
             } catch {
-                if more { pq.clear(try? answer(until: deadline)) }
+                if more { pq.clear(try? answer()) }
                 throw error
             }
             if !more { break }
@@ -183,12 +179,13 @@ final class PostgresConnection {
 
     /// Runs `sql`: its result (the caller clears it), or the failure (the server's message and SQLSTATE).
     private func succeeded(_ sql: String, _ parameters: [String?], binary: Bool = false) throws -> LibPQ.Result {
-        try answer(until: try send(sql, parameters, binary: binary))
+        try send(sql, parameters, binary: binary)
+        return try answer()
     }
 
-    /// Sends `sql` (PQsendQueryParams) and flushes it as the socket allows; the deadline of its answer
-    /// (`answerTimeout` from now: a server that stays silent longer loses the connection, "server away").
-    private func send(_ sql: String, _ parameters: [String?], binary: Bool) throws -> Date {
+    /// Sends `sql` (PQsendQueryParams) and flushes it as the socket allows, within `answerTimeout` (a server
+    /// that stays silent longer loses the connection: "server away").
+    private func send(_ sql: String, _ parameters: [String?], binary: Bool) throws {
         guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
         let sent = Self.withCStrings(parameters) { values in
             pq.sendQueryParams(conn, sql, Int32(parameters.count), nil, values, nil, nil, binary ? 1 : 0)
@@ -204,14 +201,14 @@ final class PostgresConnection {
             }
             unsent = pq.flush(conn)
         }
-        return deadline
     }
 
     /// The answer to the statement sent last: its result (the caller clears it), or the failure (the
-    /// server's message and SQLSTATE).
-    private func answer(until deadline: Date) throws -> LibPQ.Result {
+    /// server's message and SQLSTATE). Waited for at most `answerTimeout` from now, not from the send: a
+    /// batch asked for early waits while the client reads the one before.
+    private func answer() throws -> LibPQ.Result {
         guard let conn else { throw PostgresFailure(message: "the connection is closed", sqlState: nil) }
-        let result = try results(conn, until: deadline)
+        let result = try results(conn, until: Date().addingTimeInterval(answerTimeout))
         let status = pq.resultStatus(result)
         guard let result, status == LibPQ.commandOK || status == LibPQ.tuplesOK else {
             defer { pq.clear(result) }
@@ -252,8 +249,11 @@ final class PostgresConnection {
         while true {
             let left = deadline.timeIntervalSinceNow
             if left <= 0 { break }
-            let ready = poll(&descriptor, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
+            // At most a second at a time, then `events` as if ready: over TLS, OpenSSL may hold bytes already
+            // read from the socket that poll cannot see, and the caller's PQconsumeInput takes them.
+            let ready = poll(&descriptor, 1, Int32(min(left * 1000, 1_000).rounded(.up)))
             if ready > 0 { return descriptor.revents }
+            if ready == 0 { return events }
             if ready < 0 && errno != EINTR { throw connectionFailure(conn) }
         }
         close()

@@ -1,7 +1,7 @@
 /// The history's tables on PostgreSQL: SQLite's schema 4 (`HistorySchema`) translated (BIGSERIAL ids,
 /// DOUBLE PRECISION times, BYTEA maps), in a schema of its own (`testscope`) so that another program's
 /// `run` table is never touched, versioned in `schema_version` (one row). Each migration is a list of
-/// single statements (libpq's `PQexecParams` runs one at a time).
+/// single statements (libpq's `PQsendQueryParams` takes one at a time).
 enum PostgresSchema {
     static var currentVersion: Int { migrations.count }
 

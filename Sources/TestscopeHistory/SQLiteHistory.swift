@@ -89,7 +89,8 @@ final class SQLiteHistory: HistoryBackend {
         let state = try inspect()
         let needsWork = try check(state)
         guard mode == .write else {
-            // An older schema reads as it is (later versions only add tables; their readers check).
+            // An older schema reads as it is (later versions add tables, whose readers check, or lay a table out
+            // anew with the same columns, as schema 5 does).
             if needsWork && (state.id == 0 || state.tables == 0) {
                 throw HistoryError.unreadable(path: path, detail: "an empty history: record a run into it with --history first")
             }

@@ -53,7 +53,9 @@ struct HistoryRecording {
     func timelines(current: TestRunResults, count: Int = 20) -> [String: [HistoryTimelinePoint]] {
         var now = HistoryRun(command: command, startedAt: startedAt, finishedAt: Date(), exitStatus: 0)
         now.uuid = "current"
-        var timelines = Dictionary(uniqueKeysWithValues: earlier.tests.map { ($0.test, $0.points) })
+        // Two stored names Swift calls equal (the same text in two Unicode normalizations: the stores compare
+        // bytes) are one test here: their points together, in time order.
+        var timelines = Dictionary(earlier.tests.map { ($0.test, $0.points) }, uniquingKeysWith: { ($0 + $1).sorted { $0.date < $1.date } })
         for (test, point) in HistoryTimelines.points(HistoryRecord(run: now, executions: HistoryRecording.executions(current))) {
             timelines[test, default: []].append(point)
         }

@@ -20,7 +20,7 @@ package struct HistoryHTMLPage: ReportRenderer {
     /// The history file, shown in the facts.
     package var historyPath = ""
     /// Charts draw the last this many runs (a point per run stays clickable at phone width).
-    package var chartRuns = 100
+    package let chartRuns = HistoryAnalysis.pointRuns
     /// Tests listed at most, the most serious first.
     package var testLimit = 300
 

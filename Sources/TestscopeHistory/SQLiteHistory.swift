@@ -20,8 +20,15 @@ final class SQLiteHistory: HistoryBackend {
         self.mode = mode
         self.busyTimeout = busyTimeout
         let path = url.path
-        let exists = FileManager.default.fileExists(atPath: path)
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
         if mode == .read, !exists { throw HistoryError.missing(path: path) }
+        // Said as they are (SQLite's "cannot open" would read as a permission problem).
+        if isFolder.boolValue { throw HistoryError.unreadable(path: path, detail: "a folder, not a file: pass a file path such as history.sqlite") }
+        let folder = url.deletingLastPathComponent().path
+        if !exists, !FileManager.default.fileExists(atPath: folder) {
+            throw HistoryError.unreadable(path: path, detail: "its folder \(folder) does not exist: create it, or pass a path in an existing folder")
+        }
         if exists { try Self.checkHeader(path) }
         if mode == .write {
             // Past RLIMIT_FSIZE, write(2) fails with EFBIG instead of the process dying of SIGXFSZ,

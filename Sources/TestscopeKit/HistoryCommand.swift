@@ -15,16 +15,26 @@ public struct HistoryRequest: Sendable {
 
     public init(file: URL) { self.file = file }
 
-    /// `--since`: a date (`2026-11-01`, midnight UTC) or an ISO 8601 instant (`2026-11-01T12:00:00Z`).
+    /// `--since`: a date (`2026-11-01`, midnight UTC) or an ISO 8601 instant (`2026-11-01T12:00:00Z`,
+    /// `…T12:00:00.5+01:00`), the whole text and a real day: Foundation's parser alone reads the date at the
+    /// start of `2026-11-29T10:33` or `2026-11-29junk` and rolls `2026-02-30` over to March.
     public static func since(_ text: String) throws -> Date {
-        let instant = ISO8601DateFormatter()
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
-        guard let date = instant.date(from: text) ?? day.date(from: text) else {
-            throw UsageError("--since takes a date (2026-11-01) or an ISO 8601 instant (2026-11-01T12:00:00Z), not \(text)")
+        let instant = ISO8601DateFormatter()
+        instant.formatOptions = text.contains(".") ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+        // `YYYY-MM-DD` names a day of the calendar: 2026-02-30 would come back as another day.
+        func realDay(_ date: Substring) -> Bool { day.date(from: String(date)).map { day.string(from: $0) == date } ?? false }
+        let isDay = text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil
+        let isInstant = text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/) != nil
+        let date = isDay ? day.date(from: text) : isInstant ? instant.date(from: text) : nil
+        guard let date, realDay(text.prefix(10)) else {
+            throw UsageError("--since takes a date (2026-11-01) or an ISO 8601 instant (2026-11-01T12:00:00Z), not '\(text)'")
         }
         return date
     }
+
+
 }
 
 extension Pipeline {
@@ -33,11 +43,12 @@ extension Pipeline {
         let store = try HistoryStore(url: request.file, mode: .read, busyTimeout: historyTimeout)
         let analysis = try store.analysis(since: request.since, branch: request.branch)
         try store.close()
+        // The folder first: one that cannot be made fails before anything is printed.
+        let output = request.output.map { OutputFolder($0.absoluteURL) }
+        try output?.prepare()
         terminal.print(HistoryText(path: request.file.historyDisplay, since: request.since, branch: request.branch).render(analysis))
         var outcome = Outcome()
-        if let folder = request.output {
-            let output = OutputFolder(folder.absoluteURL)
-            try output.prepare()
+        if let output {
             let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: "history", in: output)
             var page = HistoryHTMLPage(templates: try HTMLTemplates.builtIn(), generatorVersion: TestscopeVersion.current,
                                        packageRoot: FileManager.default.currentDirectoryPath)

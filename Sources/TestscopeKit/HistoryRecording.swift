@@ -136,7 +136,7 @@ extension Pipeline {
             let store = try HistoryStore(url: pending, mode: .write, busyTimeout: historyTimeout)
             try store.append(record)
             try store.close()
-            terminal.emit(.warning("this run is kept in \(pending.path) (\(error.localizedDescription)); the next run with this output folder sends it, or: testscope history push --output \(output.url.path) --into \(history.historyDisplay)"))
+            terminal.emit(.warning("this run is kept in \(pending.path) (\(error.localizedDescription)); the next run with this output folder sends it, or: testscope history push --output \(output.url.path) --into '\(history.historyDisplay)'"))
             return (record, pending)
         }
         sendPending(pending, to: history)

@@ -45,7 +45,7 @@ struct BuildWarnings: Sendable {
     func summary(log: String?, width: Int?) -> [String] {
         guard count > shown else { return [] }
         let messages = groups.count == 1 ? "1 message" : "\(groups.count) different messages"
-        var lines = ["testscope: the build printed \(count) warnings (\(messages), \(shown == 0 ? "none" : "\(shown)") shown above):"]
+        var lines = ["testscope: the build printed \(count) warning\(count == 1 ? "" : "s") (\(messages), \(shown == 0 ? "none" : "\(shown)") shown above):"]
         let sorted = groups.enumerated().sorted { ($1.element.count, $0.offset) < ($0.element.count, $1.offset) }.map(\.element)
         let digits = String(sorted.first?.count ?? 0).count
         for group in sorted.prefix(Self.listed) {

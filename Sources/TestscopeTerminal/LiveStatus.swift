@@ -72,7 +72,7 @@ package struct LiveStatus: Sendable, Equatable {
     package var heartbeat: String {
         switch phase {
         case let .building(done, total, _):
-            return "testscope: building" + (total > 0 ? " [\(done)/\(total)]" : "") + (warnings > 0 ? ", \(warnings) warnings" : "")
+            return "testscope: building" + (total > 0 ? " [\(done)/\(total)]" : "") + (warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : "")
                 + ", \(ScreenText.duration(elapsed))"
         case let .custom(text):
             return "testscope: \(text), \(ScreenText.duration(elapsed))"

@@ -133,7 +133,13 @@ func usage<Result>(_ check: () throws -> Result) throws -> Result {
 
 /// A `--history` location: a `postgresql://` (or `postgres://`) URL as it is (libpq reads it), else a file path.
 func historyURL(_ text: String) throws -> URL {
-    guard text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") else { return absoluteURL(text) }
+    guard text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") else {
+        // `postgresq://…` is a typo, not a file to create (`a:/b` would become a folder `a:` and a file).
+        if let scheme = text.range(of: "://").map({ text[..<$0.lowerBound] }), !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0 == "+" }) {
+            throw ValidationError("history \(HistoryLocation.redacted(text)): Testscope knows no \(scheme):// history; a team history is postgresql://… (or postgres://…), a file history a path")
+        }
+        return absoluteURL(text)
+    }
     guard let url = URL(string: text) else {
         throw ValidationError("--history \(HistoryLocation.redacted(text)) is not a URL libpq and Testscope both read; percent-encode special characters (postgresql://user:password@host:5432/db?sslmode=verify-full)")
     }

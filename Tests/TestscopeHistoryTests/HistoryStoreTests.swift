@@ -92,6 +92,18 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: newer), newerBytes)
     }
 
+    /// A folder given as the history, or a file in a folder that does not exist: said as such, nothing created.
+    func testAFolderOrAMissingFolderIsSaidAsSuch() throws {
+        XCTAssertThrowsError(try HistoryStore(url: folder, mode: .write)) { error in
+            XCTAssertTrue((error as? HistoryError)?.localizedDescription.contains("a folder, not a file") == true, "\(error)")
+        }
+        let missing = folder.appendingPathComponent("no-such-folder/h.sqlite")
+        XCTAssertThrowsError(try HistoryStore(url: missing, mode: .write)) { error in
+            XCTAssertTrue((error as? HistoryError)?.localizedDescription.contains("its folder \(missing.deletingLastPathComponent().path) does not exist") == true, "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing.deletingLastPathComponent().path))
+    }
+
     /// A history written before schema 5 (executions in run order) is rebuilt in test order when next opened
     /// for writing: the same records and analysis, the read by test a plain scan of the table (no lookups).
     func testSchema4FileIsMigratedToTestOrder() throws {

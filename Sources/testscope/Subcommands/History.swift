@@ -23,6 +23,7 @@ extension Testscope {
 
             func validate() throws {
                 if let since { _ = try usage { try HistoryRequest.since(since) } }
+                _ = try historyURL(file)
             }
 
             func run() throws {
@@ -44,6 +45,7 @@ extension Testscope {
 
             func validate() throws {
                 if sources.isEmpty { throw ValidationError("history merge needs at least one file to read") }
+                _ = try (sources + [into]).map(historyURL)
             }
 
             func run() throws {
@@ -57,6 +59,8 @@ extension Testscope {
                 abstract: "Send the runs kept in OUTPUT/history-pending.sqlite (the server was away) to the history; the file is removed once they are in.")
             @Option(name: .long, help: ArgumentHelp("The output folder the runs were kept in (default: .testscope under the package).", valueName: "dir")) var output: String?
             @Option(name: .long, help: ArgumentHelp("The postgresql:// URL (or history file) to send them to.", valueName: "url|file.sqlite")) var into: String
+
+            func validate() throws { _ = try historyURL(into) }
 
             func run() throws {
                 try execute(terminal: Terminal.detect(quiet: false, noColor: true)) { pipeline in

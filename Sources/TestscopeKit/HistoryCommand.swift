@@ -2,6 +2,7 @@ import Foundation
 import TestscopeExecution
 import TestscopeHistory
 import TestscopeReports
+import TestscopeTerminal
 
 /// `testscope history FILE`: what the history says, printed; `--output DIR` also draws `history.html` there.
 public struct HistoryRequest: Sendable {
@@ -46,7 +47,12 @@ extension Pipeline {
         // The folder first: one that cannot be made fails before anything is printed.
         let output = request.output.map { OutputFolder($0.absoluteURL) }
         try output?.prepare()
-        terminal.print(HistoryText(path: request.file.historyDisplay, since: request.since, branch: request.branch).render(analysis))
+        let text = HistoryText(path: request.file.historyDisplay, since: request.since, branch: request.branch).render(analysis)
+        // On a terminal every line fits its width (a long test name goes on in the next line, indented);
+        // into a file or a pipe the lines stay whole.
+        terminal.print(terminal.columns.map { width in
+            text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { ScreenText.wrap(String($0), width: width) }.joined(separator: "\n")
+        } ?? text)
         var outcome = Outcome()
         if let output {
             let pages = PagesManifest.read(in: output).replacing(.history, with: [.history], command: "history", in: output)

@@ -9,9 +9,14 @@ protocol HistoryBackend: AnyObject {
     func append(all records: [HistoryRecord], impactMaps: [(runUUID: String, map: HistoryImpactMap)]) throws -> Int
     /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
     func records(since: Date?, branch: String?) throws -> [HistoryRecord]
-    /// What the history says of the runs since a date and on one branch (`HistoryAnalysis`), read one test at a
-    /// time from one snapshot: memory holds the selected runs and one test's executions, not every row.
-    func analysis(since: Date?, branch: String?) throws -> HistoryAnalysis
+    /// Runs `body` on one snapshot of the history (a read-only transaction), its failures in Testscope's words.
+    func readSnapshot<T>(_ body: () throws -> T) throws -> T
+    /// The runs (oldest first) since a date and on one branch, with their findings but not their executions,
+    /// and their ids (called inside `readSnapshot`).
+    func runs(since: Date?, branch: String?) throws -> (ids: [Int64], records: [HistoryRecord])
+    /// The executions of the runs in `place` (id → place among the selected runs), one test at a time, in
+    /// test order (called inside `readSnapshot`).
+    func executionsByTest(runs place: [Int64: Int], _ consume: (String, [HistoryTestRow]) -> Void) throws
     /// Stores `map` with the stored run `runUUID` (a second map for the run replaces the first).
     func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws
     /// The maps recorded at any of `commits`, newest run first.
@@ -54,8 +59,15 @@ package final class HistoryStore {
     /// Every stored run (oldest first) with its rows, optionally since a date and on one branch.
     package func records(since: Date? = nil, branch: String? = nil) throws -> [HistoryRecord] { try backend.records(since: since, branch: branch) }
 
-    /// What the history says of the runs since a date and on one branch, read one test at a time (bounded memory).
-    package func analysis(since: Date? = nil, branch: String? = nil) throws -> HistoryAnalysis { try backend.analysis(since: since, branch: branch) }
+    /// What the history says of the runs since a date and on one branch, read one test at a time from one
+    /// snapshot: memory holds the selected runs and one test's executions, never every row.
+    package func analysis(since: Date? = nil, branch: String? = nil) throws -> HistoryAnalysis {
+        try backend.readSnapshot {
+            let (ids, records) = try backend.runs(since: since, branch: branch)
+            let place = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+            return try HistoryAnalysis(runs: records) { consume in try backend.executionsByTest(runs: place, consume) }
+        }
+    }
 
     /// Stores `map` with the stored run `runUUID` (in one transaction; a second map for the run replaces the first).
     package func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws { try backend.saveImpactMap(map, runUUID: runUUID) }

@@ -131,19 +131,25 @@ final class PostgresHistory: HistoryBackend {
         }
     }
 
-    /// The selected runs and, one test at a time, their executions, from one snapshot (a read-only transaction).
-    func analysis(since: Date?, branch: String?) throws -> HistoryAnalysis {
-        let db = try db()
+    /// A read-only transaction that sees one snapshot (its cursors too).
+    func readSnapshot<T>(_ body: () throws -> T) throws -> T {
         do {
+            let db = try db()
             return try db.transaction {
                 try db.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                let (ids, records) = try PostgresRows.runs(from: db, since: since, branch: branch)
-                let place = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
-                return try HistoryAnalysis(runs: records) { consume in try PostgresRows.executionsByTest(from: db, runs: place, consume) }
+                return try body()
             }
         } catch {
             throw translate(error)
         }
+    }
+
+    func runs(since: Date?, branch: String?) throws -> (ids: [Int64], records: [HistoryRecord]) {
+        try PostgresRows.runs(from: try db(), since: since, branch: branch)
+    }
+
+    func executionsByTest(runs place: [Int64: Int], _ consume: (String, [HistoryTestRow]) -> Void) throws {
+        try PostgresRows.executionsByTest(from: try db(), runs: place, consume)
     }
 
     func saveImpactMap(_ map: HistoryImpactMap, runUUID: String) throws {

@@ -143,18 +143,21 @@ final class SQLiteHistory: HistoryBackend {
         }
     }
 
-    /// The selected runs and, one test at a time, their executions, from one snapshot of the file.
-    func analysis(since: Date?, branch: String?) throws -> HistoryAnalysis {
-        let db = try db()
+    /// A read transaction: one snapshot of the file.
+    func readSnapshot<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try db.readTransaction {
-                let (ids, records) = try HistoryRows.runs(from: db, since: since, branch: branch)
-                let place = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
-                return try HistoryAnalysis(runs: records) { consume in try HistoryRows.executionsByTest(from: db, runs: place, consume) }
-            }
+            return try db().readTransaction(body)
         } catch {
             throw translate(error)
         }
+    }
+
+    func runs(since: Date?, branch: String?) throws -> (ids: [Int64], records: [HistoryRecord]) {
+        try HistoryRows.runs(from: try db(), since: since, branch: branch)
+    }
+
+    func executionsByTest(runs place: [Int64: Int], _ consume: (String, [HistoryTestRow]) -> Void) throws {
+        try HistoryRows.executionsByTest(from: try db(), runs: place, consume)
     }
 
     /// Checkpoints the WAL into the file (TRUNCATE: the `-wal` file is emptied) and closes.
